@@ -1,0 +1,49 @@
+"""usmarray: a strict Python array API namespace (standard 2025.12) on SYCL USM arrays.
+
+``import usmarray as xp``; every array is a :class:`usm_ndarray` in SYCL Unified
+Shared Memory and every operation runs on its device's queue.
+"""
+
+from ._env import configure_kernel_cache, configure_opencl_icd
+
+configure_opencl_icd()
+configure_kernel_cache()
+
+from . import _backend  # noqa: E402
+from ._array import _install_operators, usm_ndarray  # noqa: E402
+from ._constants import e, inf, nan, newaxis, pi  # noqa: E402
+from ._creation import *  # noqa: E402,F403
+from ._data_type_functions import *  # noqa: E402,F403
+from ._device import Device, ExecutionPlacementError  # noqa: E402
+from ._dtypes import (  # noqa: E402
+    bool, complex64, complex128, float32, float64, int8, int16, int32, int64,
+    uint8, uint16, uint32, uint64,
+)
+from ._elementwise import (  # noqa: E402
+    abs, acos, acosh, add, asin, asinh, atan, atan2, atanh, bitwise_and,
+    bitwise_invert, bitwise_left_shift, bitwise_or, bitwise_right_shift, bitwise_xor,
+    ceil, clip, conj, copysign, cos, cosh, divide, equal, exp, expm1, floor,
+    floor_divide, greater, greater_equal, hypot, imag, isfinite, isinf, isnan, less,
+    less_equal, log, log1p, log2, log10, logaddexp, logical_and, logical_not,
+    logical_or, logical_xor, maximum, minimum, multiply, negative, nextafter,
+    not_equal, positive, pow, real, reciprocal, remainder, round, sign, signbit, sin,
+    sinh, sqrt, square, subtract, tan, tanh, trunc,
+)
+from ._indexing_functions import *  # noqa: E402,F403
+from ._info import __array_namespace_info__  # noqa: E402
+from ._linalg_main import matmul, matrix_transpose, tensordot, vecdot  # noqa: E402
+from ._manipulation import *  # noqa: E402,F403
+from ._migration import asnumpy  # noqa: E402
+from ._searching import *  # noqa: E402,F403
+from ._sets import *  # noqa: E402,F403
+from ._sorting import *  # noqa: E402,F403
+from ._statistical import *  # noqa: E402,F403
+from ._utility import *  # noqa: E402,F403
+
+_install_operators()
+
+__array_api_version__ = "2025.12"
+__version__ = "0.1.0"
+
+#: the kernel provider module in use: dpnp.tensor or dpctl.tensor
+provider = _backend.sycl.provider_name

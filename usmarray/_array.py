@@ -1,0 +1,289 @@
+"""``usm_ndarray``: the one array type, a thin wrapper over a backend's raw array.
+
+The wrapper holds the raw array (``_arr``) and its backend (``_be``); shape,
+strides, offset, memory and queue all live in the raw array.  Every method that
+computes delegates to a namespace function, so the standard's rules are written
+once, in the namespace modules.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import types
+from typing import Any
+
+import numpy as np
+
+from . import _backend
+from . import _dtypes as dt
+from ._device import Device
+
+_sycl = _backend.sycl
+_API_VERSIONS = frozenset({"2021.12", "2022.12", "2023.12", "2024.12", "2025.12"})
+_USM_TYPES = ("device", "shared", "host")
+
+
+class usm_ndarray:  # noqa: N801 - the name the design gives the type
+    """An N-dimensional array in SYCL Unified Shared Memory.
+
+    ``usm_ndarray(shape, dtype=None, buffer="device", strides=None, offset=0,
+    order="C", buffer_ctor_kwargs=None)`` makes a view of ``shape`` with
+    ``strides`` (in elements, negative allowed) starting ``offset`` elements into
+    ``buffer``: "device" | "shared" | "host" allocates new USM memory of that kind,
+    a ``dpctl.memory.MemoryUSM*`` object or another ``usm_ndarray`` shares existing
+    memory.  Every element the view can address must lie inside the buffer.
+    """
+
+    __slots__ = ("_arr", "_be", "__weakref__")
+
+    def __init__(
+        self,
+        shape: Any,
+        dtype: Any = None,
+        buffer: Any = "device",
+        strides: Any = None,
+        offset: int = 0,
+        order: str = "C",
+        buffer_ctor_kwargs: dict | None = None,
+    ) -> None:
+        from ._construct import construct
+
+        self._arr = construct(shape, dtype, buffer, strides, offset, order, buffer_ctor_kwargs)
+        self._be = _sycl
+
+    # ---- metadata ------------------------------------------------------------
+    @property
+    def dtype(self) -> np.dtype:
+        return self._arr.dtype
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._arr.shape
+
+    @property
+    def ndim(self) -> int:
+        return self._arr.ndim
+
+    @property
+    def size(self) -> int:
+        return self._arr.size
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        """Strides in elements (not bytes), as in the container spec."""
+        return self._arr.strides
+
+    @property
+    def itemsize(self) -> int:
+        return self._arr.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self._arr.nbytes
+
+    @property
+    def device(self) -> Device:
+        return Device._make(self._be, self._arr.sycl_queue)
+
+    @property
+    def usm_type(self) -> str:
+        return self._arr.usm_type
+
+    @property
+    def sycl_queue(self) -> Any:
+        return self._arr.sycl_queue
+
+    @property
+    def sycl_device(self) -> Any:
+        return self._arr.sycl_device
+
+    @property
+    def sycl_context(self) -> Any:
+        return self._arr.sycl_context
+
+    @property
+    def usm_data(self) -> Any:
+        """The USM memory object that owns this array's memory."""
+        return self._arr.usm_data
+
+    @property
+    def flags(self) -> Any:
+        return self._arr.flags
+
+    @property
+    def __sycl_usm_array_interface__(self) -> dict:
+        return self._arr.__sycl_usm_array_interface__
+
+    @property
+    def mT(self) -> usm_ndarray:  # noqa: N802 - the standard's name
+        if self._arr.ndim < 2:
+            raise ValueError(
+                f"x.mT needs an array of at least 2 dimensions, got {self._arr.ndim}"
+            )
+        return _wrap(self._arr.mT)
+
+    @property
+    def T(self) -> usm_ndarray:  # noqa: N802 - the standard's name
+        if self._arr.ndim != 2:
+            raise ValueError(
+                f"x.T is defined for 2-D arrays only (got {self._arr.ndim}-D); use "
+                "permute_dims() or x.mT for other ranks"
+            )
+        return _wrap(self._arr.T)
+
+    # ---- protocols -------------------------------------------------------------
+    def __array_namespace__(self, /, *, api_version: str | None = None) -> types.ModuleType:
+        if api_version is not None and api_version not in _API_VERSIONS:
+            raise ValueError(
+                f"api_version={api_version!r} is not supported; usmarray implements "
+                f"{sorted(_API_VERSIONS)}"
+            )
+        import usmarray
+
+        return usmarray
+
+    def __dlpack__(
+        self,
+        /,
+        *,
+        stream: Any = None,
+        max_version: tuple[int, int] | None = None,
+        dl_device: tuple[Any, int] | None = None,
+        copy: bool | None = None,
+    ) -> Any:
+        return self._arr.__dlpack__(
+            stream=stream, max_version=max_version, dl_device=dl_device, copy=copy
+        )
+
+    def __dlpack_device__(self) -> tuple[Any, int]:
+        return self._arr.__dlpack_device__()
+
+    def to_device(self, device: Any, /, *, stream: Any = None) -> usm_ndarray:
+        from ._migration import to_device
+
+        return to_device(self, device, stream=stream)
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        a = self._arr
+        if a.usm_type == "device" and not a.sycl_device.is_cpu:
+            raise TypeError(
+                "implicit conversion to a NumPy array is refused for USM-device memory "
+                "on a non-CPU device; use usmarray.asnumpy(x) to copy to the host"
+            )
+        if copy is False:
+            raise ValueError(
+                "__array__(copy=False): a usm_ndarray cannot be viewed as a NumPy array "
+                "without a copy; use usmarray.asnumpy(x)"
+            )
+        res = self._be.to_host(a)
+        return res if dtype is None else res.astype(dtype, copy=False)
+
+    # ---- Python scalars -----------------------------------------------------------
+    def _scalar(self, kind: str, allowed: frozenset) -> Any:
+        a = self._arr
+        if a.ndim != 0:
+            raise TypeError(
+                f"{kind}() of a usm_ndarray needs a 0-D array, got shape {a.shape}; "
+                "index or reduce it first"
+            )
+        if a.dtype not in allowed:
+            raise TypeError(f"{kind}() is not defined for an array of dtype {a.dtype}")
+        return self._be.to_host(a)[()]
+
+    def __bool__(self) -> bool:
+        return builtins.bool(self._scalar("bool", dt.ANY))
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar("complex", dt.ANY))
+
+    def __float__(self) -> float:
+        return float(self._scalar("float", dt.REAL_NUMERIC | dt.BOOLEAN))
+
+    def __int__(self) -> int:
+        v = self._scalar("int", dt.REAL_NUMERIC | dt.BOOLEAN)
+        if isinstance(v, np.floating):
+            if math.isnan(v):
+                raise ValueError("int() of a NaN array is undefined")
+            if math.isinf(v):
+                raise OverflowError("int() of an infinite array is undefined")
+        return int(v)
+
+    def __index__(self) -> int:
+        return int(self._scalar("index", dt.INTEGER))
+
+    def __len__(self) -> int:
+        if self._arr.ndim == 0:
+            raise TypeError("len() of a 0-D usm_ndarray is undefined")
+        return self._arr.shape[0]
+
+    def __iter__(self) -> Any:
+        a = self._arr
+        if a.ndim == 0:
+            raise TypeError("iteration over a 0-D usm_ndarray is undefined")
+        for i in range(a.shape[0]):
+            yield _wrap(a[i])
+
+    def __repr__(self) -> str:
+        return repr(self._arr)
+
+    def __str__(self) -> str:
+        return str(self._arr)
+
+    def __hash__(self) -> int:  # arrays are mutable: unhashable, as in NumPy
+        raise TypeError("unhashable type: 'usm_ndarray'")
+
+    # ---- indexing -----------------------------------------------------------------
+    def __getitem__(self, key: Any, /) -> usm_ndarray:
+        return _wrap(self._arr[_indexing.raw_key(self._arr, key)])
+
+    def __setitem__(self, key: Any, value: Any, /) -> None:
+        _indexing.setitem(self, key, value)
+
+
+def _wrap(raw: Any) -> usm_ndarray:
+    """Wrap a SYCL backend raw array without validation (the namespace layer's fast path)."""
+    out = object.__new__(usm_ndarray)
+    out._arr = raw
+    out._be = _sycl
+    return out
+
+
+def wrap_with(be: Any, raw: Any) -> usm_ndarray:
+    out = object.__new__(usm_ndarray)
+    out._arr = raw
+    out._be = be
+    return out
+
+
+def _install_operators() -> None:
+    """Operator methods from the elementwise functions, with reflected and in-place forms."""
+    from . import _elementwise as ew
+    from . import _linalg_main as la
+
+    binary = {
+        "add": ew.add, "sub": ew.subtract, "mul": ew.multiply, "truediv": ew.divide,
+        "floordiv": ew.floor_divide, "mod": ew.remainder, "pow": ew.pow,
+        "and": ew.bitwise_and, "or": ew.bitwise_or, "xor": ew.bitwise_xor,
+        "lshift": ew.bitwise_left_shift, "rshift": ew.bitwise_right_shift,
+        "matmul": la.matmul,
+    }
+    for name, fn in binary.items():
+        setattr(usm_ndarray, f"__{name}__", ew.make_operator(fn, f"__{name}__"))
+        setattr(usm_ndarray, f"__r{name}__", ew.make_reflected(fn, f"__r{name}__"))
+        setattr(usm_ndarray, f"__i{name}__", ew.make_inplace(fn, f"__i{name}__"))
+    comparisons = {
+        "lt": ew.less, "le": ew.less_equal, "gt": ew.greater, "ge": ew.greater_equal,
+        "eq": ew.equal, "ne": ew.not_equal,
+    }
+    for name, fn in comparisons.items():
+        setattr(usm_ndarray, f"__{name}__", ew.make_operator(fn, f"__{name}__"))
+    usm_ndarray.__neg__ = lambda self: ew.negative(self)  # type: ignore[method-assign]
+    usm_ndarray.__pos__ = lambda self: ew.positive(self)  # type: ignore[method-assign]
+    usm_ndarray.__abs__ = lambda self: ew.abs(self)  # type: ignore[method-assign]
+    usm_ndarray.__invert__ = lambda self: ew.bitwise_invert(self)  # type: ignore[method-assign]
+
+
+from . import _indexing  # noqa: E402  (needs usm_ndarray defined)
+
+__all__ = ["usm_ndarray", "wrap_with"]

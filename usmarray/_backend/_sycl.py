@@ -1,0 +1,129 @@
+"""The SYCL backend: memory and kernels from the dpctl.tensor API.
+
+The kernel provider is resolved once, at import: ``dpnp.tensor`` (dpnp >= 0.20)
+when importable, else the legacy ``dpctl.tensor`` (dpctl <= 0.21).
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import Any
+
+import dpctl
+import dpctl.memory as dpmem
+import numpy as np
+from dpctl._sycl_device_factory import _cached_default_device
+from dpctl._sycl_queue_manager import get_device_cached_queue
+
+from ._protocol import KERNEL_NAMES, Capabilities
+
+
+def _resolve_provider() -> ModuleType:
+    errors = []
+    for name in ("dpnp.tensor", "dpctl.tensor"):
+        try:
+            return importlib.import_module(name)
+        except ImportError as exc:  # pragma: no cover - depends on the stack
+            errors.append(f"{name}: {exc}")
+    raise ImportError(
+        "no SYCL kernel provider: install dpnp>=0.20 (dpnp.tensor) or dpctl<=0.21 "
+        "(dpctl.tensor); tried " + "; ".join(errors)
+    )
+
+
+class SyclBackend:
+    """Allocates USM memory and runs the provider's SYCL kernels on raw arrays.
+
+    Kernel names (``KERNEL_NAMES``) are bound as instance attributes, so the
+    namespace layer reaches a kernel with one attribute lookup.  Native devices
+    are ``dpctl.SyclQueue`` objects.
+    """
+
+    name = "sycl"
+    usm_types = ("device", "shared", "host")
+
+    def __init__(self) -> None:
+        pt = _resolve_provider()
+        self.provider = pt
+        self.provider_name = pt.__name__
+        self.array_type = pt.usm_ndarray
+        self.ExecutionPlacementError = pt.ExecutionPlacementError
+        for kname in KERNEL_NAMES:
+            fn = getattr(pt, kname, None)
+            if fn is not None:
+                setattr(self, kname, fn)
+        try:
+            from dpctl.utils import get_coerced_usm_type
+        except ImportError:  # pragma: no cover
+            get_coerced_usm_type = pt.get_coerced_usm_type
+        self.coerced_usm_type = get_coerced_usm_type
+        self._default_queue: dpctl.SyclQueue | None = None
+
+    # ---- devices ---------------------------------------------------------
+    def available(self) -> bool:
+        try:
+            return bool(dpctl.get_devices())
+        except Exception:  # pragma: no cover
+            return False
+
+    def default_queue(self) -> dpctl.SyclQueue:
+        if self._default_queue is None:
+            self._default_queue = get_device_cached_queue(_cached_default_device())
+        return self._default_queue
+
+    def native_queue(self, obj: Any) -> dpctl.SyclQueue:
+        """A filter string, SyclDevice or SyclQueue as a SyclQueue (ValueError if none)."""
+        if isinstance(obj, dpctl.SyclQueue):
+            return obj
+        if isinstance(obj, dpctl.SyclDevice):
+            return get_device_cached_queue(obj)
+        if isinstance(obj, str):
+            try:
+                return get_device_cached_queue(dpctl.SyclDevice(obj))
+            except Exception as exc:
+                raise ValueError(
+                    f"device filter string {obj!r} names no available SYCL device "
+                    f"({exc}); available: {[d.filter_string for d in dpctl.get_devices()]}"
+                ) from None
+        raise TypeError(
+            f"cannot make a SYCL device from {type(obj).__name__}; pass a filter string "
+            "such as 'cpu' or 'opencl:cpu:0', a dpctl.SyclDevice, a dpctl.SyclQueue or a "
+            "usmarray.Device"
+        )
+
+    def devices(self) -> list[dpctl.SyclQueue]:
+        return [get_device_cached_queue(d) for d in dpctl.get_devices()]
+
+    def describe(self, q: dpctl.SyclQueue) -> str:
+        return q.sycl_device.filter_string
+
+    def capabilities(self, q: dpctl.SyclQueue) -> Capabilities:
+        d = q.sycl_device
+        return Capabilities(fp64=d.has_aspect_fp64, fp16=d.has_aspect_fp16)
+
+    @staticmethod
+    def queue_of(raw: Any) -> dpctl.SyclQueue:
+        return raw.sycl_queue
+
+    # ---- memory ------------------------------------------------------------
+    def empty(self, shape, dtype, usm_type, q):
+        return self.provider.empty(shape, dtype=dtype, usm_type=usm_type, sycl_queue=q)
+
+    def from_host(self, a: np.ndarray, usm_type: str, q) -> Any:
+        return self.provider.asarray(a, usm_type=usm_type, sycl_queue=q)
+
+    def to_host(self, raw: Any) -> np.ndarray:
+        return self.provider.asnumpy(raw)
+
+    def asarray(self, obj, *, dtype, copy, usm_type, q):
+        return self.provider.asarray(
+            obj, dtype=dtype, copy=copy, usm_type=usm_type, sycl_queue=q
+        )
+
+    def memory_object(self, obj: Any) -> bool:
+        return isinstance(obj, (dpmem.MemoryUSMDevice, dpmem.MemoryUSMShared, dpmem.MemoryUSMHost))
+
+    def to_queue(self, raw, q):
+        """Same context: zero-copy view on ``q``; otherwise a copy through the host."""
+        return raw.to_device(q)

@@ -1,0 +1,264 @@
+"""Creation functions (array API 2025.12) with ``device=``, ``usm_type=``, ``sycl_queue=``."""
+
+from __future__ import annotations
+
+import math
+import operator
+from typing import Any
+
+import numpy as np
+
+from . import _dtypes as dt
+from ._array import usm_ndarray, wrap_with
+from ._helpers import check_array, check_scalar
+from ._migration import asarray, from_dlpack
+from ._placement import check_device_dtype, default_complex, default_float, optional_dtype, placement
+
+__all__ = [
+    "arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like",
+    "linspace", "meshgrid", "ones", "ones_like", "tril", "triu", "zeros", "zeros_like",
+]
+
+_SCALARS = (bool, int, float, complex)
+
+
+def _shape(shape: Any, fname: str) -> tuple[int, ...]:
+    if isinstance(shape, int) and not isinstance(shape, bool):
+        shape = (shape,)
+    if not isinstance(shape, (tuple, list)):
+        raise TypeError(f"{fname}: shape must be an int or a tuple of ints, got {type(shape).__name__}")
+    try:
+        out = tuple(operator.index(n) for n in shape)
+    except TypeError:
+        raise TypeError(f"{fname}: shape must contain ints only, got {shape!r}") from None
+    if any(n < 0 for n in out):
+        raise ValueError(f"{fname}: negative dimensions are not allowed, got {out}")
+    return out
+
+
+def _dtype_or(dtype: Any, default: np.dtype, q: Any, fname: str) -> np.dtype:
+    d = optional_dtype(dtype, fname)
+    d = default if d is None else d
+    check_device_dtype(d, q, fname)
+    return d
+
+
+def _filled(fname: str, shape: Any, value: Any, dtype: Any, device: Any, usm_type: Any, sycl_queue: Any) -> usm_ndarray:
+    be, q, ut = placement(device, usm_type, sycl_queue, fname)
+    d = _dtype_or(dtype, default_float(q), q, fname)
+    return wrap_with(be, be.full(_shape(shape, fname), value, dtype=d, usm_type=ut, sycl_queue=q))
+
+
+def empty(shape: Any, *, dtype: Any = None, device: Any = None, usm_type: Any = None, sycl_queue: Any = None) -> usm_ndarray:
+    be, q, ut = placement(device, usm_type, sycl_queue, "empty")
+    d = _dtype_or(dtype, default_float(q), q, "empty")
+    return wrap_with(be, be.empty(_shape(shape, "empty"), dtype=d, usm_type=ut, sycl_queue=q))
+
+
+def zeros(shape: Any, *, dtype: Any = None, device: Any = None, usm_type: Any = None, sycl_queue: Any = None) -> usm_ndarray:
+    return _filled("zeros", shape, 0, dtype, device, usm_type, sycl_queue)
+
+
+def ones(shape: Any, *, dtype: Any = None, device: Any = None, usm_type: Any = None, sycl_queue: Any = None) -> usm_ndarray:
+    return _filled("ones", shape, 1, dtype, device, usm_type, sycl_queue)
+
+
+def _fill_dtype(value: Any, q: Any) -> np.dtype:
+    t = type(value)
+    if t is bool:
+        return dt.bool
+    if t is int:
+        return dt.int64
+    if t is float:
+        return default_float(q)
+    if t is complex:
+        return default_complex(q)
+    raise TypeError(f"full: fill_value must be a bool, int, float, complex or 0-D array, got {t.__name__}")
+
+
+def full(
+    shape: Any,
+    fill_value: bool | int | float | complex | usm_ndarray,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    usm_type: Any = None,
+    sycl_queue: Any = None,
+) -> usm_ndarray:
+    """A new array filled with ``fill_value``; a 0-D array fill value with no placement
+    keywords places the result on that array's device with its usm_type."""
+    if type(fill_value) is usm_ndarray:
+        fv = fill_value._arr
+        if fv.ndim != 0:
+            raise ValueError(f"full: an array fill_value must be 0-D, got shape {fv.shape}")
+        if device is None and sycl_queue is None:
+            sycl_queue = fv.sycl_queue
+            usm_type = usm_type or fv.usm_type
+        be, q, ut = placement(device, usm_type, sycl_queue, "full")
+        d = _dtype_or(dtype, fv.dtype, q, "full")
+        src = fv if fv.sycl_queue == q else fv.to_device(q)
+        out = be.empty(_shape(shape, "full"), dtype=d, usm_type=ut, sycl_queue=q)
+        out[...] = be.astype(src, d)
+        return wrap_with(be, out)
+    be, q, ut = placement(device, usm_type, sycl_queue, "full")
+    d = _dtype_or(dtype, _fill_dtype(fill_value, q), q, "full")
+    if type(fill_value) is int and d in dt.INTEGER and not dt.integer_fits(d, fill_value):
+        raise OverflowError(f"full: fill_value {fill_value} does not fit dtype {d}")
+    return wrap_with(be, be.full(_shape(shape, "full"), fill_value, dtype=d, usm_type=ut, sycl_queue=q))
+
+
+def _like(fname: str, x: usm_ndarray, dtype: Any, device: Any, usm_type: Any, sycl_queue: Any) -> tuple[Any, Any, str, np.dtype]:
+    check_array(x, fname)
+    a = x._arr
+    if device is None and sycl_queue is None:
+        sycl_queue = a.sycl_queue
+    be, q, ut = placement(device, usm_type or a.usm_type, sycl_queue, fname)
+    d = optional_dtype(dtype, fname) or a.dtype
+    check_device_dtype(d, q, fname)
+    return be, q, ut, d
+
+
+def empty_like(x: usm_ndarray, /, *, dtype: Any = None, device: Any = None, usm_type: Any = None, sycl_queue: Any = None) -> usm_ndarray:
+    be, q, ut, d = _like("empty_like", x, dtype, device, usm_type, sycl_queue)
+    return wrap_with(be, be.empty(x._arr.shape, dtype=d, usm_type=ut, sycl_queue=q))
+
+
+def zeros_like(x: usm_ndarray, /, *, dtype: Any = None, device: Any = None, usm_type: Any = None, sycl_queue: Any = None) -> usm_ndarray:
+    be, q, ut, d = _like("zeros_like", x, dtype, device, usm_type, sycl_queue)
+    return wrap_with(be, be.full(x._arr.shape, 0, dtype=d, usm_type=ut, sycl_queue=q))
+
+
+def ones_like(x: usm_ndarray, /, *, dtype: Any = None, device: Any = None, usm_type: Any = None, sycl_queue: Any = None) -> usm_ndarray:
+    be, q, ut, d = _like("ones_like", x, dtype, device, usm_type, sycl_queue)
+    return wrap_with(be, be.full(x._arr.shape, 1, dtype=d, usm_type=ut, sycl_queue=q))
+
+
+def full_like(
+    x: usm_ndarray,
+    /,
+    fill_value: bool | int | float | complex,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    usm_type: Any = None,
+    sycl_queue: Any = None,
+) -> usm_ndarray:
+    be, q, ut, d = _like("full_like", x, dtype, device, usm_type, sycl_queue)
+    if type(fill_value) not in _SCALARS:
+        raise TypeError(f"full_like: fill_value must be a Python scalar, got {type(fill_value).__name__}")
+    check_scalar(d, fill_value, "full_like")
+    return wrap_with(be, be.full(x._arr.shape, fill_value, dtype=d, usm_type=ut, sycl_queue=q))
+
+
+def arange(
+    start: int | float,
+    /,
+    stop: int | float | None = None,
+    step: int | float = 1,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    usm_type: Any = None,
+    sycl_queue: Any = None,
+) -> usm_ndarray:
+    be, q, ut = placement(device, usm_type, sycl_queue, "arange")
+    for name, v in (("start", start), ("stop", stop), ("step", step)):
+        if v is not None and type(v) not in (int, float):
+            raise TypeError(f"arange: {name} must be an int or float, got {type(v).__name__}")
+    if step == 0:
+        raise ValueError("arange: step must not be zero")
+    if stop is None:
+        start, stop = 0, start
+    is_float = any(type(v) is float for v in (start, stop, step))
+    d = _dtype_or(dtype, default_float(q) if is_float else dt.int64, q, "arange")
+    if d not in dt.REAL_NUMERIC:
+        raise TypeError(f"arange: dtype must be a real numeric dtype, got {d}")
+    if is_float and d in dt.INTEGER:
+        raise TypeError(f"arange: float arguments with integer dtype {d}")
+    n = max(0, math.ceil((stop - start) / step))
+    raw = be.arange(start, stop, step, dtype=d, usm_type=ut, sycl_queue=q)
+    if raw.shape[0] != n:  # the provider rounds differently: make the standard's length
+        raw = be.arange(0, n, 1, dtype=d, usm_type=ut, sycl_queue=q) * step + start if n else raw[:0]
+    return wrap_with(be, raw)
+
+
+def linspace(
+    start: int | float | complex,
+    stop: int | float | complex,
+    /,
+    num: int,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    endpoint: bool = True,
+    usm_type: Any = None,
+    sycl_queue: Any = None,
+) -> usm_ndarray:
+    be, q, ut = placement(device, usm_type, sycl_queue, "linspace")
+    if type(num) is not int or num < 0:
+        raise ValueError(f"linspace: num must be a non-negative int, got {num!r}")
+    for name, v in (("start", start), ("stop", stop)):
+        if type(v) not in (int, float, complex):
+            raise TypeError(f"linspace: {name} must be an int, float or complex, got {type(v).__name__}")
+    is_complex = type(start) is complex or type(stop) is complex
+    d = _dtype_or(dtype, default_complex(q) if is_complex else default_float(q), q, "linspace")
+    if d not in dt.FLOATING:
+        raise TypeError(f"linspace: dtype must be floating-point, got {d}")
+    if is_complex and d not in dt.COMPLEX_FLOATING:
+        raise TypeError(f"linspace: complex start/stop need a complex dtype, got {d}")
+    return wrap_with(be, be.linspace(start, stop, num, dtype=d, endpoint=endpoint, usm_type=ut, sycl_queue=q))
+
+
+def eye(
+    n_rows: int,
+    n_cols: int | None = None,
+    /,
+    *,
+    k: int = 0,
+    dtype: Any = None,
+    device: Any = None,
+    usm_type: Any = None,
+    sycl_queue: Any = None,
+) -> usm_ndarray:
+    be, q, ut = placement(device, usm_type, sycl_queue, "eye")
+    for name, v in (("n_rows", n_rows), ("n_cols", n_cols), ("k", k)):
+        if v is not None and (type(v) is not int):
+            raise TypeError(f"eye: {name} must be an int, got {type(v).__name__}")
+    d = _dtype_or(dtype, default_float(q), q, "eye")
+    return wrap_with(be, be.eye(n_rows, n_cols, k=k, dtype=d, usm_type=ut, sycl_queue=q))
+
+
+def meshgrid(*arrays: usm_ndarray, indexing: str = "xy") -> tuple[usm_ndarray, ...]:
+    from ._helpers import same_device
+
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
+    for i, a in enumerate(arrays):
+        check_array(a, "meshgrid", f"arrays[{i}]")
+        if a._arr.ndim != 1:
+            raise ValueError(f"meshgrid: every array must be 1-D, arrays[{i}] has shape {a._arr.shape}")
+    if not arrays:
+        return ()
+    same_device("meshgrid", *arrays)
+    dtypes = {a._arr.dtype for a in arrays}
+    if len(dtypes) > 1:
+        raise TypeError(f"meshgrid: arrays must share one dtype, got {sorted(map(str, dtypes))}")
+    be = arrays[0]._be
+    return tuple(wrap_with(be, r) for r in be.meshgrid(*(a._arr for a in arrays), indexing=indexing))
+
+
+def _tri(fname: str, x: usm_ndarray, k: int) -> usm_ndarray:
+    check_array(x, fname)
+    if type(k) is not int:
+        raise TypeError(f"{fname}: k must be an int, got {type(k).__name__}")
+    if x._arr.ndim < 2:
+        raise ValueError(f"{fname}: x must have at least 2 dimensions, got shape {x._arr.shape}")
+    return wrap_with(x._be, getattr(x._be, fname)(x._arr, k=k))
+
+
+def tril(x: usm_ndarray, /, *, k: int = 0) -> usm_ndarray:
+    return _tri("tril", x, k)
+
+
+def triu(x: usm_ndarray, /, *, k: int = 0) -> usm_ndarray:
+    return _tri("triu", x, k)

@@ -1,0 +1,156 @@
+"""The standard's data types, their categories and the one type-promotion table.
+
+Dtypes are NumPy dtype instances (the kernel providers use the same objects), so
+``dtype=`` arguments, ``x.dtype`` and ``==`` work with no conversion.  Only the
+standard's dtypes are accepted where a dtype is expected; strings, NumPy scalar
+types and other dtypes are refused by :func:`check_dtype`.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+bool = np.dtype("bool")  # noqa: A001 - the standard's name
+int8 = np.dtype("int8")
+int16 = np.dtype("int16")
+int32 = np.dtype("int32")
+int64 = np.dtype("int64")
+uint8 = np.dtype("uint8")
+uint16 = np.dtype("uint16")
+uint32 = np.dtype("uint32")
+uint64 = np.dtype("uint64")
+float32 = np.dtype("float32")
+float64 = np.dtype("float64")
+complex64 = np.dtype("complex64")
+complex128 = np.dtype("complex128")
+
+ALL_DTYPES = (
+    bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+    float32, float64, complex64, complex128,
+)
+BOOLEAN = frozenset({bool})
+SIGNED = frozenset({int8, int16, int32, int64})
+UNSIGNED = frozenset({uint8, uint16, uint32, uint64})
+INTEGER = SIGNED | UNSIGNED
+REAL_FLOATING = frozenset({float32, float64})
+COMPLEX_FLOATING = frozenset({complex64, complex128})
+FLOATING = REAL_FLOATING | COMPLEX_FLOATING
+REAL_NUMERIC = INTEGER | REAL_FLOATING
+NUMERIC = REAL_NUMERIC | COMPLEX_FLOATING
+INTEGER_OR_BOOLEAN = INTEGER | BOOLEAN
+REAL_FLOATING_OR_BOOLEAN = REAL_FLOATING | BOOLEAN
+ANY = frozenset(ALL_DTYPES)
+
+#: category name (as used in error messages and ``isdtype`` kinds) -> dtypes
+CATEGORIES: dict[str, frozenset[np.dtype]] = {
+    "bool": BOOLEAN,
+    "signed integer": SIGNED,
+    "unsigned integer": UNSIGNED,
+    "integral": INTEGER,
+    "real floating": REAL_FLOATING,
+    "complex floating": COMPLEX_FLOATING,
+    "numeric": NUMERIC,
+    "real numeric": REAL_NUMERIC,
+    "integer or boolean": INTEGER_OR_BOOLEAN,
+    "floating-point": FLOATING,
+    "real floating or boolean": REAL_FLOATING_OR_BOOLEAN,
+    "any": ANY,
+}
+
+_DTYPE_IDS = {id(d): d for d in ALL_DTYPES}
+
+
+def is_dtype(obj: object) -> builtins.bool:
+    """True for exactly the standard's dtype objects."""
+    return id(obj) in _DTYPE_IDS
+
+
+def check_dtype(obj: object, argname: str = "dtype") -> np.dtype:
+    """Return ``obj`` if it is one of the standard's dtypes, else raise TypeError."""
+    if id(obj) in _DTYPE_IDS:
+        return obj  # type: ignore[return-value]
+    raise TypeError(
+        f"{argname}={obj!r} is not a dtype of the array API standard; use one of "
+        "usmarray.bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, "
+        "float32, float64, complex64, complex128"
+    )
+
+
+def _build_promotion_table() -> dict[tuple[np.dtype, np.dtype], np.dtype]:
+    """The standard's promotion lattice: same-kind pairs only, mixed kinds absent."""
+    table: dict[tuple[np.dtype, np.dtype], np.dtype] = {(bool, bool): bool}
+    chains = (
+        (int8, int16, int32, int64),
+        (uint8, uint16, uint32, uint64),
+        (float32, float64),
+        (complex64, complex128),
+    )
+    for chain in chains:
+        for i, a in enumerate(chain):
+            for b in chain[i:]:
+                table[(a, b)] = table[(b, a)] = b
+    # signed with unsigned: the smallest signed type holding both, when one exists
+    signed = (int8, int16, int32, int64)
+    for u in (uint8, uint16, uint32):
+        for s in signed:
+            wider = max(s.itemsize, 2 * u.itemsize)
+            res = np.dtype(f"int{8 * wider}")
+            table[(u, s)] = table[(s, u)] = res
+    # real with complex floating
+    for f in (float32, float64):
+        for c in (complex64, complex128):
+            res = complex128 if (f is float64 or c is complex128) else complex64
+            table[(f, c)] = table[(c, f)] = res
+    return table
+
+
+PROMOTION_TABLE = _build_promotion_table()
+
+
+def promote(d1: np.dtype, d2: np.dtype, fname: str = "operation") -> np.dtype:
+    """Result dtype of ``d1`` with ``d2`` by the standard's table, else TypeError."""
+    try:
+        return PROMOTION_TABLE[d1, d2]
+    except KeyError:
+        raise TypeError(
+            f"{fname}: the array API standard defines no promotion of {d1} with {d2} "
+            "(mixed kinds or uint64 with a signed type); convert one operand "
+            "explicitly with astype()"
+        ) from None
+
+
+#: the kind of Python scalar each dtype category accepts in binary operations
+def scalar_allowed(dtype: np.dtype, value: object) -> builtins.bool:
+    """The 2024.12 rule: bool with bool, int with integer/floating, float with floating,
+    complex with complex floating."""
+    t = type(value)
+    if t is builtins.bool:
+        return dtype is bool
+    if t is int:
+        return dtype is not bool
+    if t is float:
+        return dtype in FLOATING
+    if t is complex:
+        return dtype in COMPLEX_FLOATING
+    return False
+
+
+def scalar_kind_dtype(value: object) -> np.dtype | None:
+    """The standard's default dtype for a Python scalar kind (for result_type)."""
+    t = type(value)
+    if t is builtins.bool:
+        return bool
+    if t is int:
+        return int64
+    if t is float:
+        return float64
+    if t is complex:
+        return complex128
+    return None
+
+
+def integer_fits(dtype: np.dtype, value: int) -> builtins.bool:
+    info = np.iinfo(dtype)
+    return info.min <= value <= info.max

@@ -1,0 +1,251 @@
+"""Elementwise functions, generated from one table: name -> dtype category.
+
+Each generated function checks its arguments (array type, device, dtype category,
+promotion, Python-scalar rule) and calls the backend kernel of the same name.
+Where a provider kernel misses one of the standard's special cases, a fix-up in
+``_special_cases`` corrects the result, for the affected dtypes only.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from . import _dtypes as dt
+from ._array import usm_ndarray, wrap_with
+from ._device import placement_error
+from ._helpers import check_scalar
+from ._special_cases import BINARY_FIXUPS, UNARY_FIXUPS
+
+_PROMOTION = dt.PROMOTION_TABLE
+
+# (category, name used in messages)
+_NUMERIC = (dt.NUMERIC, "numeric")
+_REAL_NUMERIC = (dt.REAL_NUMERIC, "real numeric")
+_FLOATING = (dt.FLOATING, "floating-point")
+_REAL_FLOATING = (dt.REAL_FLOATING, "real floating-point")
+_INT_OR_BOOL = (dt.INTEGER_OR_BOOLEAN, "integer or boolean")
+_INTEGER = (dt.INTEGER, "integer")
+_BOOLEAN = (dt.BOOLEAN, "boolean")
+_ANY = (dt.ANY, "any")
+
+UNARY: dict[str, tuple[frozenset, str]] = {
+    "abs": _NUMERIC, "acos": _FLOATING, "acosh": _FLOATING, "asin": _FLOATING,
+    "asinh": _FLOATING, "atan": _FLOATING, "atanh": _FLOATING,
+    "bitwise_invert": _INT_OR_BOOL, "ceil": _REAL_NUMERIC, "conj": _NUMERIC,
+    "cos": _FLOATING, "cosh": _FLOATING, "exp": _FLOATING, "expm1": _FLOATING,
+    "floor": _REAL_NUMERIC, "imag": _NUMERIC, "isfinite": _NUMERIC, "isinf": _NUMERIC,
+    "isnan": _NUMERIC, "log": _FLOATING, "log1p": _FLOATING, "log2": _FLOATING,
+    "log10": _FLOATING, "logical_not": _BOOLEAN, "negative": _NUMERIC,
+    "positive": _NUMERIC, "real": _NUMERIC, "reciprocal": _FLOATING,
+    "round": _NUMERIC, "sign": _NUMERIC, "signbit": _REAL_FLOATING, "sin": _FLOATING,
+    "sinh": _FLOATING, "square": _NUMERIC, "sqrt": _FLOATING, "tan": _FLOATING,
+    "tanh": _FLOATING, "trunc": _REAL_NUMERIC,
+}
+
+BINARY: dict[str, tuple[frozenset, str]] = {
+    "add": _NUMERIC, "atan2": _REAL_FLOATING, "bitwise_and": _INT_OR_BOOL,
+    "bitwise_left_shift": _INTEGER, "bitwise_or": _INT_OR_BOOL,
+    "bitwise_right_shift": _INTEGER, "bitwise_xor": _INT_OR_BOOL,
+    "copysign": _REAL_FLOATING, "divide": _FLOATING, "equal": _ANY,
+    "floor_divide": _REAL_NUMERIC, "greater": _REAL_NUMERIC,
+    "greater_equal": _REAL_NUMERIC, "hypot": _REAL_FLOATING, "less": _REAL_NUMERIC,
+    "less_equal": _REAL_NUMERIC, "logaddexp": _REAL_FLOATING,
+    "logical_and": _BOOLEAN, "logical_or": _BOOLEAN, "logical_xor": _BOOLEAN,
+    "maximum": _REAL_NUMERIC, "minimum": _REAL_NUMERIC, "multiply": _NUMERIC,
+    "nextafter": _REAL_FLOATING, "not_equal": _ANY, "pow": _NUMERIC,
+    "remainder": _REAL_NUMERIC, "subtract": _NUMERIC,
+}
+
+def _type_error(fname: str, obj: Any) -> TypeError:
+    return TypeError(
+        f"{fname}: expected a usmarray.usm_ndarray, got {type(obj).__name__}; "
+        "convert it with usmarray.asarray()"
+    )
+
+
+def _category_error(fname: str, catname: str, dtype: Any) -> TypeError:
+    return TypeError(f"{fname} is defined for {catname} dtypes only, got dtype {dtype}")
+
+
+def _make_unary(name: str) -> Callable[..., usm_ndarray]:
+    category, catname = UNARY[name]
+    fixup = UNARY_FIXUPS.get(name)
+
+    def func(x: usm_ndarray, /) -> usm_ndarray:
+        if type(x) is not usm_ndarray:
+            raise _type_error(name, x)
+        a = x._arr
+        d = a.dtype
+        if d not in category:
+            raise _category_error(name, catname, d)
+        be = x._be
+        out = getattr(be, name)(a)
+        if fixup is not None and d in fixup[0]:
+            out = fixup[1](be, a, out)
+        return wrap_with(be, out)
+
+    func.__name__ = func.__qualname__ = name
+    func.__doc__ = f"Elementwise ``{name}`` for arrays of {catname} dtype (array API standard)."
+    return func
+
+
+def binary_operands(x1: Any, x2: Any, fname: str) -> tuple[Any, Any, Any, Any]:
+    """Validate a binary call; return (backend, raw1 or scalar, raw2 or scalar, result dtype).
+
+    Exactly one operand may be a Python scalar; it takes the array's dtype, after the
+    standard's scalar rule and an overflow check for integers.
+    """
+    if type(x1) is usm_ndarray:
+        a1 = x1._arr
+        if type(x2) is usm_ndarray:
+            a2 = x2._arr
+            be = x1._be
+            if be is not x2._be or a1.sycl_queue != a2.sycl_queue:
+                raise placement_error(fname, x1.device, x2.device)
+            d1, d2 = a1.dtype, a2.dtype
+            rd = _PROMOTION.get((d1, d2))
+            if rd is None:
+                dt.promote(d1, d2, fname)
+            return be, a1, a2, rd
+        d = a1.dtype
+        check_scalar(d, x2, fname)
+        return x1._be, a1, x2, d
+    if type(x2) is usm_ndarray:
+        a2 = x2._arr
+        d = a2.dtype
+        check_scalar(d, x1, fname)
+        return x2._be, x1, a2, d
+    raise TypeError(
+        f"{fname}: at least one argument must be a usmarray.usm_ndarray; got "
+        f"{type(x1).__name__} and {type(x2).__name__}"
+    )
+
+
+def _make_binary(name: str) -> Callable[..., usm_ndarray]:
+    category, catname = BINARY[name]
+    fixup = BINARY_FIXUPS.get(name)
+
+    def func(x1: Any, x2: Any, /) -> usm_ndarray:
+        be, a1, a2, rd = binary_operands(x1, x2, name)
+        if rd not in category:
+            raise _category_error(name, catname, rd)
+        out = getattr(be, name)(a1, a2)
+        if fixup is not None and rd in fixup[0]:
+            out = fixup[1](be, a1, a2, out)
+        return wrap_with(be, out)
+
+    func.__name__ = func.__qualname__ = name
+    func.__doc__ = (
+        f"Elementwise ``{name}`` for arrays (or one array and a Python scalar) of "
+        f"{catname} dtype, with the standard's type promotion."
+    )
+    return func
+
+
+for _name in UNARY:
+    globals()[_name] = _make_unary(_name)
+for _name in BINARY:
+    globals()[_name] = _make_binary(_name)
+del _name
+
+
+def clip(
+    x: usm_ndarray,
+    /,
+    min: int | float | usm_ndarray | None = None,  # noqa: A002 - the standard's name
+    max: int | float | usm_ndarray | None = None,  # noqa: A002
+) -> usm_ndarray:
+    """Clamp each element to [min, max]; bounds are arrays or Python scalars.
+
+    The result has x's dtype; a bound whose dtype differs from x's kind is refused.
+    """
+    if type(x) is not usm_ndarray:
+        raise _type_error("clip", x)
+    a = x._arr
+    d = a.dtype
+    if d not in dt.REAL_NUMERIC:
+        raise _category_error("clip", "real numeric", d)
+    be = x._be
+    bounds = []
+    for bname, b in (("min", min), ("max", max)):
+        if b is None:
+            bounds.append(None)
+        elif type(b) is usm_ndarray:
+            binary_operands(x, b, "clip")
+            if b._arr.dtype not in dt.REAL_NUMERIC:
+                raise _category_error("clip", "real numeric", b._arr.dtype)
+            if dt.PROMOTION_TABLE[(d, b._arr.dtype)] != d:
+                raise TypeError(
+                    f"clip: {bname} of dtype {b._arr.dtype} would change the result dtype "
+                    f"from {d}; pass a bound of dtype {d}"
+                )
+            bounds.append(b._arr)
+        else:
+            if type(b) is bool or type(b) not in (int, float):
+                raise TypeError(f"clip: {bname} must be an array, int, float or None")
+            if type(b) is int and d in dt.INTEGER:
+                info = np.iinfo(d)
+                b = info.min if b < info.min else info.max if b > info.max else b
+            else:
+                check_scalar(d, b, "clip")
+            bounds.append(b)
+    lo, hi = bounds
+    if lo is None and hi is None:
+        return wrap_with(be, be.astype(a, d, copy=True))
+    out = be.clip(a, lo, hi)
+    if out.shape != a.shape:
+        raise ValueError(
+            f"clip: bounds of shape {out.shape} broadcast beyond x's shape {a.shape}"
+        )
+    if out.dtype != d:
+        out = be.astype(out, d)
+    return wrap_with(be, out)
+
+
+# ---- operator forms -------------------------------------------------------------------
+def make_operator(fn: Callable[..., usm_ndarray], opname: str) -> Callable[..., Any]:
+    def op(self: usm_ndarray, other: Any, /) -> Any:
+        if type(other) is not usm_ndarray and type(other) not in (bool, int, float, complex):
+            return NotImplemented
+        return fn(self, other)
+
+    op.__name__ = opname
+    return op
+
+
+def make_reflected(fn: Callable[..., usm_ndarray], opname: str) -> Callable[..., Any]:
+    def op(self: usm_ndarray, other: Any, /) -> Any:
+        if type(other) not in (bool, int, float, complex):
+            return NotImplemented
+        return fn(other, self)
+
+    op.__name__ = opname
+    return op
+
+
+def make_inplace(fn: Callable[..., usm_ndarray], opname: str) -> Callable[..., Any]:
+    """``x op= y``: the result must keep x's dtype and shape, and is written into x."""
+
+    def op(self: usm_ndarray, other: Any, /) -> Any:
+        if type(other) is not usm_ndarray and type(other) not in (bool, int, float, complex):
+            return NotImplemented
+        res = fn(self, other)
+        a = self._arr
+        r = res._arr
+        if r.dtype != a.dtype:
+            raise TypeError(
+                f"{opname}: the result dtype {r.dtype} differs from the left operand's "
+                f"{a.dtype}; in-place operators cannot change an array's dtype"
+            )
+        if r.shape != a.shape:
+            raise ValueError(
+                f"{opname}: the result shape {r.shape} differs from the left operand's "
+                f"{a.shape}; in-place operators cannot change an array's shape"
+            )
+        a[...] = r
+        return self
+
+    op.__name__ = opname
+    return op

@@ -1,0 +1,42 @@
+"""Point the OpenCL ICD loader at a pip-installed CPU runtime before dpctl loads.
+
+A fresh ``pip install`` of ``intel-opencl-rt`` puts ``libintelocl.so`` under the
+environment's ``lib/`` but registers it nowhere the ICD loader looks.  When the
+user has not set ``OCL_ICD_FILENAMES`` (or ``OCL_ICD_VENDORS``) and no system ICD
+is registered, name that library so the SYCL CPU device is visible.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+_ICD_LIBRARY = "libintelocl.so"
+_SYSTEM_ICD_DIR = Path("/etc/OpenCL/vendors")
+
+
+def _system_icds_registered() -> bool:
+    try:
+        return any(p.suffix == ".icd" for p in _SYSTEM_ICD_DIR.iterdir())
+    except OSError:
+        return False
+
+
+def configure_opencl_icd() -> str | None:
+    """Set ``OCL_ICD_FILENAMES`` to the environment's CPU runtime; return what was set."""
+    if "OCL_ICD_FILENAMES" in os.environ or "OCL_ICD_VENDORS" in os.environ:
+        return None
+    if _system_icds_registered():
+        return None
+    for prefix in dict.fromkeys((sys.prefix, sys.exec_prefix, sys.base_prefix)):
+        candidate = Path(prefix) / "lib" / _ICD_LIBRARY
+        if candidate.is_file():
+            os.environ["OCL_ICD_FILENAMES"] = str(candidate)
+            return str(candidate)
+    return None
+
+
+def configure_kernel_cache() -> None:
+    """Keep JIT-compiled SYCL kernels on disk between processes unless told otherwise."""
+    os.environ.setdefault("SYCL_CACHE_PERSISTENT", "1")

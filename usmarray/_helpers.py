@@ -1,0 +1,100 @@
+"""Validation shared by every namespace module: array checks, devices, dtype categories.
+
+Each check raises the standard's error type with a message that names the
+function, what was wrong and what would be right.  Nothing here allocates.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import _dtypes as dt
+from ._array import usm_ndarray
+from ._device import placement_error
+
+
+def check_array(x: Any, fname: str, argname: str = "x") -> usm_ndarray:
+    if type(x) is not usm_ndarray:
+        raise TypeError(
+            f"{fname}: {argname} must be a usmarray.usm_ndarray, got {type(x).__name__}; "
+            "convert it with usmarray.asarray()"
+        )
+    return x
+
+
+def check_arrays(arrays: Any, fname: str) -> list[usm_ndarray]:
+    """A non-empty sequence (tuple or list) of arrays on one device."""
+    if not isinstance(arrays, (tuple, list)):
+        raise TypeError(f"{fname}: expected a tuple or list of arrays, got {type(arrays).__name__}")
+    if not arrays:
+        raise ValueError(f"{fname}: needs at least one array")
+    for i, a in enumerate(arrays):
+        check_array(a, fname, f"arrays[{i}]")
+    same_device(fname, *arrays)
+    return list(arrays)
+
+
+def same_device(fname: str, *arrays: usm_ndarray) -> None:
+    """Compute follows data: every array on one backend and one (equivalent) queue."""
+    first = arrays[0]
+    q = first._arr.sycl_queue
+    for other in arrays[1:]:
+        if other._be is not first._be or other._arr.sycl_queue != q:
+            raise placement_error(fname, first.device, other.device)
+
+
+def check_category(x: usm_ndarray, category: frozenset, catname: str, fname: str) -> np.dtype:
+    d = x._arr.dtype
+    if d not in category:
+        raise TypeError(
+            f"{fname} is defined for {catname} dtypes only, got an array of dtype {d}"
+        )
+    return d
+
+
+def check_dtype_in(dtype: Any, category: frozenset, catname: str, fname: str) -> np.dtype:
+    d = dt.check_dtype(dtype)
+    if d not in category:
+        raise TypeError(f"{fname}: dtype={d} is not a {catname} dtype")
+    return d
+
+
+def normalize_axis(axis: Any, ndim: int, fname: str) -> int:
+    if type(axis) is not int and not isinstance(axis, int) or isinstance(axis, bool):
+        raise TypeError(f"{fname}: axis must be an int, got {type(axis).__name__}")
+    if not -ndim <= axis < ndim:
+        raise IndexError(
+            f"{fname}: axis {axis} is out of range for an array of {ndim} dimensions "
+            f"(allowed: {-ndim} .. {ndim - 1})"
+        )
+    return axis % ndim if ndim else 0
+
+
+def normalize_axes(axis: Any, ndim: int, fname: str) -> tuple[int, ...]:
+    """``None`` -> all axes; an int or a tuple of ints -> sorted unique normalized axes."""
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, tuple):
+        axes = tuple(normalize_axis(a, max(ndim, 1) if ndim == 0 else ndim, fname) for a in axis)
+        if len(set(axes)) != len(axes):
+            raise ValueError(f"{fname}: repeated axis in {axis}")
+        return axes
+    return (normalize_axis(axis, max(ndim, 1) if ndim == 0 else ndim, fname),)
+
+
+def check_scalar(dtype: np.dtype, value: Any, fname: str) -> None:
+    """The standard's Python-scalar rule for ``value`` meeting an array of ``dtype``."""
+    if not dt.scalar_allowed(dtype, value):
+        raise TypeError(
+            f"{fname}: a Python {type(value).__name__} cannot be combined with an array "
+            f"of dtype {dtype} (allowed: bool with bool; int with integer or floating; "
+            "float with floating; complex with complex floating)"
+        )
+    if type(value) is int and dtype in dt.INTEGER and not dt.integer_fits(dtype, value):
+        info = np.iinfo(dtype)
+        raise OverflowError(
+            f"{fname}: Python int {value} does not fit dtype {dtype} "
+            f"(range {info.min} .. {info.max})"
+        )

@@ -1,0 +1,75 @@
+"""``__array_namespace_info__()``: capabilities, devices and default dtypes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import _backend
+from . import _dtypes as dt
+from ._device import Device
+from ._placement import default_complex, default_float, has_fp64
+
+_sycl = _backend.sycl
+
+_KINDS: dict[str, frozenset] = {
+    "bool": dt.BOOLEAN,
+    "signed integer": dt.SIGNED,
+    "unsigned integer": dt.UNSIGNED,
+    "integral": dt.INTEGER,
+    "real floating": dt.REAL_FLOATING,
+    "complex floating": dt.COMPLEX_FLOATING,
+    "numeric": dt.NUMERIC,
+}
+
+
+def _queue(device: Any) -> Any:
+    return Device.create_device(device)._q
+
+
+class Info:
+    """The namespace inspection object of the array API standard."""
+
+    __module__ = "usmarray"
+
+    def capabilities(self) -> dict[str, Any]:
+        return {
+            "boolean indexing": True,
+            "data-dependent shapes": True,
+            "max dimensions": 64,
+        }
+
+    def default_device(self) -> Device:
+        return Device.create_device(None)
+
+    def default_dtypes(self, *, device: Any = None) -> dict[str, Any]:
+        q = _queue(device)
+        return {
+            "real floating": default_float(q),
+            "complex floating": default_complex(q),
+            "integral": dt.int64,
+            "indexing": dt.int64,
+        }
+
+    def devices(self) -> tuple[Device, ...]:
+        return tuple(Device._make(_sycl, q) for q in _sycl.devices())
+
+    def dtypes(self, *, device: Any = None, kind: Any = None) -> dict[str, Any]:
+        q = _queue(device)
+        allowed = [d for d in dt.ALL_DTYPES if has_fp64(q) or d not in (dt.float64, dt.complex128)]
+        if kind is None:
+            selected = set(allowed)
+        else:
+            kinds = kind if isinstance(kind, tuple) else (kind,)
+            selected = set()
+            for k in kinds:
+                if isinstance(k, str):
+                    if k not in _KINDS:
+                        raise ValueError(f"dtypes: unknown kind {k!r}; use one of {sorted(_KINDS)}")
+                    selected |= _KINDS[k]
+                else:
+                    selected.add(dt.check_dtype(k, "kind"))
+        return {d.name: d for d in allowed if d in selected}
+
+
+def __array_namespace_info__() -> Info:
+    return Info()

@@ -1,0 +1,51 @@
+"""Placement keywords of creation functions: ``device=``, ``usm_type=``, ``sycl_queue=``,
+and the default dtypes of a device."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import _backend
+from . import _dtypes as dt
+from ._device import resolve_queue
+
+_sycl = _backend.sycl
+USM_TYPES = ("device", "shared", "host")
+
+
+def placement(device: Any, usm_type: Any, sycl_queue: Any, fname: str) -> tuple[Any, Any, str]:
+    """(backend, queue, usm_type) named by the placement keywords; usm_type defaults to device."""
+    if usm_type is None:
+        usm_type = "device"
+    elif usm_type not in USM_TYPES:
+        raise ValueError(f"{fname}: usm_type={usm_type!r}; use 'device', 'shared' or 'host'")
+    return _sycl, resolve_queue(_sycl, device, sycl_queue), usm_type
+
+
+def has_fp64(q: Any) -> bool:
+    return bool(q.sycl_device.has_aspect_fp64)
+
+
+def default_float(q: Any) -> np.dtype:
+    return dt.float64 if has_fp64(q) else dt.float32
+
+
+def default_complex(q: Any) -> np.dtype:
+    return dt.complex128 if has_fp64(q) else dt.complex64
+
+
+def check_device_dtype(d: np.dtype, q: Any, fname: str) -> None:
+    """A device without fp64 refuses double-precision dtypes."""
+    if (d is dt.float64 or d is dt.complex128) and not has_fp64(q):
+        raise ValueError(
+            f"{fname}: dtype {d} needs double precision, which device "
+            f"{q.sycl_device.filter_string} does not support; use float32/complex64"
+        )
+
+
+def optional_dtype(dtype: Any, fname: str) -> np.dtype | None:
+    if dtype is None:
+        return None
+    return dt.check_dtype(dtype)
