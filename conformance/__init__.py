@@ -1,0 +1,1 @@
+"""Runs the official data-apis/array-api-tests suite against usmarray."""

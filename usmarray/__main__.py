@@ -1,0 +1,3 @@
+from usmarray._demo import main
+
+raise SystemExit(main())
