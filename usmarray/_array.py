@@ -235,7 +235,13 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
 
     # ---- indexing -----------------------------------------------------------------
     def __getitem__(self, key: Any, /) -> usm_ndarray:
-        return _wrap(self._arr[_indexing.raw_key(self._arr, key)])
+        out = object.__new__(usm_ndarray)
+        out._be = self._be
+        if type(key) is slice:
+            out._arr = self._arr[key]
+        else:
+            out._arr = self._arr[_raw_key(self._arr, key)]
+        return out
 
     def __setitem__(self, key: Any, value: Any, /) -> None:
         _indexing.setitem(self, key, value)
@@ -285,5 +291,7 @@ def _install_operators() -> None:
 
 
 from . import _indexing  # noqa: E402  (needs usm_ndarray defined)
+
+_raw_key = _indexing.raw_key
 
 __all__ = ["usm_ndarray", "wrap_with"]

@@ -10,9 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from . import _dtypes as dt
+from ._array import usm_ndarray
 from ._device import placement_error
+from ._helpers import check_scalar
 
-_SIMPLE = (int, slice, type(None), type(Ellipsis), bool)
+_SIMPLE = frozenset({int, slice, type(None), type(Ellipsis), bool})
 
 
 def _bad_key(key: Any) -> IndexError:
@@ -22,73 +24,71 @@ def _bad_key(key: Any) -> IndexError:
     )
 
 
-def _check_int(raw: Any, k: int, axis: int) -> None:
-    n = raw.shape[axis] if axis < raw.ndim else 0
-    if not -n <= k < n:
-        raise IndexError(f"index {k} is out of bounds for axis {axis} with size {n}")
-
-
 def raw_key(raw: Any, key: Any) -> Any:
-    """Validate ``key`` for ``raw`` and return it with usm_ndarrays unwrapped."""
-    from ._array import usm_ndarray
+    """Validate ``key`` for ``raw`` and return it with usm_ndarrays unwrapped.
 
+    Keys of ints, slices, ``...`` and ``None`` pass straight to the provider, which
+    checks their ranges and counts; array keys are unwrapped, device-checked and,
+    for integer arrays, bounds-checked (the provider would clip silently).
+    """
     t = type(key)
-    if t is slice or t is type(Ellipsis) or t is type(None):
-        return key
-    if t is int:
-        if raw.ndim == 0:
-            raise IndexError("a 0-D array cannot be indexed with an int; use x[()] or x[...]")
-        _check_int(raw, key, 0)
+    if t in _SIMPLE:
         return key
     if t is usm_ndarray:
-        return _array_key(raw, key)
+        return _array_key(raw, key, 0)
     if t is not tuple:
-        if t is bool:
-            return key
         raise _bad_key(key)
-    # tuple keys: count the axes the key consumes, check ints against their axes
+    for k in key:
+        if type(k) not in _SIMPLE:
+            break
+    else:
+        return key
     out = list(key)
-    n_ellipsis = 0
+    n_after = [0] * (len(key) + 1)  # axes consumed by the keys after position i
+    for i in range(len(key) - 1, -1, -1):
+        n_after[i] = n_after[i + 1] + _axes_of(key[i])
     axis = 0
     for i, k in enumerate(key):
         tk = type(k)
-        if tk is int:
-            _check_int(raw, k, axis) if n_ellipsis == 0 else None
-            axis += 1
-        elif tk is slice:
-            axis += 1
-        elif tk is type(Ellipsis):
-            n_ellipsis += 1
-            if n_ellipsis > 1:
-                raise IndexError("an index may contain at most one ellipsis (...)")
-        elif tk is type(None) or tk is bool:
-            pass
-        elif tk is usm_ndarray:
-            out[i] = _array_key(raw, k)
-            axis += 1 if k._arr.dtype is not dt.bool else k._arr.ndim
-        else:
+        if tk is type(Ellipsis):
+            axis = raw.ndim - n_after[i + 1]
+            continue
+        if tk is usm_ndarray:
+            out[i] = _array_key(raw, k, axis)
+        elif tk not in _SIMPLE:
             raise _bad_key(k)
-    if axis > raw.ndim:
-        raise IndexError(
-            f"too many indices: the key indexes {axis} axes of a {raw.ndim}-D array"
-        )
+        axis += _axes_of(k)
     return tuple(out)
 
 
-def _array_key(raw: Any, k: Any) -> Any:
+def _axes_of(k: Any) -> int:
+    tk = type(k)
+    if tk is usm_ndarray:
+        return k._arr.ndim if k._arr.dtype is dt.bool else 1
+    return 1 if tk is int or tk is slice else 0
+
+
+def _array_key(raw: Any, k: Any, axis: int) -> Any:
     a = k._arr
     d = a.dtype
     if d not in dt.INTEGER_OR_BOOLEAN:
         raise IndexError(f"array indices must have an integer or boolean dtype, got {d}")
     if a.sycl_queue != raw.sycl_queue:
         raise placement_error("indexing", k.device, raw.sycl_queue)
+    if d is not dt.bool and a.size and axis < raw.ndim:
+        n = raw.shape[axis]
+        be = k._be
+        lo, hi = int(be.min(a)), int(be.max(a))
+        if lo < -n or hi >= n:
+            bad = hi if hi >= n else lo
+            raise IndexError(
+                f"integer array index {bad} is out of bounds for axis {axis} with size {n}"
+            )
     return a
 
 
 def setitem(x: Any, key: Any, value: Any) -> None:
     """``x[key] = value`` with the 2025.12 rule: value's dtype must promote to x's."""
-    from ._array import usm_ndarray
-
     raw = x._arr
     rk = raw_key(raw, key)
     d = raw.dtype
@@ -104,8 +104,6 @@ def setitem(x: Any, key: Any, value: Any) -> None:
         raw[rk] = v
         return
     if type(value) in (bool, int, float, complex):
-        from ._helpers import check_scalar
-
         check_scalar(d, value, "__setitem__")
         raw[rk] = value
         return
