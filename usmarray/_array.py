@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _backend
+from . import _backend, _dlpack
 from . import _dtypes as dt
 from ._device import Device
 
@@ -152,9 +152,7 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
         dl_device: tuple[Any, int] | None = None,
         copy: bool | None = None,
     ) -> Any:
-        return self._arr.__dlpack__(
-            stream=stream, max_version=max_version, dl_device=dl_device, copy=copy
-        )
+        return _dlpack.export(self._arr, self._be, stream, max_version, dl_device, copy)
 
     def __dlpack_device__(self) -> tuple[Any, int]:
         return self._arr.__dlpack_device__()
