@@ -47,3 +47,4 @@ __version__ = "0.1.0"
 
 #: the kernel provider module in use: dpnp.tensor or dpctl.tensor
 provider = _backend.sycl.provider_name
+from . import linalg, fft  # noqa: E402

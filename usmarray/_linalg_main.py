@@ -1,53 +1,195 @@
-"""The main namespace's linear algebra: matmul, matrix_transpose, tensordot, vecdot."""
+"""The main namespace's linear algebra: matmul, matrix_transpose, tensordot, vecdot.
+
+Every function checks its operands (array type, one device, numeric dtypes, the
+standard's promotion table, shapes) before the provider's kernel runs on the
+operands' queue; the result has exactly the promoted dtype.  Shape errors are
+``ValueError``, dtype errors ``TypeError``.
+"""
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
-from ._helpers import check_array, check_category, same_device
+from ._helpers import check_array, same_device
+
+__all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
 
 
-def _pair(fname: str, x1: Any, x2: Any) -> Any:
+def broadcast_shapes(fname: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """The broadcast of ``shapes`` (ValueError naming both sides when incompatible)."""
+    ndim = max((len(s) for s in shapes), default=0)
+    out = [1] * ndim
+    for s in shapes:
+        for i, n in enumerate(s, start=ndim - len(s)):
+            if n == out[i] or n == 1:
+                continue
+            if out[i] == 1:
+                out[i] = n
+            else:
+                raise ValueError(
+                    f"{fname}: shapes {' and '.join(map(str, shapes))} are not broadcast "
+                    "compatible (each dimension must match or be 1)"
+                )
+    return tuple(out)
+
+
+def binary_numeric(fname: str, x1: Any, x2: Any) -> tuple[Any, Any, Any, Any]:
+    """Validate two array operands of a numeric function; return (backend, raw1, raw2,
+    result dtype) with both raws already cast to the promoted dtype."""
     check_array(x1, fname, "x1")
     check_array(x2, fname, "x2")
     same_device(fname, x1, x2)
-    rd = dt.promote(x1._arr.dtype, x2._arr.dtype, fname)
+    a1, a2 = x1._arr, x2._arr
+    rd = dt.promote(a1.dtype, a2.dtype, fname)
     if rd not in dt.NUMERIC:
-        raise TypeError(f"{fname} is defined for numeric dtypes only, got {rd}")
-    return x1._be
+        raise TypeError(
+            f"{fname} is defined for numeric dtypes only, got {a1.dtype} and {a2.dtype}"
+        )
+    be = x1._be
+    if a1.dtype != rd:
+        a1 = be.astype(a1, rd)
+    if a2.dtype != rd:
+        a2 = be.astype(a2, rd)
+    return be, a1, a2, rd
+
+
+def _as_dtype(be: Any, raw: Any, d: Any) -> Any:
+    return raw if raw.dtype == d else be.astype(raw, d)
 
 
 def matmul(x1: usm_ndarray, x2: usm_ndarray, /) -> usm_ndarray:
-    be = _pair("matmul", x1, x2)
-    a1, a2 = x1._arr, x2._arr
-    if a1.ndim == 0 or a2.ndim == 0:
-        raise ValueError("matmul: 0-D arrays are not allowed; use multiply()")
-    k1 = a1.shape[-1]
-    k2 = a2.shape[-2] if a2.ndim > 1 else a2.shape[0]
+    """Matrix product with the standard's (PEP 465) rules: 1-D operands are promoted to
+    matrices and the added dimension removed; stack dimensions broadcast."""
+    be, a1, a2, rd = binary_numeric("matmul", x1, x2)
+    s1, s2 = a1.shape, a2.shape
+    if len(s1) == 0 or len(s2) == 0:
+        raise ValueError(
+            f"matmul: 0-D operands are not allowed (shapes {s1} and {s2}); use multiply() "
+            "for scalar products"
+        )
+    k1 = s1[-1]
+    k2 = s2[-2] if len(s2) > 1 else s2[0]
     if k1 != k2:
         raise ValueError(
-            f"matmul: contracted dimensions differ: x1 shape {a1.shape}, x2 shape {a2.shape}"
+            f"matmul: the contracted dimensions differ: x1 has shape {s1} (last dimension "
+            f"{k1}), x2 has shape {s2} ({'second-to-last' if len(s2) > 1 else 'only'} "
+            f"dimension {k2}); they must be equal"
         )
-    return wrap_with(be, be.matmul(a1, a2))
+    if len(s1) > 2 or len(s2) > 2:
+        broadcast_shapes("matmul (stack dimensions)", s1[:-2], s2[:-2])
+    return wrap_with(be, _as_dtype(be, be.matmul(a1, a2), rd))
 
 
 def matrix_transpose(x: usm_ndarray, /) -> usm_ndarray:
+    """Transpose of each matrix in the stack ``x`` (shape ``(..., M, N)`` -> ``(..., N, M)``)."""
     check_array(x, "matrix_transpose")
     if x._arr.ndim < 2:
-        raise ValueError(f"matrix_transpose: x must be at least 2-D, got shape {x._arr.shape}")
+        raise ValueError(
+            f"matrix_transpose: x must be at least 2-D, got shape {x._arr.shape}"
+        )
     return wrap_with(x._be, x._arr.mT)
+
+
+def _index(v: Any, fname: str, what: str) -> int:
+    if isinstance(v, bool):
+        raise TypeError(f"{fname}: {what} must be an int, got bool")
+    try:
+        return operator.index(v)
+    except TypeError:
+        raise TypeError(f"{fname}: {what} must be an int, got {type(v).__name__}") from None
+
+
+def _tensordot_axes(axes: Any, s1: tuple, s2: tuple) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    fname = "tensordot"
+    n1, n2 = len(s1), len(s2)
+    if isinstance(axes, tuple | list) and len(axes) == 2:
+        ax1, ax2 = axes
+        if isinstance(ax1, int) and not isinstance(ax1, bool):
+            ax1 = (ax1,)
+        if isinstance(ax2, int) and not isinstance(ax2, bool):
+            ax2 = (ax2,)
+        if not isinstance(ax1, tuple | list) or not isinstance(ax2, tuple | list):
+            raise TypeError(
+                f"{fname}: axes must be an int or a pair of sequences of ints, got {axes!r}"
+            )
+        if len(ax1) != len(ax2):
+            raise ValueError(
+                f"{fname}: the two axes sequences must have the same length, got {axes!r}"
+            )
+        out = []
+        for seq, n, name in ((ax1, n1, "x1"), (ax2, n2, "x2")):
+            norm = []
+            for a in seq:
+                a = _index(a, fname, "each axis")
+                if not -n <= a < n:
+                    raise ValueError(
+                        f"{fname}: axis {a} is out of range for {name} with {n} dimensions "
+                        f"(allowed: {-n} .. {n - 1})"
+                    )
+                norm.append(a % n)
+            if len(set(norm)) != len(norm):
+                raise ValueError(f"{fname}: repeated axis in {tuple(seq)} for {name}")
+            out.append(tuple(norm))
+        return out[0], out[1]
+    if isinstance(axes, tuple | list):
+        raise ValueError(
+            f"{fname}: axes must be an int or a pair (x1_axes, x2_axes), got {axes!r}"
+        )
+    n = _index(axes, fname, "axes")
+    if n < 0:
+        raise ValueError(f"{fname}: an integer axes must be nonnegative, got {n}")
+    if n > n1 or n > n2:
+        raise ValueError(
+            f"{fname}: axes={n} exceeds the number of dimensions of x1 ({n1}) or x2 ({n2})"
+        )
+    return tuple(range(n1 - n, n1)), tuple(range(n))
 
 
 def tensordot(
     x1: usm_ndarray, x2: usm_ndarray, /, *, axes: int | tuple[Any, Any] = 2
 ) -> usm_ndarray:
-    be = _pair("tensordot", x1, x2)
-    return wrap_with(be, be.tensordot(x1._arr, x2._arr, axes=axes))
+    """Tensor contraction over ``axes``; contracted dimensions must match exactly (no
+    broadcasting)."""
+    be, a1, a2, rd = binary_numeric("tensordot", x1, x2)
+    ax1, ax2 = _tensordot_axes(axes, a1.shape, a2.shape)
+    for i, j in zip(ax1, ax2, strict=True):
+        if a1.shape[i] != a2.shape[j]:
+            raise ValueError(
+                f"tensordot: contracted dimensions differ: x1 axis {i} has size "
+                f"{a1.shape[i]}, x2 axis {j} has size {a2.shape[j]} (shapes {a1.shape} and "
+                f"{a2.shape}); they must be equal, contracted axes do not broadcast"
+            )
+    res = be.tensordot(a1, a2, axes=(ax1, ax2))
+    return wrap_with(be, _as_dtype(be, res, rd))
 
 
 def vecdot(x1: usm_ndarray, x2: usm_ndarray, /, *, axis: int = -1) -> usm_ndarray:
-    be = _pair("vecdot", x1, x2)
-    check_category(x1, dt.NUMERIC, "numeric", "vecdot")
-    return wrap_with(be, be.vecdot(x1._arr, x2._arr, axis=axis))
+    """Dot product of vectors along ``axis`` (negative), conjugating ``x1``; the other
+    dimensions broadcast."""
+    be, a1, a2, rd = binary_numeric("vecdot", x1, x2)
+    axis = _index(axis, "vecdot", "axis")
+    n = min(a1.ndim, a2.ndim)
+    if axis >= 0:
+        raise ValueError(
+            f"vecdot: axis must be a negative integer in [-{n}, -1] (counted from the last "
+            f"dimension), got {axis}"
+        )
+    if axis < -n:
+        raise IndexError(
+            f"vecdot: axis {axis} is out of range for operands of shapes {a1.shape} and "
+            f"{a2.shape} (allowed: -{n} .. -1)"
+        )
+    if a1.shape[axis] != a2.shape[axis]:
+        raise ValueError(
+            f"vecdot: the vectors along axis {axis} differ in length: {a1.shape[axis]} "
+            f"(x1 shape {a1.shape}) and {a2.shape[axis]} (x2 shape {a2.shape}); they must "
+            "be equal, the contracted axis does not broadcast"
+        )
+    rest1 = a1.shape[:axis] + a1.shape[axis:][1:]
+    rest2 = a2.shape[:axis] + a2.shape[axis:][1:]
+    broadcast_shapes("vecdot (non-contracted dimensions)", rest1, rest2)
+    res = be.vecdot(a1, a2, axis=axis)
+    return wrap_with(be, _as_dtype(be, res, rd))

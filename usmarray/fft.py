@@ -1,0 +1,340 @@
+"""The ``fft`` extension of the array API standard (2025.12), on the arrays' device.
+
+Transforms run on the operand's SYCL device through oneMKL's DFT (reached through
+``dpnp.fft`` by ``usmarray._backend._onemkl``, zero-copy); without dpnp they fall back
+to NumPy on the host (see ``docs/linalg_fft.md``).  ``fftfreq``, ``rfftfreq``,
+``fftshift`` and ``ifftshift`` are built from the kernel provider's device kernels.
+
+Strictness: ``fft``, ``ifft``, ``fftn``, ``ifftn``, ``irfft``, ``irfftn`` and ``hfft``
+take complex floating-point input; ``rfft``, ``rfftn`` and ``ihfft`` real floating-point
+input; the shifts any floating-point input.  ``norm`` is one of "backward", "ortho",
+"forward"; ``n`` and the entries of ``s`` are positive ints (``-1`` in ``s`` keeps the
+default size); ``s`` needs ``axes``; repeated axes are refused.  Wrong dtypes raise
+``TypeError``, wrong arguments ``ValueError``, out-of-range axes ``IndexError``.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Sequence
+from typing import Any
+
+from . import _dtypes as dt
+from ._array import usm_ndarray, wrap_with
+from ._backend import _onemkl
+from ._helpers import check_array
+from ._placement import check_device_dtype, default_float, placement
+
+__all__ = [
+    "fft", "fftfreq", "fftn", "fftshift", "hfft", "ifft", "ifftn", "ifftshift", "ihfft",
+    "irfft", "irfftn", "rfft", "rfftfreq", "rfftn",
+]
+
+_NORMS = ("backward", "ortho", "forward")
+_REAL_OF = {dt.complex64: dt.float32, dt.complex128: dt.float64}
+_COMPLEX_OF = {dt.float32: dt.complex64, dt.float64: dt.complex128}
+
+# kind -> (input category, input category name, output dtype map or None for "same")
+_KINDS: dict[str, tuple[frozenset, str, dict | None]] = {
+    "fft": (dt.COMPLEX_FLOATING, "complex floating-point", None),
+    "ifft": (dt.COMPLEX_FLOATING, "complex floating-point", None),
+    "rfft": (dt.REAL_FLOATING, "real floating-point", _COMPLEX_OF),
+    "ihfft": (dt.REAL_FLOATING, "real floating-point", _COMPLEX_OF),
+    "irfft": (dt.COMPLEX_FLOATING, "complex floating-point", _REAL_OF),
+    "hfft": (dt.COMPLEX_FLOATING, "complex floating-point", _REAL_OF),
+    "fftn": (dt.COMPLEX_FLOATING, "complex floating-point", None),
+    "ifftn": (dt.COMPLEX_FLOATING, "complex floating-point", None),
+    "rfftn": (dt.REAL_FLOATING, "real floating-point", _COMPLEX_OF),
+    "irfftn": (dt.COMPLEX_FLOATING, "complex floating-point", _REAL_OF),
+}
+
+
+# ---- argument checks --------------------------------------------------------------------------
+def _input(x: Any, fname: str) -> tuple[Any, Any, Any]:
+    check_array(x, f"fft.{fname}")
+    a = x._arr
+    category, catname, out_map = _KINDS[fname]
+    if a.dtype not in category:
+        raise TypeError(
+            f"fft.{fname} is defined for {catname} input only, got dtype {a.dtype}"
+            + ("; convert real input with astype(x, complex128) (or use rfft)"
+               if category is dt.COMPLEX_FLOATING and a.dtype in dt.REAL_FLOATING else "")
+        )
+    if a.ndim == 0:
+        raise ValueError(f"fft.{fname}: x must have at least one dimension, got a 0-D array")
+    out_dtype = a.dtype if out_map is None else out_map[a.dtype]
+    return x._be, a, out_dtype
+
+
+def _norm(norm: Any, fname: str) -> str:
+    if not isinstance(norm, str) or norm not in _NORMS:
+        raise ValueError(
+            f"fft.{fname}: norm must be 'backward', 'ortho' or 'forward', got {norm!r}"
+        )
+    return norm
+
+
+def _int(v: Any, fname: str, what: str) -> int:
+    if isinstance(v, bool):
+        raise TypeError(f"fft.{fname}: {what} must be an int, got bool")
+    try:
+        return operator.index(v)
+    except TypeError:
+        raise TypeError(f"fft.{fname}: {what} must be an int, got {type(v).__name__}") from None
+
+
+def _axis(axis: Any, ndim: int, fname: str) -> int:
+    axis = _int(axis, fname, "axis")
+    if not -ndim <= axis < ndim:
+        raise IndexError(
+            f"fft.{fname}: axis {axis} is out of range for an array of {ndim} dimensions "
+            f"(allowed: {-ndim} .. {ndim - 1})"
+        )
+    return axis % ndim
+
+
+def _size(v: Any, fname: str, what: str) -> int:
+    v = _int(v, fname, what)
+    if v < 1:
+        raise ValueError(f"fft.{fname}: {what} must be a positive number of points, got {v}")
+    return v
+
+
+def _axes_and_sizes(
+    a: Any, s: Any, axes: Any, fname: str
+) -> tuple[tuple[int, ...], list[int | None]]:
+    """Normalized axes and the requested sizes (None where the default applies)."""
+    nd = a.ndim
+    if axes is None:
+        if s is not None:
+            raise ValueError(
+                f"fft.{fname}: s was given without axes; pass axes naming the axis of "
+                "each entry of s"
+            )
+        return tuple(range(nd)), [None] * nd
+    if not isinstance(axes, Sequence) or isinstance(axes, str):
+        raise TypeError(f"fft.{fname}: axes must be a sequence of ints, got {axes!r}")
+    norm_axes = tuple(_axis(ax, nd, fname) for ax in axes)
+    if len(set(norm_axes)) != len(norm_axes):
+        raise ValueError(f"fft.{fname}: repeated axis in axes={tuple(axes)}; name each once")
+    if s is None:
+        return norm_axes, [None] * len(norm_axes)
+    if not isinstance(s, Sequence) or isinstance(s, str):
+        raise TypeError(f"fft.{fname}: s must be a sequence of ints, got {s!r}")
+    if len(s) != len(norm_axes):
+        raise ValueError(
+            f"fft.{fname}: s and axes must have the same length, got s={tuple(s)} and "
+            f"axes={tuple(axes)}"
+        )
+    sizes: list[int | None] = []
+    for v in s:
+        v = _int(v, fname, "each entry of s")
+        if v == -1:
+            sizes.append(None)
+        elif v < 1:
+            raise ValueError(
+                f"fft.{fname}: the entries of s must be positive (or -1 for the default "
+                f"size), got s={tuple(s)}"
+            )
+        else:
+            sizes.append(v)
+    return norm_axes, sizes
+
+
+def _empty_or_zeros(be: Any, a: Any, shape: tuple, dtype: Any) -> usm_ndarray:
+    """Result of a transform with no input data: empty, or zeros (an all-zero padded
+    input transforms to zeros)."""
+    pt = be.provider
+    return wrap_with(be, pt.zeros(shape, dtype=dtype, usm_type=a.usm_type,
+                                  sycl_queue=a.sycl_queue))
+
+
+def _finish(be: Any, raw: Any, dtype: Any) -> usm_ndarray:
+    return wrap_with(be, raw if raw.dtype == dtype else be.astype(raw, dtype))
+
+
+# ---- one-dimensional transforms -------------------------------------------------------------
+def _transform_1d(kind: str, x: Any, n: Any, axis: Any, norm: Any) -> usm_ndarray:
+    be, a, out_dtype = _input(x, kind)
+    norm = _norm(norm, kind)
+    ax = _axis(axis, a.ndim, kind)
+    m = a.shape[ax]
+    if n is not None:
+        n = _size(n, kind, "n")
+    if kind in ("irfft", "hfft"):
+        out_len = 2 * (m - 1) if n is None else n
+    elif kind in ("rfft", "ihfft"):
+        out_len = (m if n is None else n) // 2 + 1
+    else:
+        out_len = m if n is None else n
+    out_shape = a.shape[:ax] + (out_len,) + a.shape[ax + 1:]
+    if math.prod(out_shape) == 0 or a.size == 0:
+        return _empty_or_zeros(be, a, out_shape, out_dtype)
+    res = _onemkl.fft(kind, a, n=n, axis=ax, norm=norm)
+    return _finish(be, res, out_dtype)
+
+
+def fft(x: usm_ndarray, /, *, n: int | None = None, axis: int = -1,
+        norm: str = "backward") -> usm_ndarray:
+    """One-dimensional discrete Fourier transform of complex input along ``axis``,
+    zero-padded or trimmed to ``n`` points; dtype of ``x``."""
+    return _transform_1d("fft", x, n, axis, norm)
+
+
+def ifft(x: usm_ndarray, /, *, n: int | None = None, axis: int = -1,
+         norm: str = "backward") -> usm_ndarray:
+    """One-dimensional inverse discrete Fourier transform of complex input."""
+    return _transform_1d("ifft", x, n, axis, norm)
+
+
+def rfft(x: usm_ndarray, /, *, n: int | None = None, axis: int = -1,
+         norm: str = "backward") -> usm_ndarray:
+    """Transform of real input: the ``n//2 + 1`` non-negative frequency terms, complex of
+    ``x``'s precision."""
+    return _transform_1d("rfft", x, n, axis, norm)
+
+
+def irfft(x: usm_ndarray, /, *, n: int | None = None, axis: int = -1,
+          norm: str = "backward") -> usm_ndarray:
+    """Inverse of :func:`rfft`: ``n`` real output points (default ``2*(m-1)``), real of
+    ``x``'s precision."""
+    return _transform_1d("irfft", x, n, axis, norm)
+
+
+def hfft(x: usm_ndarray, /, *, n: int | None = None, axis: int = -1,
+         norm: str = "backward") -> usm_ndarray:
+    """Transform of a Hermitian-symmetric signal given by its first half: ``n`` real
+    output points (default ``2*(m-1)``)."""
+    return _transform_1d("hfft", x, n, axis, norm)
+
+
+def ihfft(x: usm_ndarray, /, *, n: int | None = None, axis: int = -1,
+          norm: str = "backward") -> usm_ndarray:
+    """Inverse of :func:`hfft` for real input: ``n//2 + 1`` complex output points."""
+    return _transform_1d("ihfft", x, n, axis, norm)
+
+
+# ---- n-dimensional transforms -------------------------------------------------------------
+def _transform_nd(kind: str, x: Any, s: Any, axes: Any, norm: Any) -> usm_ndarray:
+    be, a, out_dtype = _input(x, kind)
+    norm = _norm(norm, kind)
+    axes_t, sizes = _axes_and_sizes(a, s, axes, kind)
+    if not axes_t:
+        if kind in ("rfftn", "irfftn"):
+            raise ValueError(f"fft.{kind}: axes must name at least one axis")
+        return wrap_with(be, be.provider.asarray(a, copy=True))
+    full = [a.shape[ax] if v is None else v for ax, v in zip(axes_t, sizes, strict=True)]
+    last = axes_t[-1]
+    out_shape = list(a.shape)
+    for ax, v in zip(axes_t, full, strict=True):
+        out_shape[ax] = v
+    if kind == "irfftn" and sizes[-1] is None:
+        full[-1] = 2 * (a.shape[last] - 1)
+        out_shape[last] = full[-1]
+    if kind == "rfftn":
+        out_shape[last] = full[-1] // 2 + 1
+    out_shape_t = tuple(out_shape)
+    if math.prod(out_shape_t) == 0 or a.size == 0:
+        return _empty_or_zeros(be, a, out_shape_t, out_dtype)
+    res = _onemkl.fft(kind, a, s=full, axes=axes_t, norm=norm)
+    return _finish(be, res, out_dtype)
+
+
+def fftn(x: usm_ndarray, /, *, s: Sequence[int] | None = None,
+         axes: Sequence[int] | None = None, norm: str = "backward") -> usm_ndarray:
+    """n-dimensional discrete Fourier transform of complex input over ``axes`` (all by
+    default), each zero-padded or trimmed to ``s``."""
+    return _transform_nd("fftn", x, s, axes, norm)
+
+
+def ifftn(x: usm_ndarray, /, *, s: Sequence[int] | None = None,
+          axes: Sequence[int] | None = None, norm: str = "backward") -> usm_ndarray:
+    """n-dimensional inverse discrete Fourier transform of complex input."""
+    return _transform_nd("ifftn", x, s, axes, norm)
+
+
+def rfftn(x: usm_ndarray, /, *, s: Sequence[int] | None = None,
+          axes: Sequence[int] | None = None, norm: str = "backward") -> usm_ndarray:
+    """n-dimensional transform of real input; the last transformed axis keeps
+    ``s[-1]//2 + 1`` points."""
+    return _transform_nd("rfftn", x, s, axes, norm)
+
+
+def irfftn(x: usm_ndarray, /, *, s: Sequence[int] | None = None,
+           axes: Sequence[int] | None = None, norm: str = "backward") -> usm_ndarray:
+    """Inverse of :func:`rfftn`: real output with ``s[i]`` points per transformed axis
+    (default: the input size, ``2*(m-1)`` for the last axis)."""
+    return _transform_nd("irfftn", x, s, axes, norm)
+
+
+# ---- frequencies and shifts ---------------------------------------------------------------------
+def _freq_args(fname: str, n: Any, d: Any, dtype: Any, device: Any) -> tuple:
+    n = _size(n, fname, "n")
+    if isinstance(d, bool) or type(d) not in (int, float):
+        raise TypeError(f"fft.{fname}: d must be a float, got {type(d).__name__}")
+    if d == 0 or not math.isfinite(d):
+        raise ValueError(f"fft.{fname}: d must be a finite nonzero sample spacing, got {d}")
+    be, q, ut = placement(device, None, None, f"fft.{fname}")
+    if dtype is None:
+        out = default_float(q)
+    else:
+        out = dt.check_dtype(dtype)
+        if out not in dt.REAL_FLOATING:
+            raise TypeError(f"fft.{fname}: dtype must be a real floating-point dtype, got {out}")
+        check_device_dtype(out, q, f"fft.{fname}")
+    return n, float(d), out, be, q, ut
+
+
+def fftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None) -> usm_ndarray:
+    """Sample frequencies of an ``n``-point transform with sample spacing ``d``:
+    ``[0, 1, ..., -(n//2), ..., -1] / (d*n)``, on ``device``."""
+    n, d, out, be, q, ut = _freq_args("fftfreq", n, d, dtype, device)
+    pt = be.provider
+    k = pt.arange(0, n, dtype=out, usm_type=ut, sycl_queue=q)
+    half = (n - 1) // 2 + 1
+    k = pt.where(pt.greater_equal(k, half), pt.subtract(k, float(n)), k)
+    return wrap_with(be, be.astype(pt.multiply(k, 1.0 / (n * d)), out))
+
+
+def rfftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None) -> usm_ndarray:
+    """Non-negative sample frequencies of an ``n``-point real transform:
+    ``[0, 1, ..., n//2] / (d*n)``, on ``device``."""
+    n, d, out, be, q, ut = _freq_args("rfftfreq", n, d, dtype, device)
+    pt = be.provider
+    k = pt.arange(0, n // 2 + 1, dtype=out, usm_type=ut, sycl_queue=q)
+    return wrap_with(be, be.astype(pt.multiply(k, 1.0 / (n * d)), out))
+
+
+def _shift(fname: str, x: Any, axes: Any, inverse: bool) -> usm_ndarray:
+    check_array(x, f"fft.{fname}")
+    a = x._arr
+    if a.dtype not in dt.FLOATING:
+        raise TypeError(
+            f"fft.{fname} is defined for floating-point input only, got dtype {a.dtype}"
+        )
+    nd = a.ndim
+    if axes is None:
+        axes_t = tuple(range(nd))
+    elif isinstance(axes, Sequence) and not isinstance(axes, str):
+        axes_t = tuple(_axis(ax, nd, fname) for ax in axes)
+    else:
+        axes_t = (_axis(axes, nd, fname),)
+    if len(set(axes_t)) != len(axes_t):
+        raise ValueError(f"fft.{fname}: repeated axis in axes={axes}; name each once")
+    be = x._be
+    pt = be.provider
+    if not axes_t:
+        return wrap_with(be, pt.asarray(a, copy=True))
+    shifts = tuple((-(a.shape[ax] // 2) if inverse else a.shape[ax] // 2) for ax in axes_t)
+    return wrap_with(be, pt.roll(a, shift=shifts, axis=axes_t))
+
+
+def fftshift(x: usm_ndarray, /, *, axes: int | Sequence[int] | None = None) -> usm_ndarray:
+    """Move the zero-frequency term to the centre along ``axes`` (all by default)."""
+    return _shift("fftshift", x, axes, inverse=False)
+
+
+def ifftshift(x: usm_ndarray, /, *, axes: int | Sequence[int] | None = None) -> usm_ndarray:
+    """Inverse of :func:`fftshift` (differs from it by one sample for odd lengths)."""
+    return _shift("ifftshift", x, axes, inverse=True)

@@ -1,0 +1,728 @@
+"""The ``linalg`` extension of the array API standard (2025.12), on the arrays' device.
+
+Decompositions, inverses and solvers run on the operand's SYCL device through oneMKL
+(``usmarray._backend._onemkl``, which reaches oneMKL through dpnp without copying the
+data).  Everything else (norms, traces, diagonals, cross and outer products, the
+power and the pseudo-inverse built on those kernels) is composed of the kernel
+provider's device kernels.  ``eig`` and ``eigvals`` run a shifted QR algorithm on the
+device, built from oneMKL's batched QR and matrix products, because oneMKL has no
+nonsymmetric eigensolver.  Without dpnp the LAPACK-type kernels fall back to NumPy on
+the host (see ``docs/linalg_fft.md``).
+
+Strictness: decompositions, solvers and norms accept floating-point dtypes only;
+``cross``, ``outer``, ``trace``, ``matmul``, ``tensordot`` and ``vecdot`` accept numeric
+dtypes; ``diagonal`` and ``matrix_transpose`` accept any dtype.  Operands of one call
+must live on one device.  Wrong dtypes raise ``TypeError``; wrong shapes and arguments
+``ValueError``; failed factorizations :class:`LinAlgError`.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from . import _dtypes as dt
+from ._array import usm_ndarray, wrap_with
+from ._backend import _onemkl
+from ._backend._onemkl import HostFallbackWarning, LinAlgError
+from ._helpers import check_array, same_device
+from ._linalg_main import (
+    binary_numeric,
+    broadcast_shapes,
+    matmul,
+    matrix_transpose,
+    tensordot,
+    vecdot,
+)
+
+__all__ = [
+    "EigResult", "EighResult", "HostFallbackWarning", "LinAlgError", "QRResult",
+    "SVDResult", "SlogdetResult",
+    "cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv",
+    "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer",
+    "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "trace", "vecdot",
+    "vector_norm",
+]
+
+
+# ---- result types -----------------------------------------------------------------------
+class EighResult(NamedTuple):
+    eigenvalues: usm_ndarray
+    eigenvectors: usm_ndarray
+
+
+class EigResult(NamedTuple):
+    eigenvalues: usm_ndarray
+    eigenvectors: usm_ndarray
+
+
+class QRResult(NamedTuple):
+    Q: usm_ndarray
+    R: usm_ndarray
+
+
+class SlogdetResult(NamedTuple):
+    sign: usm_ndarray
+    logabsdet: usm_ndarray
+
+
+class SVDResult(NamedTuple):
+    U: usm_ndarray
+    S: usm_ndarray
+    Vh: usm_ndarray
+
+
+for _cls in (EighResult, EigResult, QRResult, SlogdetResult, SVDResult):
+    _cls.__module__ = __name__
+del _cls
+
+_REAL_OF = {
+    dt.float32: dt.float32, dt.float64: dt.float64,
+    dt.complex64: dt.float32, dt.complex128: dt.float64,
+}
+_COMPLEX_OF = {
+    dt.float32: dt.complex64, dt.float64: dt.complex128,
+    dt.complex64: dt.complex64, dt.complex128: dt.complex128,
+}
+
+
+# ---- validation helpers -------------------------------------------------------------------
+def _floating(x: Any, fname: str, argname: str = "x") -> tuple[Any, Any]:
+    check_array(x, fname, argname)
+    a = x._arr
+    if a.dtype not in dt.FLOATING:
+        raise TypeError(
+            f"linalg.{fname} is defined for floating-point dtypes only, got {argname} of "
+            f"dtype {a.dtype}; convert it with astype(x, float64) (or float32/complex)"
+        )
+    return x._be, a
+
+
+def _numeric(x: Any, fname: str) -> tuple[Any, Any]:
+    check_array(x, fname)
+    a = x._arr
+    if a.dtype not in dt.NUMERIC:
+        raise TypeError(f"linalg.{fname} is defined for numeric dtypes only, got {a.dtype}")
+    return x._be, a
+
+
+def _matrices(a: Any, fname: str, argname: str = "x") -> None:
+    if a.ndim < 2:
+        raise ValueError(
+            f"linalg.{fname}: {argname} must be a matrix or a stack of matrices (at least "
+            f"2-D, shape (..., M, N)), got shape {a.shape}"
+        )
+
+
+def _square(a: Any, fname: str, argname: str = "x") -> None:
+    _matrices(a, fname, argname)
+    if a.shape[-1] != a.shape[-2]:
+        raise ValueError(
+            f"linalg.{fname}: {argname} must be a square matrix or a stack of square "
+            f"matrices (shape (..., M, M)), got shape {a.shape}"
+        )
+
+
+def _int_arg(v: Any, fname: str, name: str) -> int:
+    if isinstance(v, bool):
+        raise TypeError(f"linalg.{fname}: {name} must be an int, got bool")
+    try:
+        return operator.index(v)
+    except TypeError:
+        raise TypeError(f"linalg.{fname}: {name} must be an int, got {type(v).__name__}") from None
+
+
+def _bool_arg(v: Any, fname: str, name: str) -> bool:
+    if not isinstance(v, bool):
+        raise TypeError(f"linalg.{fname}: {name} must be a bool, got {type(v).__name__}")
+    return v
+
+
+def _as(be: Any, raw: Any, d: Any) -> Any:
+    return raw if raw.dtype == d else be.astype(raw, d)
+
+
+def _pt(be: Any) -> Any:
+    return be.provider
+
+
+def _full(be: Any, like: Any, shape: tuple, value: Any, dtype: Any) -> Any:
+    return _pt(be).full(
+        shape, value, dtype=dtype, usm_type=like.usm_type, sycl_queue=like.sycl_queue
+    )
+
+
+def _amax(be: Any, a: Any, axis: Any, keepdims: bool = False) -> Any:
+    """max over ``axis`` with 0 as the value of an empty reduction (norms are >= 0)."""
+    return _minmax(be, a, axis, keepdims, "max", 0.0)
+
+
+def _amin(be: Any, a: Any, axis: Any, keepdims: bool = False) -> Any:
+    """min over ``axis`` with +inf as the value of an empty reduction."""
+    return _minmax(be, a, axis, keepdims, "min", math.inf)
+
+
+def _minmax(be: Any, a: Any, axis: Any, keepdims: bool, kind: str, empty: float) -> Any:
+    axes = tuple(ax % a.ndim for ax in axis) if isinstance(axis, tuple) else (axis % a.ndim,)
+    if all(a.shape[i] != 0 for i in axes):
+        return getattr(_pt(be), kind)(a, axis=axis, keepdims=keepdims)
+    shape = tuple(
+        (1 if keepdims else None) if i in axes else n for i, n in enumerate(a.shape)
+    )
+    return _full(be, a, tuple(n for n in shape if n is not None), empty, a.dtype)
+
+
+def _identity_stack(be: Any, like: Any, shape: tuple, dtype: Any) -> Any:
+    pt = _pt(be)
+    n = shape[-1]
+    eye = pt.eye(n, dtype=dtype, usm_type=like.usm_type, sycl_queue=like.sycl_queue)
+    return pt.asarray(pt.broadcast_to(eye, shape), copy=True)
+
+
+# ---- decompositions and solvers -----------------------------------------------------------
+def cholesky(x: usm_ndarray, /, *, upper: bool = False) -> usm_ndarray:
+    """Cholesky factor of each Hermitian positive-definite matrix: lower-triangular
+    ``L`` with ``x = L L^H`` (``upper=False``) or upper ``U`` with ``x = U^H U``.
+    Raises :class:`LinAlgError` when a matrix is not positive definite."""
+    be, a = _floating(x, "cholesky")
+    _square(a, "cholesky")
+    upper = _bool_arg(upper, "cholesky", "upper")
+    if a.size == 0:
+        return wrap_with(be, _pt(be).zeros_like(a))
+    return wrap_with(be, _as(be, _onemkl.linalg("cholesky", a, upper=upper), a.dtype))
+
+
+def det(x: usm_ndarray, /) -> usm_ndarray:
+    """Determinant of each square matrix (LU factorization on the device); shape
+    ``x.shape[:-2]``, dtype of ``x``.  The determinant of a 0x0 matrix is 1."""
+    be, a = _floating(x, "det")
+    _square(a, "det")
+    batch = a.shape[:-2]
+    if a.shape[-1] == 0 or math.prod(batch) == 0:
+        return wrap_with(be, _full(be, a, batch, 1, a.dtype))
+    return wrap_with(be, _as(be, _onemkl.linalg("det", a), a.dtype))
+
+
+def slogdet(x: usm_ndarray, /) -> SlogdetResult:
+    """Sign and natural log of the absolute determinant of each square matrix.  A
+    singular matrix gives ``sign = 0`` and ``logabsdet = -inf``; ``sign`` has the dtype
+    of ``x``, ``logabsdet`` the real dtype of the same precision."""
+    be, a = _floating(x, "slogdet")
+    _square(a, "slogdet")
+    batch = a.shape[:-2]
+    rd = _REAL_OF[a.dtype]
+    if a.shape[-1] == 0 or math.prod(batch) == 0:
+        return SlogdetResult(
+            wrap_with(be, _full(be, a, batch, 1, a.dtype)),
+            wrap_with(be, _full(be, a, batch, 0, rd)),
+        )
+    sign, logabs = _onemkl.linalg("slogdet", a)
+    sign = _as(be, sign, a.dtype)
+    logabs = _pt(be).real(logabs) if logabs.dtype in dt.COMPLEX_FLOATING else logabs
+    return SlogdetResult(wrap_with(be, sign), wrap_with(be, _as(be, logabs, rd)))
+
+
+def inv(x: usm_ndarray, /) -> usm_ndarray:
+    """Inverse of each square matrix; :class:`LinAlgError` when one is singular."""
+    be, a = _floating(x, "inv")
+    _square(a, "inv")
+    if a.size == 0:
+        return wrap_with(be, _pt(be).zeros_like(a))
+    return wrap_with(be, _as(be, _onemkl.linalg("inv", a), a.dtype))
+
+
+def solve(x1: usm_ndarray, x2: usm_ndarray, /) -> usm_ndarray:
+    """Solution ``X`` of ``x1 @ X = x2`` for square ``x1`` (shape ``(..., M, M)``) and
+    ``x2`` of shape ``(M,)`` (one right-hand side, shared by the stack) or
+    ``(..., M, K)``; stack dimensions broadcast.  :class:`LinAlgError` when a
+    coefficient matrix is singular."""
+    be, a1 = _floating(x1, "solve", "x1")
+    _, a2 = _floating(x2, "solve", "x2")
+    same_device("linalg.solve", x1, x2)
+    rd = dt.promote(a1.dtype, a2.dtype, "linalg.solve")
+    _square(a1, "solve", "x1")
+    m = a1.shape[-1]
+    vector = a2.ndim == 1
+    if vector:
+        if a2.shape[0] != m:
+            raise ValueError(
+                f"linalg.solve: x2 of shape {a2.shape} must have length {m} to match x1 of "
+                f"shape {a1.shape}"
+            )
+        a2 = _pt(be).reshape(a2, (m, 1))
+    elif a2.ndim < 2 or a2.shape[-2] != m:
+        raise ValueError(
+            f"linalg.solve: x2 must have shape (M,) or (..., M, K) with M = {m} (from x1 of "
+            f"shape {a1.shape}), got shape {a2.shape}"
+        )
+    batch = broadcast_shapes("linalg.solve (stack dimensions)", a1.shape[:-2], a2.shape[:-2])
+    pt = _pt(be)
+    a1 = _as(be, pt.broadcast_to(a1, batch + a1.shape[-2:]), rd)
+    a2 = _as(be, pt.broadcast_to(a2, batch + a2.shape[-2:]), rd)
+    if a1.size == 0 or a2.size == 0:
+        res = pt.zeros(
+            batch + a2.shape[-2:], dtype=rd, usm_type=a1.usm_type, sycl_queue=a1.sycl_queue
+        )
+    else:
+        res = _as(be, _onemkl.linalg("solve", pt.asarray(a1, copy=True),
+                                     pt.asarray(a2, copy=True)), rd)
+    if vector:
+        res = pt.reshape(res, batch + (m,))
+    return wrap_with(be, res)
+
+
+def _pow2_scale(be: Any, a: Any) -> Any:
+    """Per-matrix power-of-two scale ``s`` (shape ``(..., 1, 1)``, real) with
+    ``max|a/s|`` in ``[0.5, 1)``; 1 for zero or non-finite matrices.  Dividing by a
+    power of two is exact, and keeps LAPACK away from overflow and underflow."""
+    pt = _pt(be)
+    rd = _REAL_OF[a.dtype]
+    amax = pt.max(pt.abs(a), axis=(-2, -1), keepdims=True)
+    ok = pt.logical_and(pt.isfinite(amax), pt.greater(amax, 0))
+    safe = pt.where(ok, amax, pt.ones_like(amax))
+    e = pt.floor(pt.log2(safe))
+    return _as(be, pt.exp2(pt.add(e, 1)), rd)
+
+
+def _svd_raw(be: Any, a: Any, full_matrices: bool, compute_uv: bool) -> Any:
+    pt = _pt(be)
+    rd = _REAL_OF[a.dtype]
+    m, n = a.shape[-2:]
+    batch = a.shape[:-2]
+    k = min(m, n)
+    if a.size == 0:
+        s = pt.zeros(batch + (k,), dtype=rd, usm_type=a.usm_type, sycl_queue=a.sycl_queue)
+        if not compute_uv:
+            return s
+        mu, nv = (m, n) if full_matrices else (k, k)
+        u = _identity_stack(be, a, batch + (m, m), a.dtype)[..., :, :mu]
+        vh = _identity_stack(be, a, batch + (n, n), a.dtype)[..., :nv, :]
+        return pt.asarray(u, copy=True), s, pt.asarray(vh, copy=True)
+    scale = _pow2_scale(be, a)
+    scaled = pt.divide(a, _as(be, scale, a.dtype))
+    if not compute_uv:
+        s = _onemkl.linalg("svd", scaled, compute_uv=False)
+        return _as(be, pt.multiply(_as(be, s, rd), pt.reshape(scale, batch + (1,))), rd)
+    u, s, vh = _onemkl.linalg("svd", scaled, full_matrices=full_matrices)
+    s = _as(be, pt.multiply(_as(be, s, rd), pt.reshape(scale, batch + (1,))), rd)
+    return _as(be, u, a.dtype), s, _as(be, vh, a.dtype)
+
+
+def svd(x: usm_ndarray, /, *, full_matrices: bool = True) -> SVDResult:
+    """Singular value decomposition ``x = U @ diag(S) @ Vh`` of each matrix; ``S`` sorted
+    descending, real.  ``full_matrices=False`` gives ``U (..., M, K)``, ``Vh (..., K,
+    N)`` with ``K = min(M, N)``."""
+    be, a = _floating(x, "svd")
+    _matrices(a, "svd")
+    full_matrices = _bool_arg(full_matrices, "svd", "full_matrices")
+    u, s, vh = _svd_raw(be, a, full_matrices, True)
+    return SVDResult(wrap_with(be, u), wrap_with(be, s), wrap_with(be, vh))
+
+
+def svdvals(x: usm_ndarray, /) -> usm_ndarray:
+    """Singular values of each matrix, sorted descending; shape ``(..., min(M, N))``."""
+    be, a = _floating(x, "svdvals")
+    _matrices(a, "svdvals")
+    return wrap_with(be, _svd_raw(be, a, False, False))
+
+
+def qr(x: usm_ndarray, /, *, mode: str = "reduced") -> QRResult:
+    """QR decomposition of each matrix: ``mode="reduced"`` gives ``Q (..., M, K)`` and
+    ``R (..., K, N)``; ``"complete"`` gives ``Q (..., M, M)`` and ``R (..., M, N)``."""
+    be, a = _floating(x, "qr")
+    _matrices(a, "qr")
+    if mode not in ("reduced", "complete") or not isinstance(mode, str):
+        raise ValueError(f"linalg.qr: mode must be 'reduced' or 'complete', got {mode!r}")
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    batch = a.shape[:-2]
+    pt = _pt(be)
+    if a.size == 0:
+        qc = m if mode == "complete" else k
+        q = pt.asarray(_identity_stack(be, a, batch + (m, m), a.dtype)[..., :, :qc], copy=True)
+        r = pt.zeros(batch + (qc, n), dtype=a.dtype, usm_type=a.usm_type,
+                     sycl_queue=a.sycl_queue)
+        return QRResult(wrap_with(be, q), wrap_with(be, r))
+    q, r = _onemkl.linalg("qr", a, mode=mode)
+    return QRResult(wrap_with(be, _as(be, q, a.dtype)),
+                    wrap_with(be, pt.triu(_as(be, r, a.dtype))))
+
+
+def eigh(x: usm_ndarray, /) -> EighResult:
+    """Eigenvalues (ascending, real) and orthonormal eigenvectors (columns) of each
+    real symmetric or complex Hermitian matrix; only the lower triangle is read."""
+    be, a = _floating(x, "eigh")
+    _square(a, "eigh")
+    rd = _REAL_OF[a.dtype]
+    if a.size == 0:
+        pt = _pt(be)
+        w = pt.zeros(a.shape[:-1], dtype=rd, usm_type=a.usm_type, sycl_queue=a.sycl_queue)
+        return EighResult(wrap_with(be, w), wrap_with(be, pt.zeros_like(a)))
+    w, v = _onemkl.linalg("eigh", a)
+    return EighResult(wrap_with(be, _as(be, w, rd)), wrap_with(be, _as(be, v, a.dtype)))
+
+
+def eigvalsh(x: usm_ndarray, /) -> usm_ndarray:
+    """Eigenvalues (ascending, real) of each real symmetric or complex Hermitian matrix."""
+    be, a = _floating(x, "eigvalsh")
+    _square(a, "eigvalsh")
+    rd = _REAL_OF[a.dtype]
+    if a.size == 0:
+        return wrap_with(be, _pt(be).zeros(a.shape[:-1], dtype=rd, usm_type=a.usm_type,
+                                           sycl_queue=a.sycl_queue))
+    return wrap_with(be, _as(be, _onemkl.linalg("eigvalsh", a), rd))
+
+
+def eig(x: usm_ndarray, /) -> EigResult:
+    """Eigenvalues and right eigenvectors (unit-norm columns) of each square matrix;
+    both complex of the precision of ``x``.  :class:`LinAlgError` for non-finite input
+    or if the QR iteration does not converge."""
+    be, a = _floating(x, "eig")
+    _square(a, "eig")
+    cd = _COMPLEX_OF[a.dtype]
+    if a.size == 0:
+        pt = _pt(be)
+        w = pt.zeros(a.shape[:-1], dtype=cd, usm_type=a.usm_type, sycl_queue=a.sycl_queue)
+        return EigResult(wrap_with(be, w), wrap_with(be, pt.zeros(a.shape, dtype=cd,
+                         usm_type=a.usm_type, sycl_queue=a.sycl_queue)))
+    w, v = _onemkl.eig(a, vectors=True)
+    return EigResult(wrap_with(be, _as(be, w, cd)), wrap_with(be, _as(be, v, cd)))
+
+
+def eigvals(x: usm_ndarray, /) -> usm_ndarray:
+    """Eigenvalues of each square matrix, complex of the precision of ``x``."""
+    be, a = _floating(x, "eigvals")
+    _square(a, "eigvals")
+    cd = _COMPLEX_OF[a.dtype]
+    if a.size == 0:
+        return wrap_with(be, _pt(be).zeros(a.shape[:-1], dtype=cd, usm_type=a.usm_type,
+                                           sycl_queue=a.sycl_queue))
+    return wrap_with(be, _as(be, _onemkl.eig(a, vectors=False), cd))
+
+
+# ---- built on the decompositions -------------------------------------------------------------
+def _rtol(rtol: Any, x: usm_ndarray, a: Any, fname: str) -> tuple[Any, Any]:
+    """(relative tolerance as a Python float or a raw array of shape (..., 1), dtype)."""
+    rd = _REAL_OF[a.dtype]
+    if rtol is None:
+        return max(a.shape[-2:]) * float(np.finfo(rd).eps), rd
+    if type(rtol) in (int, float):
+        return float(rtol), rd
+    if type(rtol) is not usm_ndarray:
+        raise TypeError(
+            f"linalg.{fname}: rtol must be None, a float or an array of real floating "
+            f"dtype, got {type(rtol).__name__}"
+        )
+    same_device(f"linalg.{fname}", x, rtol)
+    r = rtol._arr
+    if r.dtype not in dt.REAL_FLOATING:
+        raise TypeError(
+            f"linalg.{fname}: an rtol array must have a real floating-point dtype, got "
+            f"{r.dtype}"
+        )
+    batch = a.shape[:-2]
+    if broadcast_shapes(f"linalg.{fname} (rtol against the stack)", r.shape, batch) != batch:
+        raise ValueError(
+            f"linalg.{fname}: rtol of shape {r.shape} must broadcast to the stack shape "
+            f"{batch} of x (shape {a.shape})"
+        )
+    d = dt.promote(rd, r.dtype, f"linalg.{fname}")
+    return _pt(x._be).reshape(_as(x._be, r, d), r.shape + (1,)), d
+
+
+def matrix_rank(x: usm_ndarray, /, *, rtol: float | usm_ndarray | None = None) -> usm_ndarray:
+    """Number of singular values greater than ``rtol * largest singular value`` for
+    each matrix (default ``rtol = max(M, N) * eps``); default integer dtype."""
+    be, a = _floating(x, "matrix_rank")
+    _matrices(a, "matrix_rank")
+    pt = _pt(be)
+    tol, d = _rtol(rtol, x, a, "matrix_rank")
+    batch = a.shape[:-2]
+    if min(a.shape[-2:]) == 0:
+        return wrap_with(be, _full(be, a, batch, 0, dt.int64))
+    s = _as(be, _svd_raw(be, a, False, False), d)
+    smax = pt.max(s, axis=-1, keepdims=True)
+    cutoff = pt.multiply(smax, tol)
+    big = pt.greater(s, cutoff)
+    return wrap_with(be, _as(be, pt.sum(_as(be, big, dt.int64), axis=-1), dt.int64))
+
+
+def pinv(x: usm_ndarray, /, *, rtol: float | usm_ndarray | None = None) -> usm_ndarray:
+    """Moore-Penrose pseudo-inverse of each matrix (shape ``(..., N, M)``) from the SVD,
+    treating singular values ``<= rtol * largest`` as zero (default ``rtol = max(M,
+    N) * eps``)."""
+    be, a = _floating(x, "pinv")
+    _matrices(a, "pinv")
+    pt = _pt(be)
+    tol, d = _rtol(rtol, x, a, "pinv")
+    m, n = a.shape[-2:]
+    batch = a.shape[:-2]
+    if a.size == 0:
+        return wrap_with(be, pt.zeros(batch + (n, m), dtype=a.dtype, usm_type=a.usm_type,
+                                      sycl_queue=a.sycl_queue))
+    u, s, vh = _svd_raw(be, a, False, True)
+    sd = _as(be, s, d)
+    cutoff = pt.multiply(pt.max(sd, axis=-1, keepdims=True), tol)
+    keep = pt.greater(sd, cutoff)
+    sinv = pt.where(keep, pt.divide(1, pt.where(keep, sd, pt.ones_like(sd))), 0)
+    sinv = _as(be, sinv, s.dtype)
+    # pinv = Vh^H @ diag(1/s) @ U^H
+    vs = pt.multiply(pt.conj(vh).mT if a.dtype in dt.COMPLEX_FLOATING else vh.mT,
+                     _as(be, pt.expand_dims(sinv, axis=-2), a.dtype))
+    uh = pt.conj(u).mT if a.dtype in dt.COMPLEX_FLOATING else u.mT
+    return wrap_with(be, _as(be, pt.matmul(vs, uh), a.dtype))
+
+
+def matrix_power(x: usm_ndarray, n: int, /) -> usm_ndarray:
+    """``x`` raised to the integer power ``n`` by repeated squaring; ``n = 0`` gives
+    identity matrices and ``n < 0`` powers of the inverse (:class:`LinAlgError` when a
+    matrix is singular)."""
+    be, a = _floating(x, "matrix_power")
+    _square(a, "matrix_power")
+    n = _int_arg(n, "matrix_power", "n")
+    pt = _pt(be)
+    if n == 0:
+        return wrap_with(be, _identity_stack(be, a, a.shape, a.dtype))
+    if n < 0:
+        a = inv(x)._arr
+        n = -n
+    if a.size == 0 or n == 1:
+        return wrap_with(be, pt.asarray(a, copy=True))
+    result = None
+    base = a
+    while True:
+        if n & 1:
+            result = base if result is None else pt.matmul(result, base)
+        n >>= 1
+        if not n:
+            break
+        base = pt.matmul(base, base)
+    return wrap_with(be, _as(be, result, a.dtype))
+
+
+# ---- elementwise-built functions ------------------------------------------------------------
+def diagonal(x: usm_ndarray, /, *, offset: int = 0) -> usm_ndarray:
+    """The ``offset`` diagonal of each matrix (``offset > 0`` above, ``< 0`` below the
+    main diagonal), as a new array of shape ``(..., k)``; any dtype."""
+    check_array(x, "linalg.diagonal")
+    be, a = x._be, x._arr
+    _matrices(a, "diagonal")
+    offset = _int_arg(offset, "diagonal", "offset")
+    return wrap_with(be, _diagonal_raw(be, a, offset))
+
+
+def _diagonal_raw(be: Any, a: Any, offset: int) -> Any:
+    pt = _pt(be)
+    m, n = a.shape[-2:]
+    batch = a.shape[:-2]
+    if offset >= 0:
+        k = max(0, min(m, n - offset))
+        start = offset
+    else:
+        k = max(0, min(m + offset, n))
+        start = -offset * n
+    if k == 0 or math.prod(batch) == 0:
+        return pt.empty(batch + (k,), dtype=a.dtype, usm_type=a.usm_type,
+                        sycl_queue=a.sycl_queue)
+    flat = pt.reshape(a, batch + (m * n,))
+    view = flat[..., start: start + (k - 1) * (n + 1) + 1: n + 1]
+    return pt.asarray(view, copy=True)
+
+
+def trace(x: usm_ndarray, /, *, offset: int = 0, dtype: Any = None) -> usm_ndarray:
+    """Sum of the ``offset`` diagonal of each matrix.  With ``dtype=None`` the result has
+    ``x``'s dtype, except that signed (unsigned) integers narrower than 64 bits
+    accumulate in int64 (uint64)."""
+    be, a = _numeric(x, "trace")
+    _matrices(a, "trace")
+    offset = _int_arg(offset, "trace", "offset")
+    d = a.dtype
+    if dtype is None:
+        if d in dt.SIGNED:
+            rdt = dt.int64
+        elif d in dt.UNSIGNED:
+            rdt = dt.uint64
+        else:
+            rdt = d
+    else:
+        rdt = dt.check_dtype(dtype)
+        if rdt not in dt.NUMERIC:
+            raise TypeError(f"linalg.trace: dtype must be a numeric dtype, got {rdt}")
+        if (d in dt.COMPLEX_FLOATING and rdt not in dt.COMPLEX_FLOATING) or (
+            d in dt.REAL_FLOATING and rdt in dt.INTEGER
+        ):
+            raise TypeError(
+                f"linalg.trace: dtype={rdt} would discard part of x's {d} values; use a "
+                f"dtype of the same kind as {d} or wider"
+            )
+    diag = _as(be, _diagonal_raw(be, a, offset), rdt)
+    return wrap_with(be, _as(be, _pt(be).sum(diag, axis=-1, dtype=rdt), rdt))
+
+
+def outer(x1: usm_ndarray, x2: usm_ndarray, /) -> usm_ndarray:
+    """Outer product of two 1-D arrays: shape ``(N, M)``, promoted dtype."""
+    be, a1, a2, rd = binary_numeric("linalg.outer", x1, x2)
+    if a1.ndim != 1 or a2.ndim != 1:
+        raise ValueError(
+            f"linalg.outer: both operands must be 1-D, got shapes {a1.shape} and {a2.shape}"
+        )
+    pt = _pt(be)
+    res = pt.multiply(pt.reshape(a1, (a1.shape[0], 1)), pt.reshape(a2, (1, a2.shape[0])))
+    return wrap_with(be, _as(be, res, rd))
+
+
+def cross(x1: usm_ndarray, x2: usm_ndarray, /, *, axis: int = -1) -> usm_ndarray:
+    """Cross product of 3-element vectors along ``axis`` (negative; the axis does not
+    broadcast, the other dimensions do); promoted dtype."""
+    be, a1, a2, rd = binary_numeric("linalg.cross", x1, x2)
+    axis = _int_arg(axis, "cross", "axis")
+    nd = min(a1.ndim, a2.ndim)
+    if nd == 0:
+        raise ValueError("linalg.cross: operands must be at least 1-D")
+    if axis >= 0:
+        raise ValueError(
+            f"linalg.cross: axis must be a negative integer in [-{nd}, -1], got {axis}"
+        )
+    if axis < -nd:
+        raise IndexError(
+            f"linalg.cross: axis {axis} is out of range for operands of shapes {a1.shape} "
+            f"and {a2.shape} (allowed: -{nd} .. -1)"
+        )
+    if a1.shape[axis] != 3 or a2.shape[axis] != 3:
+        raise ValueError(
+            f"linalg.cross: both operands must have size 3 along axis {axis}, got shapes "
+            f"{a1.shape} and {a2.shape}"
+        )
+    rest1 = a1.shape[:axis] + a1.shape[axis:][1:]
+    rest2 = a2.shape[:axis] + a2.shape[axis:][1:]
+    broadcast_shapes("linalg.cross (non-compute dimensions)", rest1, rest2)
+    pt = _pt(be)
+    b1 = pt.moveaxis(a1, axis, -1)
+    b2 = pt.moveaxis(a2, axis, -1)
+    u = [b1[..., i] for i in range(3)]
+    v = [b2[..., i] for i in range(3)]
+    comps = [
+        pt.subtract(pt.multiply(u[1], v[2]), pt.multiply(u[2], v[1])),
+        pt.subtract(pt.multiply(u[2], v[0]), pt.multiply(u[0], v[2])),
+        pt.subtract(pt.multiply(u[0], v[1]), pt.multiply(u[1], v[0])),
+    ]
+    res = pt.moveaxis(pt.stack(comps, axis=-1), -1, axis)
+    return wrap_with(be, _as(be, res, rd))
+
+
+def matrix_norm(
+    x: usm_ndarray, /, *, keepdims: bool = False, ord: Any = "fro"  # noqa: A002
+) -> usm_ndarray:
+    """Matrix norm of each matrix: ``'fro'`` (default), ``'nuc'``, ``1``/``-1`` (max/min
+    absolute column sum), ``inf``/``-inf`` (max/min absolute row sum), ``2``/``-2``
+    (largest/smallest singular value); real dtype of ``x``'s precision."""
+    be, a = _floating(x, "matrix_norm")
+    _matrices(a, "matrix_norm")
+    keepdims = _bool_arg(keepdims, "matrix_norm", "keepdims")
+    if isinstance(ord, str):
+        valid = ord in ("fro", "nuc")
+    else:
+        valid = type(ord) in (int, float) and ord in (1, -1, 2, -2, math.inf, -math.inf)
+    if not valid:
+        raise ValueError(
+            f"linalg.matrix_norm: ord must be one of 'fro', 'nuc', 1, -1, 2, -2, inf, -inf; "
+            f"got {ord!r}"
+        )
+    pt = _pt(be)
+    rd = _REAL_OF[a.dtype]
+    absx = _as(be, pt.abs(a), rd)
+    batch = a.shape[:-2]
+    if ord == "fro":
+        res = pt.reduce_hypot(absx, axis=(-2, -1))
+    elif ord in ("nuc", 2, -2):
+        s = _svd_raw(be, a, False, False)
+        if ord == "nuc":
+            res = pt.sum(s, axis=-1)
+        elif ord == 2:
+            res = _amax(be, s, -1)
+        else:
+            res = _amin(be, s, -1)
+    elif ord in (1, -1):
+        col = pt.sum(absx, axis=-2)
+        res = _amax(be, col, -1) if ord == 1 else _amin(be, col, -1)
+    else:
+        row = pt.sum(absx, axis=-1)
+        res = _amax(be, row, -1) if ord > 0 else _amin(be, row, -1)
+    res = _as(be, res, rd)
+    if keepdims:
+        res = pt.reshape(res, batch + (1, 1))
+    return wrap_with(be, res)
+
+
+def vector_norm(
+    x: usm_ndarray,
+    /,
+    *,
+    axis: int | tuple[int, ...] | None = None,
+    keepdims: bool = False,
+    ord: int | float = 2,  # noqa: A002
+) -> usm_ndarray:
+    """Vector p-norm over ``axis`` (all axes when None): ``ord`` any int or float,
+    including ``inf``, ``-inf``, ``0`` (count of nonzeros) and negative or fractional
+    orders; real dtype of ``x``'s precision."""
+    be, a = _floating(x, "vector_norm")
+    keepdims = _bool_arg(keepdims, "vector_norm", "keepdims")
+    if isinstance(ord, bool) or type(ord) not in (int, float) or math.isnan(ord):
+        raise ValueError(
+            f"linalg.vector_norm: ord must be an int or a float (inf and -inf included), "
+            f"got {ord!r}"
+        )
+    nd = a.ndim
+    if axis is None:
+        axes = tuple(range(nd))
+    else:
+        seq = axis if isinstance(axis, tuple) else (axis,)
+        if not isinstance(axis, tuple):
+            _int_arg(axis, "vector_norm", "axis")
+        axes = []
+        for ax in seq:
+            ax = _int_arg(ax, "vector_norm", "each axis")
+            if not -nd <= ax < nd:
+                raise IndexError(
+                    f"linalg.vector_norm: axis {ax} is out of range for an array of {nd} "
+                    f"dimensions (allowed: {-nd} .. {nd - 1})"
+                )
+            axes.append(ax % nd)
+        if len(set(axes)) != len(axes):
+            raise ValueError(f"linalg.vector_norm: repeated axis in {axis}")
+        axes = tuple(axes)
+    pt = _pt(be)
+    rd = _REAL_OF[a.dtype]
+    absx = _as(be, pt.abs(a), rd)
+    if not axes:  # nothing reduced: the norm of each one-element "vector"
+        res = _as(be, pt.not_equal(absx, 0), rd) if ord == 0 else absx
+        return wrap_with(be, pt.asarray(res, copy=True) if res is absx else res)
+    kw = {"axis": axes, "keepdims": keepdims}
+    if ord == 2:
+        res = pt.reduce_hypot(absx, **kw)
+    elif ord == 1:
+        res = pt.sum(absx, **kw)
+    elif ord == math.inf:
+        res = _amax(be, absx, axes, keepdims)
+    elif ord == -math.inf:
+        res = _amin(be, absx, axes, keepdims)
+    elif ord == 0:
+        res = pt.sum(_as(be, pt.not_equal(absx, 0), rd), **kw)
+    elif ord > 0:
+        # scale by the largest magnitude so that |x|**ord neither overflows nor underflows
+        big = _amax(be, absx, axes, True)
+        big = pt.where(pt.greater(big, 0), big, pt.ones_like(big))
+        big = pt.where(pt.isfinite(big), big, pt.ones_like(big))
+        p = float(ord)
+        ssum = pt.sum(pt.pow(pt.divide(absx, big), p), **kw)
+        root = pt.pow(ssum, 1.0 / p)
+        scale = big if keepdims else pt.reshape(big, root.shape)
+        res = pt.multiply(root, scale)
+    else:
+        p = float(ord)
+        ssum = pt.sum(pt.pow(absx, p), **kw)
+        res = pt.pow(ssum, 1.0 / p)
+    return wrap_with(be, _as(be, res, rd))
