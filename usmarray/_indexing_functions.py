@@ -1,3 +1,77 @@
-"""(being written)"""
+"""Indexing functions (array API 2025.12): take, take_along_axis.
 
-__all__: list[str] = []
+Negative indices count from the end.  Out-of-bounds indices are not checked (the
+standard leaves them unspecified); the provider's "wrap" mode applies.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import _dtypes as dt
+from ._array import usm_ndarray, wrap_with
+from ._helpers import check_array, normalize_axis, same_device
+
+__all__ = ["take", "take_along_axis"]
+
+_INDEX = dt.int64
+
+
+def _indices(x: usm_ndarray, indices: Any, fname: str) -> Any:
+    check_array(x, fname)
+    check_array(indices, fname, "indices")
+    same_device(fname, x, indices)
+    i = indices._arr
+    if i.dtype not in dt.INTEGER:
+        raise TypeError(f"{fname}: indices must have an integer dtype, got {i.dtype}")
+    if i.dtype in dt.UNSIGNED:
+        i = x._be.astype(i, _INDEX)  # the provider's wrap mode needs signed indices
+    return i
+
+
+def take(x: usm_ndarray, indices: usm_ndarray, /, *, axis: int | None = None) -> usm_ndarray:
+    """Elements of ``x`` at the 1-D integer ``indices`` along ``axis`` (optional for
+    1-D x only)."""
+    i = _indices(x, indices, "take")
+    a = x._arr
+    if i.ndim != 1:
+        raise ValueError(f"take: indices must be 1-D, got shape {i.shape}")
+    if axis is None:
+        if a.ndim != 1:
+            raise ValueError(
+                f"take: axis is required for an array of {a.ndim} dimensions "
+                "(it may be omitted for 1-D arrays only)"
+            )
+        ax = 0
+    else:
+        ax = normalize_axis(axis, a.ndim, "take")
+    be = x._be
+    if a.shape[ax] == 0 and i.shape[0]:
+        raise IndexError(f"take: cannot take from the empty axis {ax} of shape {a.shape}")
+    return wrap_with(be, be.take(a, i, axis=ax))
+
+
+def take_along_axis(x: usm_ndarray, indices: usm_ndarray, /, *, axis: int = -1) -> usm_ndarray:
+    """Elements of ``x`` at ``indices`` along ``axis``; the other axes of ``x`` and
+    ``indices`` broadcast against each other."""
+    i = _indices(x, indices, "take_along_axis")
+    a = x._arr
+    ax = normalize_axis(axis, a.ndim, "take_along_axis")
+    if i.ndim != a.ndim:
+        raise ValueError(
+            f"take_along_axis: indices must have as many dimensions as x ({a.ndim}), "
+            f"got shape {i.shape}"
+        )
+    xs, js = a.shape, i.shape
+    for k in range(a.ndim):
+        if k != ax and xs[k] != js[k] and xs[k] != 1 and js[k] != 1:
+            raise ValueError(
+                f"take_along_axis: x of shape {xs} and indices of shape {js} are not "
+                f"broadcast-compatible outside axis {ax}"
+            )
+    be = x._be
+    if xs[ax] == 0 and js[ax]:
+        raise IndexError(
+            f"take_along_axis: cannot take from the empty axis {ax} of shape {xs}"
+        )
+    return wrap_with(be, be.take_along_axis(a, i, axis=ax))

@@ -1,3 +1,432 @@
-"""(being written)"""
+"""Manipulation functions (array API 2025.12).
 
-__all__: list[str] = []
+Views are made by indexing the raw array wherever the result is a view
+(expand_dims, flip, squeeze, unstack); the provider's kernels do the copies.
+Axis errors are IndexError, shape and repeated-axis errors ValueError, dtype
+errors TypeError.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+from . import _dtypes as dt
+from ._array import usm_ndarray, wrap_with
+from ._helpers import check_array, normalize_axis, same_device
+
+__all__ = [
+    "broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat", "expand_dims",
+    "flip", "moveaxis", "permute_dims", "repeat", "reshape", "roll", "squeeze",
+    "stack", "tile", "unstack",
+]
+
+_PROMOTION = dt.PROMOTION_TABLE
+_ALL = slice(None)
+_REVERSE = slice(None, None, -1)
+
+
+# ---- shared helpers (also used by the other namespace modules) -------------------------
+def axes_tuple(axis: Any, ndim: int, fname: str) -> tuple[int, ...]:
+    """An int or a tuple of ints -> normalized axes (in the given order); IndexError
+    when out of range, ValueError when repeated."""
+    if type(axis) is tuple:
+        axes = tuple([normalize_axis(a, ndim, fname) for a in axis])
+        if len(set(axes)) != len(axes):
+            raise ValueError(f"{fname}: repeated axis in axis={axis}")
+        return axes
+    if type(axis) is int or isinstance(axis, int) and not isinstance(axis, bool):
+        return (normalize_axis(axis, ndim, fname),)
+    raise TypeError(
+        f"{fname}: axis must be an int or a tuple of ints, got {type(axis).__name__}"
+    )
+
+
+def int_tuple(value: Any, fname: str, argname: str) -> tuple[int, ...]:
+    """A tuple of Python ints (bools refused)."""
+    if type(value) is not tuple:
+        raise TypeError(
+            f"{fname}: {argname} must be a tuple of ints, got {type(value).__name__}"
+        )
+    for v in value:
+        if type(v) is not int:
+            if isinstance(v, bool) or not hasattr(v, "__index__"):
+                raise TypeError(
+                    f"{fname}: {argname} must contain ints only, got {v!r} in {value!r}"
+                )
+            return tuple(operator.index(e) for e in value)
+    return value
+
+
+def common_dtype(arrays: list[usm_ndarray], fname: str) -> Any:
+    d = arrays[0]._arr.dtype
+    for a in arrays[1:]:
+        d2 = a._arr.dtype
+        if d2 is not d:
+            r = _PROMOTION.get((d, d2))
+            if r is None:
+                dt.promote(d, d2, fname)
+            d = r
+    return d
+
+
+def _array_sequence(arrays: Any, fname: str) -> list[usm_ndarray]:
+    if type(arrays) is not tuple and type(arrays) is not list:
+        raise TypeError(
+            f"{fname}: arrays must be a tuple or list of arrays, got {type(arrays).__name__}"
+        )
+    if not arrays:
+        raise ValueError(f"{fname}: needs at least one array")
+    for i, a in enumerate(arrays):
+        if type(a) is not usm_ndarray:
+            raise TypeError(
+                f"{fname}: arrays[{i}] must be a usmarray.usm_ndarray, got "
+                f"{type(a).__name__}; convert it with usmarray.asarray()"
+            )
+    if len(arrays) > 1:
+        same_device(fname, *arrays)
+    return list(arrays)
+
+
+def _cast_all(be: Any, arrays: list[usm_ndarray], d: Any) -> list[Any]:
+    return [a._arr if a._arr.dtype is d else be.astype(a._arr, d) for a in arrays]
+
+
+# ---- broadcasting ---------------------------------------------------------------------------
+def broadcast_shape_of(shapes: Any, fname: str) -> tuple[int, ...]:
+    ndim = max(len(s) for s in shapes)
+    out = [1] * ndim
+    for s in shapes:
+        off = ndim - len(s)
+        for i, n in enumerate(s):
+            m = out[off + i]
+            if n != m:
+                if m == 1:
+                    out[off + i] = n
+                elif n != 1:
+                    raise ValueError(
+                        f"{fname}: shapes {' and '.join(map(str, shapes))} are not "
+                        "broadcast-compatible (each dimension must be equal or 1)"
+                    )
+    return tuple(out)
+
+
+def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape that broadcasting ``shapes`` against one another gives; () for none."""
+    if not shapes:
+        return ()
+    checked = []
+    for s in shapes:
+        s = int_tuple(tuple(s) if type(s) is list else s, "broadcast_shapes", "each shape")
+        for n in s:
+            if n < 0:
+                raise ValueError(f"broadcast_shapes: negative dimension in shape {s}")
+        checked.append(s)
+    return broadcast_shape_of(checked, "broadcast_shapes")
+
+
+def broadcast_arrays(*arrays: usm_ndarray) -> tuple[usm_ndarray, ...]:
+    """Views of ``arrays`` broadcast to one shape (a tuple, as in 2025.12)."""
+    if not arrays:
+        return ()
+    for i, a in enumerate(arrays):
+        check_array(a, "broadcast_arrays", f"arrays[{i}]")
+    if len(arrays) > 1:
+        same_device("broadcast_arrays", *arrays)
+    shape = broadcast_shape_of([a._arr.shape for a in arrays], "broadcast_arrays")
+    be = arrays[0]._be
+    return tuple(
+        a if a._arr.shape == shape else wrap_with(be, be.broadcast_to(a._arr, shape))
+        for a in arrays
+    )
+
+
+def broadcast_to(x: usm_ndarray, /, shape: tuple[int, ...]) -> usm_ndarray:
+    """A view of ``x`` broadcast to ``shape``."""
+    check_array(x, "broadcast_to")
+    shape = int_tuple(shape, "broadcast_to", "shape")
+    a = x._arr
+    xs = a.shape
+    off = len(shape) - len(xs)
+    ok = off >= 0 and all(n >= 0 for n in shape)
+    if ok:
+        for i, n in enumerate(xs):
+            if n != 1 and n != shape[off + i]:
+                ok = False
+                break
+    if not ok:
+        raise ValueError(
+            f"broadcast_to: an array of shape {xs} cannot be broadcast to shape {shape}"
+        )
+    return wrap_with(x._be, x._be.broadcast_to(a, shape))
+
+
+# ---- joining and splitting ------------------------------------------------------------------
+def concat(arrays: Any, /, *, axis: int | None = 0) -> usm_ndarray:
+    """Join arrays along an existing axis (``axis=None``: flatten first), with the
+    standard's type promotion."""
+    arrs = _array_sequence(arrays, "concat")
+    d = common_dtype(arrs, "concat")
+    be = arrs[0]._be
+    raws = _cast_all(be, arrs, d)
+    if axis is None:
+        flat = [r if r.ndim == 1 else be.reshape(r, (r.size,)) for r in raws]
+        return wrap_with(be, be.concat(flat, axis=0))
+    first = raws[0].shape
+    ndim = len(first)
+    if ndim == 0:
+        raise ValueError("concat: 0-D arrays cannot be joined along an axis; use axis=None")
+    ax = normalize_axis(axis, ndim, "concat")
+    for i, r in enumerate(raws[1:], 1):
+        s = r.shape
+        if len(s) != ndim or any(s[k] != first[k] for k in range(ndim) if k != ax):
+            raise ValueError(
+                f"concat: arrays[{i}] has shape {s}, arrays[0] has shape {first}; shapes "
+                f"must agree except along axis {ax}"
+            )
+    if len(raws) == 1:
+        return wrap_with(be, be.provider.copy(raws[0]) if raws[0] is arrs[0]._arr else raws[0])
+    return wrap_with(be, be.concat(raws, axis=ax))
+
+
+def stack(arrays: Any, /, *, axis: int = 0) -> usm_ndarray:
+    """Join arrays of one shape along a new axis, with the standard's type promotion."""
+    arrs = _array_sequence(arrays, "stack")
+    first = arrs[0]._arr.shape
+    for i, a in enumerate(arrs[1:], 1):
+        if a._arr.shape != first:
+            raise ValueError(
+                f"stack: arrays[{i}] has shape {a._arr.shape}, arrays[0] has shape {first}; "
+                "all arrays must have the same shape"
+            )
+    ax = normalize_axis(axis, len(first) + 1, "stack")
+    d = common_dtype(arrs, "stack")
+    be = arrs[0]._be
+    return wrap_with(be, be.stack(_cast_all(be, arrs, d), axis=ax))
+
+
+def unstack(x: usm_ndarray, /, *, axis: int = 0) -> tuple[usm_ndarray, ...]:
+    """Views of ``x`` split along ``axis``."""
+    check_array(x, "unstack")
+    a = x._arr
+    ax = normalize_axis(axis, a.ndim, "unstack")
+    be = x._be
+    lead = (_ALL,) * ax
+    return tuple(wrap_with(be, a[lead + (i,)]) for i in range(a.shape[ax]))
+
+
+# ---- shape changes --------------------------------------------------------------------------
+def expand_dims(x: usm_ndarray, /, axis: int | tuple[int, ...]) -> usm_ndarray:
+    """Insert singleton axes at ``axis`` (an int or, in 2025.12, a tuple of positions in
+    the expanded array)."""
+    check_array(x, "expand_dims")
+    a = x._arr
+    n_new = len(axis) if type(axis) is tuple else 1
+    m = a.ndim + n_new
+    new = axes_tuple(axis, m, "expand_dims")
+    key = tuple([None if i in new else _ALL for i in range(m)])
+    return wrap_with(x._be, a[key])
+
+
+def squeeze(x: usm_ndarray, /, axis: int | tuple[int, ...]) -> usm_ndarray:
+    """Remove the singleton axes ``axis``; ValueError if one is not of size 1."""
+    check_array(x, "squeeze")
+    a = x._arr
+    shape = a.shape
+    axes = axes_tuple(axis, a.ndim, "squeeze")
+    for ax in axes:
+        if shape[ax] != 1:
+            raise ValueError(
+                f"squeeze: axis {ax} has size {shape[ax]}; only axes of size 1 can be removed"
+            )
+    if not axes:
+        return wrap_with(x._be, a[...])
+    key = tuple([0 if i in axes else _ALL for i in range(a.ndim)])
+    return wrap_with(x._be, a[key])
+
+
+def flip(x: usm_ndarray, /, *, axis: int | tuple[int, ...] | None = None) -> usm_ndarray:
+    """Reverse the order of elements along ``axis`` (all axes when None)."""
+    check_array(x, "flip")
+    a = x._arr
+    if axis is None:
+        key = (_REVERSE,) * a.ndim
+    else:
+        axes = axes_tuple(axis, a.ndim, "flip")
+        key = tuple([_REVERSE if i in axes else _ALL for i in range(a.ndim)])
+    return wrap_with(x._be, a[key] if key else a[...])
+
+
+def permute_dims(x: usm_ndarray, /, axes: tuple[int, ...]) -> usm_ndarray:
+    """Permute the axes of ``x``; negative axes count from the end (2025.12)."""
+    check_array(x, "permute_dims")
+    a = x._arr
+    if type(axes) is not tuple:
+        raise TypeError(f"permute_dims: axes must be a tuple of ints, got {type(axes).__name__}")
+    if len(axes) != a.ndim:
+        raise ValueError(
+            f"permute_dims: axes {axes} has {len(axes)} entries; an array of {a.ndim} "
+            f"dimensions needs a permutation of {a.ndim} axes"
+        )
+    perm = axes_tuple(axes, a.ndim, "permute_dims")
+    return wrap_with(x._be, x._be.permute_dims(a, perm))
+
+
+def moveaxis(
+    x: usm_ndarray, source: int | tuple[int, ...], destination: int | tuple[int, ...], /
+) -> usm_ndarray:
+    """Move axes ``source`` to positions ``destination``, keeping the others in order."""
+    check_array(x, "moveaxis")
+    a = x._arr
+    nd = a.ndim
+    src = axes_tuple(source, nd, "moveaxis")
+    dst = axes_tuple(destination, nd, "moveaxis")
+    if len(src) != len(dst):
+        raise ValueError(
+            f"moveaxis: source {source} and destination {destination} must name the same "
+            "number of axes"
+        )
+    rest = [i for i in range(nd) if i not in src]
+    for d_, s_ in sorted(zip(dst, src, strict=True)):
+        rest.insert(d_, s_)
+    return wrap_with(x._be, x._be.permute_dims(a, tuple(rest)))
+
+
+def reshape(x: usm_ndarray, /, shape: tuple[int, ...], *, copy: bool | None = None) -> usm_ndarray:
+    """``x`` with a new shape (one entry may be -1); ``copy=False`` refuses to copy
+    (ValueError), ``copy=True`` always copies."""
+    check_array(x, "reshape")
+    if type(shape) is int:
+        shape = (shape,)
+    shape = int_tuple(shape, "reshape", "shape")
+    if copy is not None and copy is not True and copy is not False:
+        raise TypeError(f"reshape: copy must be True, False or None, got {copy!r}")
+    a = x._arr
+    size = a.size
+    known = 1
+    unknown = -1
+    for i, n in enumerate(shape):
+        if n == -1:
+            if unknown >= 0:
+                raise ValueError(f"reshape: shape {shape} has more than one -1")
+            unknown = i
+        elif n < 0:
+            raise ValueError(f"reshape: shape {shape} has a negative dimension")
+        else:
+            known *= n
+    if unknown >= 0:
+        if known == 0 or size % known:
+            raise ValueError(
+                f"reshape: cannot infer the -1 dimension of shape {shape} for an array "
+                f"of size {size}"
+            )
+        shape = shape[:unknown] + (size // known,) + shape[unknown + 1:]
+    elif known != size:
+        raise ValueError(
+            f"reshape: an array of size {size} (shape {a.shape}) cannot be reshaped to "
+            f"{shape} (size {known})"
+        )
+    be = x._be
+    if copy:
+        return wrap_with(be, be.reshape(be.provider.copy(a), shape))
+    try:
+        return wrap_with(be, be.reshape(a, shape, copy=copy))
+    except ValueError as exc:
+        raise ValueError(f"reshape: {exc}") from None
+
+
+def roll(
+    x: usm_ndarray,
+    /,
+    shift: int | tuple[int, ...],
+    *,
+    axis: int | tuple[int, ...] | None = None,
+) -> usm_ndarray:
+    """Shift elements along ``axis`` (flattened when None), wrapping around."""
+    check_array(x, "roll")
+    a = x._arr
+    be = x._be
+    if type(shift) is tuple:
+        shifts = int_tuple(shift, "roll", "shift")
+    elif type(shift) is int or isinstance(shift, int) and not isinstance(shift, bool):
+        shifts = None
+        shift = operator.index(shift)
+    else:
+        raise TypeError(f"roll: shift must be an int or a tuple of ints, got {type(shift).__name__}")
+    if axis is None:
+        if shifts is not None:
+            raise ValueError("roll: a tuple shift needs a tuple axis of the same length")
+        if a.size == 0:
+            return wrap_with(be, be.provider.copy(a))
+        return wrap_with(be, be.roll(a, shift, axis=None))
+    if type(axis) is tuple:
+        axes = tuple([normalize_axis(ax, a.ndim, "roll") for ax in axis])
+    else:
+        axes = (normalize_axis(axis, a.ndim, "roll"),)
+    if shifts is None:
+        shifts = (shift,) * len(axes)
+    elif len(shifts) != len(axes) or type(axis) is not tuple:
+        raise ValueError(
+            f"roll: shift {shift} and axis {axis} must be tuples of the same length"
+        )
+    total = [0] * a.ndim
+    for s, ax in zip(shifts, axes, strict=True):
+        total[ax] += s
+    used = tuple(i for i in range(a.ndim) if total[i] and a.shape[i])
+    if not used:
+        return wrap_with(be, be.provider.copy(a))
+    return wrap_with(be, be.roll(a, tuple(total[i] for i in used), axis=used))
+
+
+def repeat(x: usm_ndarray, repeats: int | usm_ndarray, /, *, axis: int | None = None) -> usm_ndarray:
+    """Repeat each element ``repeats`` times (an int, or an integer array of shape (1,)
+    or (S,)) along ``axis`` (the flattened array when None)."""
+    check_array(x, "repeat")
+    a = x._arr
+    be = x._be
+    if axis is None:
+        if a.ndim != 1:
+            a = be.reshape(a, (a.size,))
+        ax = 0
+    else:
+        ax = normalize_axis(axis, a.ndim, "repeat")
+    n = a.shape[ax]
+    if type(repeats) is usm_ndarray:
+        r = repeats._arr
+        same_device("repeat", x, repeats)
+        if r.dtype not in dt.INTEGER:
+            raise TypeError(f"repeat: a repeats array must have an integer dtype, got {r.dtype}")
+        if r.ndim != 1 or r.shape[0] not in (1, n):
+            raise ValueError(
+                f"repeat: a repeats array must have shape (1,) or ({n},), got {r.shape}"
+            )
+        if r.dtype is not dt.int64:
+            if r.dtype is dt.uint64 and r.size and be.to_host(be.max(r)) > 2**63 - 1:
+                raise ValueError("repeat: repeats are too large")
+            r = be.astype(r, dt.int64)
+        if r.shape[0] == 1:
+            rep = be.to_host(r)[0]
+            if rep < 0:
+                raise ValueError(f"repeat: repeats must be non-negative, got {rep}")
+            return wrap_with(be, be.repeat(a, int(rep), axis=ax))
+        try:
+            return wrap_with(be, be.repeat(a, r, axis=ax))
+        except ValueError as exc:
+            raise ValueError(f"repeat: {exc}") from None
+    if type(repeats) is not int:
+        raise TypeError(
+            f"repeat: repeats must be an int or an integer array, got {type(repeats).__name__}"
+        )
+    if repeats < 0:
+        raise ValueError(f"repeat: repeats must be non-negative, got {repeats}")
+    return wrap_with(be, be.repeat(a, repeats, axis=ax))
+
+
+def tile(x: usm_ndarray, repetitions: tuple[int, ...], /) -> usm_ndarray:
+    """Tile ``x`` ``repetitions[i]`` times along each axis (shapes padded with ones)."""
+    check_array(x, "tile")
+    reps = int_tuple(repetitions, "tile", "repetitions")
+    for r in reps:
+        if r < 0:
+            raise ValueError(f"tile: repetitions must be non-negative, got {reps}")
+    return wrap_with(x._be, x._be.tile(x._arr, reps))

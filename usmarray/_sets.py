@@ -1,3 +1,171 @@
-"""(being written)"""
+"""Set functions (array API 2025.12): isin, unique_all, unique_counts, unique_inverse,
+unique_values.
 
-__all__: list[str] = []
+Uniqueness is value equality: every NaN (and every complex value with a NaN
+component) is its own unique value with a count of one; -0 and +0 are one value.
+The provider already keeps NaNs distinct in ``values``/``counts`` but maps every NaN
+of ``x`` to one NaN entry in ``inverse_indices``; :func:`_distinct_nans` gives each
+NaN of ``x`` its own entry (and makes ``indices`` point at it).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from . import _dtypes as dt
+from ._array import usm_ndarray, wrap_with
+from ._data_type_functions import scalar_result_dtype
+from ._device import placement_error
+from ._statistical import check_bool, check_x
+
+__all__ = ["isin", "unique_all", "unique_counts", "unique_inverse", "unique_values"]
+
+_INDEX = dt.int64
+_PROMOTION = dt.PROMOTION_TABLE
+
+
+class UniqueAllResult(NamedTuple):
+    values: usm_ndarray
+    indices: usm_ndarray
+    inverse_indices: usm_ndarray
+    counts: usm_ndarray
+
+
+class UniqueCountsResult(NamedTuple):
+    values: usm_ndarray
+    counts: usm_ndarray
+
+
+class UniqueInverseResult(NamedTuple):
+    values: usm_ndarray
+    inverse_indices: usm_ndarray
+
+
+def _index(be: Any, r: Any) -> Any:
+    return r if r.dtype is _INDEX else be.astype(r, _INDEX)
+
+
+def _distinct_nans(be: Any, a: Any, values: Any, inverse: Any, indices: Any) -> Any:
+    """Point each NaN of ``a`` at its own NaN entry of ``values`` (in place for
+    ``values``/``indices``; returns the corrected inverse)."""
+    flat = a if a.ndim == 1 else be.reshape(a, (a.size,))
+    vmask = be.isnan(values)
+    (vpos,) = be.nonzero(vmask)
+    n = vpos.shape[0]
+    if n == 0:
+        return inverse
+    (xpos,) = be.nonzero(be.isnan(flat))
+    if xpos.shape[0] != n:  # pragma: no cover - the provider keeps NaNs distinct
+        return inverse
+    xpos = _index(be, xpos)
+    vpos = _index(be, vpos)
+    values[vpos] = be.take(flat, xpos)
+    if indices is not None:
+        indices[vpos] = xpos
+    inv = be.provider.copy(be.reshape(inverse, (inverse.size,)))
+    inv[xpos] = vpos
+    return be.reshape(inv, inverse.shape)
+
+
+def _unique_input(x: Any, fname: str) -> Any:
+    return check_x(x, fname, dt.ANY, "any")
+
+
+def unique_values(x: usm_ndarray, /) -> usm_ndarray:
+    """The unique elements of ``x`` (flattened), as a 1-D array."""
+    a = _unique_input(x, "unique_values")
+    be = x._be
+    return wrap_with(be, be.unique_values(a))
+
+
+def unique_counts(x: usm_ndarray, /) -> UniqueCountsResult:
+    """``(values, counts)``: the unique elements of ``x`` and how often each occurs."""
+    a = _unique_input(x, "unique_counts")
+    be = x._be
+    r = be.unique_counts(a)
+    return UniqueCountsResult(wrap_with(be, r.values), wrap_with(be, _index(be, r.counts)))
+
+
+def unique_inverse(x: usm_ndarray, /) -> UniqueInverseResult:
+    """``(values, inverse_indices)``: ``values[inverse_indices]`` rebuilds ``x``
+    (up to the sign of zeros); inverse_indices has x's shape."""
+    a = _unique_input(x, "unique_inverse")
+    be = x._be
+    r = be.unique_inverse(a)
+    values, inverse = r.values, _index(be, r.inverse_indices)
+    if a.dtype in dt.FLOATING and a.size:
+        inverse = _distinct_nans(be, a, values, inverse, None)
+    if inverse.shape != a.shape:
+        inverse = be.reshape(inverse, a.shape)
+    return UniqueInverseResult(wrap_with(be, values), wrap_with(be, inverse))
+
+
+def unique_all(x: usm_ndarray, /) -> UniqueAllResult:
+    """``(values, indices, inverse_indices, counts)``: the unique elements, the flat
+    index of each one's first occurrence, the inverse map and the counts."""
+    a = _unique_input(x, "unique_all")
+    be = x._be
+    r = be.unique_all(a)
+    values = r.values
+    indices = _index(be, r.indices)
+    inverse = _index(be, r.inverse_indices)
+    if a.dtype in dt.FLOATING and a.size:
+        if indices is r.indices:
+            indices = be.provider.copy(indices)
+        inverse = _distinct_nans(be, a, values, inverse, indices)
+    if inverse.shape != a.shape:
+        inverse = be.reshape(inverse, a.shape)
+    return UniqueAllResult(
+        wrap_with(be, values),
+        wrap_with(be, indices),
+        wrap_with(be, inverse),
+        wrap_with(be, _index(be, r.counts)),
+    )
+
+
+# ---- isin ---------------------------------------------------------------------------------
+def _isin_operand(obj: Any, argname: str) -> Any:
+    if type(obj) is usm_ndarray:
+        d = obj._arr.dtype
+        if d not in dt.INTEGER:
+            raise TypeError(
+                f"isin is defined for integer dtypes only, got {argname} of dtype {d}"
+            )
+        return obj._arr
+    if type(obj) is not int:
+        raise TypeError(
+            f"isin: {argname} must be a usmarray.usm_ndarray of integer dtype or a Python "
+            f"int, got {type(obj).__name__}"
+        )
+    return None
+
+
+def isin(x1: usm_ndarray | int, x2: usm_ndarray | int, /, *, invert: bool = False) -> usm_ndarray:
+    """For each element of ``x1``, whether it equals some element of ``x2`` (its
+    negation with ``invert=True``).  Integer dtypes; one side may be a Python int."""
+    check_bool(invert, "isin", "invert")
+    a1 = _isin_operand(x1, "x1")
+    a2 = _isin_operand(x2, "x2")
+    if a1 is not None:
+        be = x1._be
+        if a2 is not None:
+            if x2._be is not be or a2.sycl_queue != a1.sycl_queue:
+                raise placement_error("isin", x1.device, x2.device)
+            d1, d2 = a1.dtype, a2.dtype
+            d = _PROMOTION.get((d1, d2))
+            if d is None:
+                dt.promote(d1, d2, "isin")
+            if d1 is not d:
+                a1 = be.astype(a1, d)
+            if d2 is not d:
+                a2 = be.astype(a2, d)
+        else:
+            d = scalar_result_dtype(a1.dtype, x2, "isin")
+            a2 = be.full((), x2, dtype=d, usm_type=a1.usm_type, sycl_queue=a1.sycl_queue)
+    elif a2 is not None:
+        be = x2._be
+        d = scalar_result_dtype(a2.dtype, x1, "isin")
+        a1 = be.full((), x1, dtype=d, usm_type=a2.usm_type, sycl_queue=a2.sycl_queue)
+    else:
+        raise TypeError("isin: at least one of x1 and x2 must be a usmarray.usm_ndarray")
+    return wrap_with(be, be.isin(a1, a2, invert=invert))

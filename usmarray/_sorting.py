@@ -1,3 +1,46 @@
-"""(being written)"""
+"""Sorting functions (array API 2025.12): argsort, sort.
 
-__all__: list[str] = []
+Ascending order puts NaN last, descending order puts it first; ``stable=True``
+keeps equal elements in their original relative order in both directions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import _dtypes as dt
+from ._array import usm_ndarray, wrap_with
+from ._helpers import normalize_axis
+from ._statistical import check_bool, check_x
+
+__all__ = ["argsort", "sort"]
+
+_INDEX = dt.int64
+
+
+def _prepare(fname: str, x: Any, axis: Any, descending: Any, stable: Any) -> tuple[Any, int]:
+    a = check_x(x, fname, dt.REAL_NUMERIC, "real numeric")
+    check_bool(descending, fname, "descending")
+    check_bool(stable, fname, "stable")
+    return a, normalize_axis(axis, a.ndim, fname)
+
+
+def argsort(
+    x: usm_ndarray, /, *, axis: int = -1, descending: bool = False, stable: bool = True
+) -> usm_ndarray:
+    """Indices that sort ``x`` along ``axis`` (default index dtype)."""
+    a, ax = _prepare("argsort", x, axis, descending, stable)
+    be = x._be
+    out = be.argsort(a, axis=ax, descending=descending, stable=stable)
+    if out.dtype is not _INDEX:
+        out = be.astype(out, _INDEX)
+    return wrap_with(be, out)
+
+
+def sort(
+    x: usm_ndarray, /, *, axis: int = -1, descending: bool = False, stable: bool = True
+) -> usm_ndarray:
+    """A sorted copy of ``x`` along ``axis``."""
+    a, ax = _prepare("sort", x, axis, descending, stable)
+    be = x._be
+    return wrap_with(be, be.sort(a, axis=ax, descending=descending, stable=stable))

@@ -1,3 +1,259 @@
-"""(being written)"""
+"""Statistical functions (array API 2025.12): reductions and cumulative reductions.
 
-__all__: list[str] = []
+The namespace decides every result dtype (the standard's ``dtype=None`` rules for
+sum, prod and the cumulative functions) and passes it to the provider explicitly.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import _dtypes as dt
+from ._array import usm_ndarray, wrap_with
+from ._helpers import normalize_axis
+
+__all__ = [
+    "cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum", "var",
+]
+
+#: dtype=None result of sum/prod/cumulative_*: small integers widen to the default
+#: integer (signed) or its unsigned counterpart; every other dtype is kept
+_ACCUMULATE_DEFAULT = {
+    dt.int8: dt.int64, dt.int16: dt.int64, dt.int32: dt.int64, dt.int64: dt.int64,
+    dt.uint8: dt.uint64, dt.uint16: dt.uint64, dt.uint32: dt.uint64, dt.uint64: dt.uint64,
+    dt.float32: dt.float32, dt.float64: dt.float64,
+    dt.complex64: dt.complex64, dt.complex128: dt.complex128,
+}
+
+
+# ---- shared validation (also used by searching and utility functions) ---------------------
+def check_x(x: Any, fname: str, category: frozenset, catname: str) -> Any:
+    if type(x) is not usm_ndarray:
+        raise TypeError(
+            f"{fname}: x must be a usmarray.usm_ndarray, got {type(x).__name__}; "
+            "convert it with usmarray.asarray()"
+        )
+    a = x._arr
+    if a.dtype not in category:
+        raise TypeError(f"{fname} is defined for {catname} dtypes only, got dtype {a.dtype}")
+    return a
+
+
+def check_bool(value: Any, fname: str, argname: str) -> None:
+    if value is not True and value is not False:
+        raise TypeError(f"{fname}: {argname} must be True or False, got {value!r}")
+
+
+def reduction_axes(axis: Any, ndim: int, fname: str) -> tuple[int, ...] | None:
+    """None (all axes), an int or a tuple of ints -> None or normalized unique axes."""
+    if axis is None:
+        return None
+    if type(axis) is tuple:
+        axes = tuple([normalize_axis(ax, ndim, fname) for ax in axis])
+        if len(set(axes)) != len(axes):
+            raise ValueError(f"{fname}: repeated axis in axis={axis}")
+        return axes
+    return (normalize_axis(axis, ndim, fname),)
+
+
+def reduced_size(a: Any, axes: tuple[int, ...] | None) -> int:
+    if axes is None:
+        return a.size
+    shape = a.shape
+    n = 1
+    for ax in axes:
+        n *= shape[ax]
+    return n
+
+
+def _sum_dtype(a: Any, dtype: Any, fname: str) -> Any:
+    if dtype is None:
+        return _ACCUMULATE_DEFAULT[a.dtype]
+    d = dt.check_dtype(dtype)
+    if d not in dt.NUMERIC:
+        raise TypeError(f"{fname}: dtype={d} is not a numeric dtype")
+    if a.dtype in dt.COMPLEX_FLOATING and d not in dt.COMPLEX_FLOATING:
+        raise TypeError(
+            f"{fname}: dtype={d} would discard the imaginary part of a {a.dtype} array; "
+            "use a complex dtype"
+        )
+    return d
+
+
+# ---- sum / prod -------------------------------------------------------------------------------
+def _sum_prod(fname: str, x: Any, axis: Any, dtype: Any, keepdims: Any) -> usm_ndarray:
+    a = check_x(x, fname, dt.NUMERIC, "numeric")
+    check_bool(keepdims, fname, "keepdims")
+    axes = reduction_axes(axis, a.ndim, fname)
+    d = _sum_dtype(a, dtype, fname)
+    be = x._be
+    if axes == ():
+        return wrap_with(be, be.astype(a, d, copy=True))
+    return wrap_with(be, getattr(be, fname)(a, axis=axes, dtype=d, keepdims=keepdims))
+
+
+def sum(  # noqa: A001 - the standard's name
+    x: usm_ndarray,
+    /,
+    *,
+    axis: int | tuple[int, ...] | None = None,
+    dtype: Any = None,
+    keepdims: bool = False,
+) -> usm_ndarray:
+    """Sum over ``axis``; ``dtype=None`` keeps floating dtypes and widens integers to
+    int64 (signed) or uint64 (unsigned)."""
+    return _sum_prod("sum", x, axis, dtype, keepdims)
+
+
+def prod(
+    x: usm_ndarray,
+    /,
+    *,
+    axis: int | tuple[int, ...] | None = None,
+    dtype: Any = None,
+    keepdims: bool = False,
+) -> usm_ndarray:
+    """Product over ``axis``; dtype rules as for :func:`sum`."""
+    return _sum_prod("prod", x, axis, dtype, keepdims)
+
+
+# ---- max / min ----------------------------------------------------------------------------------
+def _extremum(fname: str, x: Any, axis: Any, keepdims: Any) -> usm_ndarray:
+    a = check_x(x, fname, dt.REAL_NUMERIC, "real numeric")
+    check_bool(keepdims, fname, "keepdims")
+    axes = reduction_axes(axis, a.ndim, fname)
+    if reduced_size(a, axes) == 0:
+        raise ValueError(
+            f"{fname}: the reduction runs over zero elements (shape {a.shape}, "
+            f"axis={axis}) and has no identity"
+        )
+    be = x._be
+    if axes == ():
+        return wrap_with(be, be.provider.copy(a))
+    return wrap_with(be, getattr(be, fname)(a, axis=axes, keepdims=keepdims))
+
+
+def max(  # noqa: A001 - the standard's name
+    x: usm_ndarray, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False
+) -> usm_ndarray:
+    """Maximum over ``axis`` (real numeric dtypes; NaN propagates)."""
+    return _extremum("max", x, axis, keepdims)
+
+
+def min(  # noqa: A001 - the standard's name
+    x: usm_ndarray, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False
+) -> usm_ndarray:
+    """Minimum over ``axis`` (real numeric dtypes; NaN propagates)."""
+    return _extremum("min", x, axis, keepdims)
+
+
+# ---- mean / var / std ----------------------------------------------------------------------------
+def mean(
+    x: usm_ndarray, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False
+) -> usm_ndarray:
+    """Arithmetic mean over ``axis`` (floating-point dtypes, complex included); NaN
+    for an empty reduction."""
+    a = check_x(x, "mean", dt.FLOATING, "floating-point")
+    check_bool(keepdims, "mean", "keepdims")
+    axes = reduction_axes(axis, a.ndim, "mean")
+    be = x._be
+    if axes == ():
+        return wrap_with(be, be.provider.copy(a))
+    return wrap_with(be, be.mean(a, axis=axes, keepdims=keepdims))
+
+
+def _moment(fname: str, x: Any, axis: Any, correction: Any, keepdims: Any) -> usm_ndarray:
+    a = check_x(x, fname, dt.REAL_FLOATING, "real floating-point")
+    check_bool(keepdims, fname, "keepdims")
+    t = type(correction)
+    if t is not int and t is not float:
+        raise TypeError(
+            f"{fname}: correction must be an int or a float, got {t.__name__}"
+        )
+    axes = reduction_axes(axis, a.ndim, fname)
+    be = x._be
+    if axes == ():
+        # a reduction over no axes: every group holds one element, so M - correction
+        # is 1 - correction and each deviation is x - x (NaN for NaN or infinite x)
+        nan = float("nan")
+        if 1 - correction <= 0:
+            out = be.full(a.shape, nan, dtype=a.dtype, usm_type=a.usm_type,
+                          sycl_queue=a.sycl_queue)
+        else:
+            out = be.subtract(a, a)  # 0, or NaN where x is NaN or infinite
+        return wrap_with(be, out)
+    return wrap_with(
+        be, getattr(be, fname)(a, axis=axes, correction=float(correction), keepdims=keepdims)
+    )
+
+
+def var(
+    x: usm_ndarray,
+    /,
+    *,
+    axis: int | tuple[int, ...] | None = None,
+    correction: int | float = 0.0,
+    keepdims: bool = False,
+) -> usm_ndarray:
+    """Variance over ``axis`` with divisor ``M - correction`` (NaN when that is <= 0)."""
+    return _moment("var", x, axis, correction, keepdims)
+
+
+def std(
+    x: usm_ndarray,
+    /,
+    *,
+    axis: int | tuple[int, ...] | None = None,
+    correction: int | float = 0.0,
+    keepdims: bool = False,
+) -> usm_ndarray:
+    """Standard deviation over ``axis`` with divisor ``M - correction``."""
+    return _moment("std", x, axis, correction, keepdims)
+
+
+# ---- cumulative ------------------------------------------------------------------------------------
+def _cumulative(fname: str, x: Any, axis: Any, dtype: Any, include_initial: Any) -> usm_ndarray:
+    a = check_x(x, fname, dt.NUMERIC, "numeric")
+    check_bool(include_initial, fname, "include_initial")
+    nd = a.ndim
+    if nd == 0:
+        raise ValueError(f"{fname}: x must have at least one dimension, got a 0-D array")
+    if axis is None:
+        if nd > 1:
+            raise ValueError(
+                f"{fname}: axis is required for an array of {nd} dimensions "
+                "(it may be omitted for 1-D arrays only)"
+            )
+        ax = 0
+    else:
+        ax = normalize_axis(axis, nd, fname)
+    d = _sum_dtype(a, dtype, fname)
+    be = x._be
+    return wrap_with(
+        be, getattr(be, fname)(a, axis=ax, dtype=d, include_initial=include_initial)
+    )
+
+
+def cumulative_sum(
+    x: usm_ndarray,
+    /,
+    *,
+    axis: int | None = None,
+    dtype: Any = None,
+    include_initial: bool = False,
+) -> usm_ndarray:
+    """Running sums along ``axis`` (required when x has more than one dimension);
+    ``include_initial=True`` prepends the zero; dtype rules as for :func:`sum`."""
+    return _cumulative("cumulative_sum", x, axis, dtype, include_initial)
+
+
+def cumulative_prod(
+    x: usm_ndarray,
+    /,
+    *,
+    axis: int | None = None,
+    dtype: Any = None,
+    include_initial: bool = False,
+) -> usm_ndarray:
+    """Running products along ``axis``; ``include_initial=True`` prepends the one."""
+    return _cumulative("cumulative_prod", x, axis, dtype, include_initial)

@@ -1,3 +1,94 @@
-"""(being written)"""
+"""Utility functions (array API 2025.12): all, any, diff."""
 
-__all__: list[str] = []
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+from . import _dtypes as dt
+from ._array import usm_ndarray, wrap_with
+from ._helpers import normalize_axis, same_device
+from ._statistical import check_bool, check_x, reduction_axes
+
+__all__ = ["all", "any", "diff"]
+
+def _truth(fname: str, x: Any, axis: Any, keepdims: Any) -> usm_ndarray:
+    a = check_x(x, fname, dt.ANY, "any")
+    check_bool(keepdims, fname, "keepdims")
+    axes = reduction_axes(axis, a.ndim, fname)
+    be = x._be
+    if axes == ():
+        return wrap_with(be, be.astype(a, dt.bool, copy=True))
+    return wrap_with(be, getattr(be, fname)(a, axis=axes, keepdims=keepdims))
+
+
+def all(  # noqa: A001 - the standard's name
+    x: usm_ndarray, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False
+) -> usm_ndarray:
+    """Logical AND over ``axis`` (True for an empty reduction; NaN counts as True)."""
+    return _truth("all", x, axis, keepdims)
+
+
+def any(  # noqa: A001 - the standard's name
+    x: usm_ndarray, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False
+) -> usm_ndarray:
+    """Logical OR over ``axis`` (False for an empty reduction; NaN counts as True)."""
+    return _truth("any", x, axis, keepdims)
+
+
+def _extra(x: usm_ndarray, v: Any, ax: int, argname: str) -> Any:
+    if type(v) is not usm_ndarray:
+        raise TypeError(
+            f"diff: {argname} must be a usmarray.usm_ndarray or None, got {type(v).__name__}"
+        )
+    same_device("diff", x, v)
+    b = v._arr
+    xs, vs = x._arr.shape, b.shape
+    if len(vs) != len(xs) or builtins.any(vs[k] != xs[k] for k in range(len(xs)) if k != ax):
+        raise ValueError(
+            f"diff: {argname} has shape {vs}; it must match x's shape {xs} except along "
+            f"axis {ax}"
+        )
+    if b.dtype not in dt.NUMERIC:
+        raise TypeError(f"diff: {argname} must have a numeric dtype, got {b.dtype}")
+    return b
+
+
+def diff(
+    x: usm_ndarray,
+    /,
+    *,
+    axis: int = -1,
+    n: int = 1,
+    prepend: usm_ndarray | None = None,
+    append: usm_ndarray | None = None,
+) -> usm_ndarray:
+    """The n-th forward difference along ``axis``.  ``prepend``/``append`` join x along
+    ``axis`` first; their dtypes promote with x's by the standard's table."""
+    a = check_x(x, "diff", dt.NUMERIC, "numeric")
+    if type(n) is not int:
+        raise TypeError(f"diff: n must be an int, got {type(n).__name__}")
+    if n < 0:
+        raise ValueError(f"diff: n must be non-negative, got {n}")
+    if a.ndim == 0:
+        raise ValueError("diff: x must have at least one dimension, got a 0-D array")
+    ax = normalize_axis(axis, a.ndim, "diff")
+    be = x._be
+    d = a.dtype
+    p = q = None
+    if prepend is not None:
+        p = _extra(x, prepend, ax, "prepend")
+        d = dt.promote(d, p.dtype, "diff")
+    if append is not None:
+        q = _extra(x, append, ax, "append")
+        d = dt.promote(d, q.dtype, "diff")
+    if d is not a.dtype:
+        a = be.astype(a, d)
+    if p is not None and p.dtype is not d:
+        p = be.astype(p, d)
+    if q is not None and q.dtype is not d:
+        q = be.astype(q, d)
+    if n == 0:
+        parts = [r for r in (p, a, q) if r is not None]
+        return wrap_with(be, be.concat(parts, axis=ax) if len(parts) > 1 else be.provider.copy(a))
+    return wrap_with(be, be.diff(a, axis=ax, n=n, prepend=p, append=q))
