@@ -195,10 +195,6 @@ def clip(
     if lo is None and hi is None:
         return wrap_with(be, be.astype(a, d, copy=True))
     out = be.clip(a, lo, hi)
-    if out.shape != a.shape:
-        raise ValueError(
-            f"clip: bounds of shape {out.shape} broadcast beyond x's shape {a.shape}"
-        )
     if out.dtype != d:
         out = be.astype(out, d)
     return wrap_with(be, out)

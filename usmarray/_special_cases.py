@@ -34,8 +34,87 @@ def _expm1_complex(be: Any, a: Any, out: Any) -> Any:
     return be.where(mask, _const_like(be, out, 0j), out)
 
 
+# ---- complex inverse trigonometric functions -----------------------------------------
+# The provider loses all accuracy for large |z| (acos(-0.5+8e8j) has the wrong real
+# part, asin(1e4+1e4j) in complex64 gives inf).  For finite z we use Kahan's
+# formulas ("Branch cuts for complex elementary functions", 1987), built from the
+# complex square root and real atan2/asinh, which are accurate across the plane; the
+# provider's result is kept for non-finite inputs, where its special cases hold.
+
+
+def _complex(be: Any, like: Any, re: Any, im: Any) -> Any:
+    out = be.empty_like(like)
+    out.real[...] = re
+    out.imag[...] = im
+    return out
+
+
+def _finite_or(be: Any, a: Any, value: Any, out: Any) -> Any:
+    return be.where(be.isfinite(a), value, out)
+
+
+def _one_minus_plus(be: Any, a: Any) -> tuple[Any, Any]:
+    """sqrt(1 - z), sqrt(1 + z), with 1 - z = (1 - x) - iy keeping the sign of a zero y."""
+    re, im = be.real(a), be.imag(a)
+    return (
+        be.sqrt(_complex(be, a, be.subtract(1, re), be.negative(im))),
+        be.sqrt(_complex(be, a, be.add(re, 1), im)),
+    )
+
+
+def _kahan_acos(be: Any, a: Any) -> Any:
+    s1m, s1p = _one_minus_plus(be, a)
+    xi = be.multiply(be.atan2(be.real(s1m), be.real(s1p)), 2)
+    eta = be.asinh(be.imag(be.multiply(be.conj(s1p), s1m)))
+    return _complex(be, a, xi, eta)
+
+
+def _kahan_asin(be: Any, a: Any) -> Any:
+    s1m, s1p = _one_minus_plus(be, a)
+    xi = be.atan2(be.real(a), be.real(be.multiply(s1m, s1p)))
+    eta = be.asinh(be.imag(be.multiply(be.conj(s1m), s1p)))
+    return _complex(be, a, xi, eta)
+
+
+def _kahan_acosh(be: Any, a: Any) -> Any:
+    re, im = be.real(a), be.imag(a)
+    szm = be.sqrt(_complex(be, a, be.subtract(re, 1), im))
+    szp = be.sqrt(_complex(be, a, be.add(re, 1), im))
+    xi = be.asinh(be.real(be.multiply(be.conj(szm), szp)))
+    eta = be.multiply(be.atan2(be.imag(szm), be.real(szp)), 2)
+    return _complex(be, a, xi, eta)
+
+
+def _times_i(be: Any, a: Any) -> Any:
+    return _complex(be, a, be.negative(be.imag(a)), be.real(a))
+
+
+def _times_minus_i(be: Any, a: Any) -> Any:
+    return _complex(be, a, be.imag(a), be.negative(be.real(a)))
+
+
+def _acos_complex(be: Any, a: Any, out: Any) -> Any:
+    return _finite_or(be, a, _kahan_acos(be, a), out)
+
+
+def _asin_complex(be: Any, a: Any, out: Any) -> Any:
+    return _finite_or(be, a, _kahan_asin(be, a), out)
+
+
+def _acosh_kahan_complex(be: Any, a: Any, out: Any) -> Any:
+    return _acosh_complex(be, a, _finite_or(be, a, _kahan_acosh(be, a), out))
+
+
+def _asinh_complex(be: Any, a: Any, out: Any) -> Any:
+    # asinh(z) = -i asin(i z)
+    return _finite_or(be, a, _times_minus_i(be, _kahan_asin(be, _times_i(be, a))), out)
+
+
 UNARY_FIXUPS: dict[str, tuple[frozenset, Callable[..., Any]]] = {
-    "acosh": (dt.COMPLEX_FLOATING, _acosh_complex),
+    "acos": (dt.COMPLEX_FLOATING, _acos_complex),
+    "asin": (dt.COMPLEX_FLOATING, _asin_complex),
+    "acosh": (dt.COMPLEX_FLOATING, _acosh_kahan_complex),
+    "asinh": (dt.COMPLEX_FLOATING, _asinh_complex),
     "expm1": (dt.COMPLEX_FLOATING, _expm1_complex),
 }
 
