@@ -199,8 +199,8 @@ def stack(arrays: Any, /, *, axis: int = 0) -> usm_ndarray:
                 f"stack: arrays[{i}] has shape {a._arr.shape}, arrays[0] has shape {first}; "
                 "all arrays must have the same shape"
             )
-    ax = normalize_axis(axis, len(first) + 1, "stack")
     d = common_dtype(arrs, "stack")
+    ax = normalize_axis(axis, len(first) + 1, "stack")
     be = arrs[0]._be
     return wrap_with(be, be.stack(_cast_all(be, arrs, d), axis=ax))
 

@@ -1,0 +1,46 @@
+"""take and take_along_axis against array-api-strict."""
+
+from __future__ import annotations
+
+import array_api_strict as xs
+import pytest
+from _compare import both, to_u, xps
+from hypothesis import given
+from hypothesis import strategies as st
+
+import usmarray as xu
+
+shapes = xps.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=4)
+index_dtypes = xps.integer_dtypes() | xps.unsigned_integer_dtypes()
+
+
+@given(x=xps.arrays(xps.scalar_dtypes(), shapes), data=st.data())
+def test_take(x, data):
+    axis = data.draw(st.integers(-x.ndim, x.ndim - 1) | (st.none() if x.ndim == 1 else st.nothing()))
+    n = x.shape[0 if axis is None else axis]
+    d = data.draw(index_dtypes)
+    lo = 0 if "uint" in str(d) else -n
+    idx = data.draw(xps.arrays(d, st.integers(0, 5), elements={"min_value": lo, "max_value": n - 1}))
+    both("take", x, idx, axis=axis)
+
+
+@given(x=xps.arrays(xps.scalar_dtypes(), shapes), data=st.data())
+def test_take_along_axis(x, data):
+    axis = data.draw(st.integers(-x.ndim, x.ndim - 1))
+    n = x.shape[axis]
+    shape = list(x.shape)
+    shape[axis] = data.draw(st.integers(0, 5))
+    idx = data.draw(xps.arrays(xs.int64, tuple(shape), elements={"min_value": -n, "max_value": n - 1}))
+    both("take_along_axis", x, idx, axis=axis)
+
+
+def test_indexing_errors():
+    x = xs.reshape(xs.arange(6), (2, 3))
+    both("take", x, xs.asarray([0]))  # axis required for 2-D x
+    both("take", x, xs.asarray([0.0]), axis=0)  # float indices
+    with pytest.raises(ValueError):
+        xu.take(to_u(x), to_u(xs.asarray([[0]])), axis=0)
+    with pytest.raises(ValueError):
+        xu.take_along_axis(to_u(x), to_u(xs.asarray([0])), axis=0)
+    with pytest.raises(TypeError):
+        xu.take_along_axis(to_u(x), to_u(xs.asarray([[0.0]])), axis=0)
