@@ -180,7 +180,8 @@ def fft(fname: str, raw: Any, **kw: Any) -> Any:
 # and two batched matrix products), then eigenvectors by back-substitution on the
 # triangular factor, vectorized over the eigenvalues.
 
-_EIG_MAX_SWEEPS = 30  # QR steps allowed per eigenvalue before giving up
+_EIG_MAX_STEPS = 30  # QR steps allowed per deflation before giving up
+_WILKINSON_EVERY = 3  # Wilkinson shift on every third step, Rayleigh shifts between
 
 
 def eig(raw: Any, vectors: bool) -> Any:
@@ -203,12 +204,19 @@ def eig(raw: Any, vectors: bool) -> Any:
     return _eig_device(k, raw, vectors, fname)
 
 
+def _diag_view(pt: Any, a: Any, m: int) -> Any:
+    """Writable view of the diagonal of the leading m x m blocks of a C-contiguous
+    (nb, n, n) array."""
+    nb, n, _ = a.shape
+    return pt.usm_ndarray((nb, m), dtype=a.dtype, buffer=a, strides=(n * n, n + 1))
+
+
 def _eig_device(k: OneMKLKernels, raw: Any, vectors: bool, fname: str) -> Any:
     pt = _sycl.provider
     real_input = raw.dtype.kind == "f"
-    cd = np.dtype(np.complex64) if raw.dtype.itemsize == (4 if real_input else 8) else (
-        np.dtype(np.complex128))
-    rd = np.dtype(np.float32) if cd == np.complex64 else np.dtype(np.float64)
+    single = raw.dtype.itemsize == (4 if real_input else 8)
+    cd = np.dtype(np.complex64 if single else np.complex128)
+    rd = np.dtype(np.float32 if single else np.float64)
     eps = float(np.finfo(rd).eps)
     tiny = float(np.finfo(rd).tiny)
     n = raw.shape[-1]
@@ -216,104 +224,134 @@ def _eig_device(k: OneMKLKernels, raw: Any, vectors: bool, fname: str) -> Any:
     nb = math.prod(batch)
     ut, q = raw.usm_type, raw.sycl_queue
 
-    a = pt.astype(pt.reshape(raw, (nb, n, n)), cd, copy=True)
-    absa = pt.abs(a)
-    if not bool(pt.all(pt.isfinite(absa))):
+    a0 = pt.astype(pt.reshape(raw, (nb, n, n)), cd, copy=True)
+    amax = pt.max(pt.abs(a0), axis=(1, 2), keepdims=True)  # NaN and inf propagate
+    if not bool(pt.all(pt.isfinite(amax))):
         raise LinAlgError(f"{fname}: the matrix contains infinities or NaNs")
-    # scale each matrix by a power of two so that max |a| lies in [0.5, 1)
-    amax = pt.max(absa, axis=(1, 2), keepdims=True)
-    amax = pt.where(pt.greater(amax, 0), amax, pt.ones_like(amax))
-    scale = pt.exp2(pt.add(pt.floor(pt.log2(amax)), 1))
-    a = pt.divide(a, pt.astype(scale, cd))
-    fro = pt.reduce_hypot(pt.abs(a), axis=(1, 2))  # (nb,), <= n
-    tol = pt.multiply(fro, eps)
-
+    if n == 1:
+        w = pt.reshape(a0, batch + (1,))
+        if not vectors:
+            return w
+        return w, pt.ones(batch + (1, 1), dtype=cd, usm_type=ut, sycl_queue=q)
+    # constants on the device, made once (a Python scalar operand costs a host copy)
+    c_half, c_one, c_zero = (pt.full((), v, dtype=cd, usm_type=ut, sycl_queue=q)
+                             for v in (0.5, 1.0, 0.0))
+    c_exc, c_tol = (pt.full((), v, dtype=rd, usm_type=ut, sycl_queue=q)
+                    for v in (0.75, eps))
+    # scale each matrix to max |a| = 1; the deflation tolerance is then eps * max |a|
+    scale = pt.where(pt.greater(amax, c_zero.real), amax, c_one.real)  # (nb, 1, 1)
+    a0 = pt.divide(a0, scale)
+    a = pt.asarray(a0, copy=True) if vectors else a0
     eye = pt.eye(n, dtype=cd, usm_type=ut, sycl_queue=q)
     z = pt.asarray(pt.broadcast_to(eye, (nb, n, n)), copy=True) if vectors else None
 
+    # ---- complex Schur form by the shifted QR algorithm ----
     m = n
     steps = 0
     while m > 1:
-        off = pt.reduce_hypot(pt.abs(a[:, m - 1, : m - 1]), axis=1)
-        if bool(pt.all(pt.less_equal(off, tol))):
-            a[:, m - 1, : m - 1] = 0
-            m -= 1
+        if steps != 1:  # (right after the first step of a deflation there is none yet)
+            # rows of the active block whose part left of the diagonal is negligible,
+            # in every matrix; the trailing run of them deflates
+            low = pt.reduce_hypot(pt.abs(pt.tril(a[:, :m, :m], k=-1)), axis=2)  # (nb, m)
+            rows_ok = pt.asnumpy(pt.all(pt.less_equal(low, c_tol), axis=0))  # m flags
+        else:
+            rows_ok = [False] * m
+        trailing = 0
+        while trailing < m - 1 and rows_ok[m - 1 - trailing]:
+            trailing += 1
+        if trailing:
+            m -= trailing
             steps = 0
             continue
-        if steps >= _EIG_MAX_SWEEPS:
+        if steps >= _EIG_MAX_STEPS:
             raise LinAlgError(
-                f"{fname}: the QR algorithm did not converge ({_EIG_MAX_SWEEPS} steps for "
-                f"eigenvalue {m} of {n})"
+                f"{fname}: the QR algorithm did not converge ({_EIG_MAX_STEPS} steps "
+                f"without deflating eigenvalue {m} of {n})"
             )
-        steps += 1
-        h = a[:, :m, :m]
-        p, b, c, d = h[:, m - 2, m - 2], h[:, m - 2, m - 1], h[:, m - 1, m - 2], h[:, m - 1, m - 1]
-        if steps % 10 == 0:
-            # exceptional shift, to break a cycle of the Wilkinson shift
-            mu = pt.add(d, pt.astype(pt.multiply(off, 0.75), cd))
+        d = a[:, m - 1, m - 1]
+        if steps in (10, 20):
+            # exceptional shift, to break a cycle of the shifts below
+            mu = pt.add(d, pt.multiply(low[:, m - 1], c_exc))
+        elif steps % _WILKINSON_EVERY:
+            # Rayleigh-quotient shift: converges fast once the bottom row is small
+            mu = pt.asarray(d, copy=True)
         else:
             # Wilkinson shift: the eigenvalue of the trailing 2x2 block closest to d
-            half = pt.divide(pt.subtract(p, d), 2)
+            # (complex, so it also finds complex eigenvalues of real matrices)
+            p, b, c = a[:, m - 2, m - 2], a[:, m - 2, m - 1], a[:, m - 1, m - 2]
+            half = pt.multiply(pt.subtract(p, d), c_half)
             bc = pt.multiply(b, c)
-            disc = pt.sqrt(pt.add(pt.multiply(half, half), bc))
-            flip = pt.less(pt.real(pt.multiply(pt.conj(half), disc)), 0)
-            disc = pt.where(flip, pt.negative(disc), disc)
-            den = pt.add(half, disc)
-            nz = pt.greater(pt.abs(den), 0)
-            corr = pt.divide(bc, pt.where(nz, den, pt.ones_like(den)))
-            mu = pt.subtract(d, pt.where(nz, corr, pt.zeros_like(corr)))
-        shift = pt.multiply(eye[:m, :m], pt.reshape(mu, (nb, 1, 1)))
-        qf, rf = k.linalg.qr(k.wrap(pt.subtract(h, shift)), mode="reduced")
-        qm = k.unwrap(qf, raw)
-        rm = k.unwrap(rf, raw)
-        a[:, :m, :m] = pt.add(pt.matmul(rm, qm), shift)
-        if m < n:
-            a[:, :m, m:] = pt.matmul(pt.conj(qm).mT, a[:, :m, m:])
+            disc = pt.sqrt(pt.add(pt.square(half), bc))
+            r1 = pt.add(half, disc)
+            r2 = pt.subtract(half, disc)
+            den = pt.where(pt.greater_equal(pt.abs(r1), pt.abs(r2)), r1, r2)
+            nz = pt.not_equal(den, c_zero)
+            mu = pt.subtract(d, pt.where(nz, pt.divide(bc, pt.where(nz, den, c_one)), c_zero))
+        steps += 1
+        mu = pt.reshape(mu, (nb, 1))
+        diag = _diag_view(pt, a, m)
+        diag -= mu
+        qf, rf = k.linalg.qr(k.wrap(a[:, :m, :m]), mode="reduced")
+        qm, rm = k.unwrap(qf, raw), k.unwrap(rf, raw)
+        pt.matmul(rm, qm, out=a[:, :m, :m])
+        diag += mu
         if vectors:
             z[:, :, :m] = pt.matmul(z[:, :, :m], qm)
 
-    t = pt.triu(a)
-    diag = pt.asarray(pt.reshape(t, (nb, n * n))[:, :: n + 1], copy=True)  # (nb, n)
-    w = pt.multiply(diag, pt.astype(pt.reshape(scale, (nb, 1)), cd))
+    if vectors:
+        # the Schur factor, upper blocks included: t = z^H a0 z
+        t = pt.triu(pt.matmul(pt.conj(z).mT, pt.matmul(a0, z)))
+    else:
+        t = a
+    dg = pt.asarray(_diag_view(pt, t, n), copy=True)
+    w = pt.multiply(dg, pt.reshape(scale, (nb, 1)))
     if real_input:
         # a real eigenvalue comes out of complex arithmetic with an imaginary part at
-        # rounding level; below n * eps * |x|_F it carries no information
-        lim = pt.multiply(pt.reshape(pt.multiply(fro, pt.reshape(scale, (nb,))), (nb, 1)),
-                          4.0 * n * eps)
-        small = pt.less_equal(pt.abs(pt.imag(w)), lim)
-        w = pt.where(small, pt.astype(pt.real(w), cd), w)
+        # rounding level; below 4 n eps max|x| it carries no information
+        lim = pt.multiply(pt.reshape(scale, (nb, 1)), 4.0 * n * eps)
+        w = pt.where(pt.less_equal(pt.abs(pt.imag(w)), lim), pt.astype(pt.real(w), cd), w)
     w = pt.reshape(w, batch + (n,))
     if not vectors:
         return w
-
-    # eigenvectors of the triangular t: for eigenvalue k, y_k = 1, y_j = 0 (j > k) and
-    # y_j = -(t[j, j+1:] @ y[j+1:]) / (t_jj - t_kk) for j < k, all k at once
-    smin = pt.maximum(pt.multiply(pt.abs(diag), eps), tiny)  # (nb, n), per eigenvalue
-    y = pt.asarray(pt.broadcast_to(eye, (nb, n, n)), copy=True)
-    cols = pt.arange(n, usm_type=ut, sycl_queue=q)
-    for j in range(n - 2, -1, -1):
-        num = pt.matmul(t[:, j : j + 1, j + 1 :], y[:, j + 1 :, :])[:, 0, :]
-        den = pt.subtract(pt.reshape(diag[:, j], (nb, 1)), diag)
-        tiny_den = pt.less(pt.abs(den), smin)
-        den = pt.where(tiny_den, pt.astype(smin, cd), den)
-        yj = pt.negative(pt.divide(num, den))
-        y[:, j, :] = pt.where(pt.greater(cols, j), yj, y[:, j, :])
-        # keep the columns bounded (ill-conditioned eigenvectors grow fast)
-        cmax = pt.max(pt.abs(y[:, j:, :]), axis=1, keepdims=True)
-        big = pt.greater(cmax, 1e30 if rd == np.float32 else 1e150)
-        if bool(pt.any(big)):
-            y = pt.divide(y, pt.astype(pt.where(big, cmax, pt.ones_like(cmax)), cd))
-    v = pt.matmul(z, y)
+    v = pt.matmul(z, _triangular_eigenvectors(pt, t, dg, eps, tiny, rd, cd))
     # unit 2-norm columns whose largest component is real and positive (as LAPACK's geev)
     av = pt.abs(v)
     nrm = pt.reduce_hypot(av, axis=1, keepdims=True)
-    nrm = pt.where(pt.greater(nrm, 0), nrm, pt.ones_like(nrm))
+    nrm = pt.where(pt.greater(nrm, 0), nrm, 1.0)
     lead = pt.take_along_axis(v, pt.expand_dims(pt.argmax(av, axis=1), axis=1), axis=1)
     alead = pt.abs(lead)
     phase = pt.where(pt.greater(alead, 0), pt.divide(pt.conj(lead), pt.astype(alead, cd)),
-                     pt.ones_like(lead))
+                     1.0)
     v = pt.multiply(v, pt.divide(phase, pt.astype(nrm, cd)))
     return w, pt.reshape(v, batch + (n, n))
+
+
+def _triangular_eigenvectors(pt: Any, t: Any, dg: Any, eps: float, tiny: float,
+                             rd: Any, cd: Any) -> Any:
+    """Columns y_k with (t - t_kk) y_k = 0, y_k[k] = 1, y_k[j] = 0 for j > k, for upper
+    triangular t (nb, n, n): back-substitution row by row, all k at once.  A divisor
+    t_kk - t_jj smaller than eps |t_kk| is replaced by that bound (as LAPACK's trevc)."""
+    nb, n, _ = t.shape
+    den = pt.subtract(pt.expand_dims(dg, axis=1), pt.expand_dims(dg, axis=2))  # t_kk - t_jj
+    smin = pt.expand_dims(pt.maximum(pt.multiply(pt.abs(dg), eps), tiny), axis=1)
+    den = pt.where(pt.less(pt.abs(den), smin), pt.astype(smin, cd), den)
+    upper = pt.triu(pt.ones((n, n), dtype=rd, usm_type=t.usm_type, sycl_queue=t.sycl_queue), k=1)
+    inv = pt.multiply(pt.divide(1.0, den), pt.astype(upper, cd))  # zero on and below diag
+    for attempt in range(2):
+        y = pt.asarray(pt.broadcast_to(pt.eye(n, dtype=cd, usm_type=t.usm_type,
+                                              sycl_queue=t.sycl_queue), (nb, n, n)), copy=True)
+        for j in range(n - 2, -1, -1):
+            num = pt.matmul(t[:, j : j + 1, j + 1 :], y[:, j + 1 :, :])[:, 0, :]
+            row = y[:, j, :]
+            row += pt.multiply(num, inv[:, j, :])
+            if attempt:
+                # rescale columns that grow too large (ill-conditioned eigenvectors)
+                cmax = pt.max(pt.abs(y[:, j:, :]), axis=1, keepdims=True)
+                big = pt.greater(cmax, 1e15 if rd == np.float32 else 1e150)
+                y = pt.divide(y, pt.astype(pt.where(big, cmax, 1.0), cd))
+        if attempt or bool(pt.all(pt.isfinite(pt.abs(y)))):
+            return y
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 __all__ = [
