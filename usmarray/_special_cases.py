@@ -53,12 +53,32 @@ def _finite_or(be: Any, a: Any, value: Any, out: Any) -> Any:
     return be.where(be.isfinite(a), value, out)
 
 
+def _csqrt(be: Any, a: Any) -> Any:
+    """Complex square root without the polar form's rounding: sqrt(-1 + 0j) is exactly 1j.
+
+    t = sqrt((|x| + |z|) / 2); x >= 0: (t, y / 2t); x < 0: (|y| / 2t, copysign(t, y)).
+    Exact zeros and non-finite values keep the provider's result (its special cases).
+    """
+    x, y = be.real(a), be.imag(a)
+    t = be.sqrt(be.multiply(be.add(be.abs(x), be.hypot(x, y)), 0.5))
+    half = be.divide(y, be.multiply(t, 2))
+    neg = be.signbit(x)
+    re = be.where(neg, be.abs(half), t)
+    im = be.where(neg, be.copysign(t, y), half)
+    keep = be.logical_and(be.isfinite(a), be.not_equal(t, 0))
+    return be.where(keep, _complex(be, a, re, im), be.sqrt(a))
+
+
+def _sqrt_complex(be: Any, a: Any, out: Any) -> Any:
+    return _csqrt(be, a)
+
+
 def _one_minus_plus(be: Any, a: Any) -> tuple[Any, Any]:
     """sqrt(1 - z), sqrt(1 + z), with 1 - z = (1 - x) - iy keeping the sign of a zero y."""
     re, im = be.real(a), be.imag(a)
     return (
-        be.sqrt(_complex(be, a, be.subtract(1, re), be.negative(im))),
-        be.sqrt(_complex(be, a, be.add(re, 1), im)),
+        _csqrt(be, _complex(be, a, be.subtract(1, re), be.negative(im))),
+        _csqrt(be, _complex(be, a, be.add(re, 1), im)),
     )
 
 
@@ -78,8 +98,8 @@ def _kahan_asin(be: Any, a: Any) -> Any:
 
 def _kahan_acosh(be: Any, a: Any) -> Any:
     re, im = be.real(a), be.imag(a)
-    szm = be.sqrt(_complex(be, a, be.subtract(re, 1), im))
-    szp = be.sqrt(_complex(be, a, be.add(re, 1), im))
+    szm = _csqrt(be, _complex(be, a, be.subtract(re, 1), im))
+    szp = _csqrt(be, _complex(be, a, be.add(re, 1), im))
     xi = be.asinh(be.real(be.multiply(be.conj(szm), szp)))
     eta = be.multiply(be.atan2(be.imag(szm), be.real(szp)), 2)
     return _complex(be, a, xi, eta)
@@ -110,12 +130,23 @@ def _asinh_complex(be: Any, a: Any, out: Any) -> Any:
     return _finite_or(be, a, _times_minus_i(be, _kahan_asin(be, _times_i(be, a))), out)
 
 
+def _tanh_complex(be: Any, a: Any, out: Any) -> Any:
+    # tanh(+-inf + yj) = +-1 + copysign(0, y) j for finite y (the provider follows the
+    # sign of sin(2y) in the zero)
+    re, im = be.real(a), be.imag(a)
+    mask = be.logical_and(be.isinf(re), be.isfinite(im))
+    fixed = _complex(be, a, be.copysign(be.ones_like(re), re), be.copysign(be.zeros_like(im), im))
+    return be.where(mask, fixed, out)
+
+
 UNARY_FIXUPS: dict[str, tuple[frozenset, Callable[..., Any]]] = {
     "acos": (dt.COMPLEX_FLOATING, _acos_complex),
     "asin": (dt.COMPLEX_FLOATING, _asin_complex),
     "acosh": (dt.COMPLEX_FLOATING, _acosh_kahan_complex),
     "asinh": (dt.COMPLEX_FLOATING, _asinh_complex),
     "expm1": (dt.COMPLEX_FLOATING, _expm1_complex),
+    "sqrt": (dt.COMPLEX_FLOATING, _sqrt_complex),
+    "tanh": (dt.COMPLEX_FLOATING, _tanh_complex),
 }
 
 BINARY_FIXUPS: dict[str, tuple[frozenset, Callable[..., Any]]] = {}
