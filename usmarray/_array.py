@@ -158,9 +158,7 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
         return self._arr.__dlpack_device__()
 
     def to_device(self, device: Any, /, *, stream: Any = None) -> usm_ndarray:
-        from ._migration import to_device
-
-        return to_device(self, device, stream=stream)
+        return _migration.to_device(self, device, stream=stream)
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         a = self._arr
@@ -288,7 +286,7 @@ def _install_operators() -> None:
     usm_ndarray.__invert__ = lambda self: ew.bitwise_invert(self)  # type: ignore[method-assign]
 
 
-from . import _indexing  # noqa: E402  (needs usm_ndarray defined)
+from . import _indexing, _migration  # noqa: E402  (need usm_ndarray defined)
 
 _raw_key = _indexing.raw_key
 

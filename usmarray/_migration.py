@@ -13,18 +13,19 @@ from ._device import Device, resolve_queue
 from ._placement import USM_TYPES, check_device_dtype, default_float, optional_dtype
 
 _sycl = _backend.sycl
+_QUEUE_TYPE = type(_sycl.default_queue())
 _SCALARS = (bool, int, float, complex)
 
 
 def to_device(x: usm_ndarray, device: Any, /, *, stream: Any = None) -> usm_ndarray:
     """Same context and device: a zero-copy view on the new queue; otherwise a copy."""
     be = x._be
-    q = Device.create_device(device)._q
-    if stream is not None and not isinstance(stream, type(q)):
+    q = device if type(device) is _QUEUE_TYPE else Device.create_device(device)._q
+    if stream is not None and not isinstance(stream, _QUEUE_TYPE):
         raise TypeError(
             f"to_device: stream must be None or a dpctl.SyclQueue, got {type(stream).__name__}"
         )
-    return wrap_with(be, x._arr.to_device(q, stream=stream))
+    return wrap_with(be, be.to_queue(x._arr, q, stream))
 
 
 def asnumpy(x: usm_ndarray, /) -> np.ndarray:
