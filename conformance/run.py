@@ -83,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--max-examples", type=int, default=100, help="hypothesis examples per test")
     p.add_argument("--device", default=None, help="ONEAPI_DEVICE_SELECTOR-style filter, e.g. opencl:cpu")
     p.add_argument("--skips", default=str(Path(__file__).parent / "skips.txt"))
+    p.add_argument("--keep-deadline", action="store_true", help="keep hypothesis' 800 ms deadline")
     p.add_argument("tests", nargs="*", help="test files or ids inside array_api_tests/ (default: all)")
     args, extra = p.parse_known_args(argv)
 
@@ -109,6 +110,10 @@ def main(argv: list[str] | None = None) -> int:
         "--json-report", f"--json-report-file={json_path}", "-p", "no:cacheprovider",
         "-q", "--disable-warnings", *extra,
     ]
+    if not args.keep_deadline:
+        # Hypothesis' 800 ms deadline measures machine load, not conformance: a shared
+        # 2-core runner trips it on large generated arrays.
+        cmd.append("--hypothesis-disable-deadline")
     print("running:", " ".join(cmd), flush=True)
     rc = subprocess.call(cmd, cwd=suite, env=env)
     os.unlink(skip_ids)
