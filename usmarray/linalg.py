@@ -276,15 +276,14 @@ def solve(x1: usm_ndarray, x2: usm_ndarray, /) -> usm_ndarray:
 
 def _pow2_scale(be: Any, a: Any) -> Any:
     """Per-matrix power-of-two scale ``s`` (shape ``(..., 1, 1)``, real) with
-    ``max|a/s|`` in ``[0.5, 1)``; 1 for zero or non-finite matrices.  Dividing by a
+    ``max|a/s|`` in ``[1, 2)``; 1 for zero or non-finite matrices.  Dividing by a
     power of two is exact, and keeps LAPACK away from overflow and underflow."""
     pt = _pt(be)
     rd = _REAL_OF[a.dtype]
     amax = pt.max(pt.abs(a), axis=(-2, -1), keepdims=True)
     ok = pt.logical_and(pt.isfinite(amax), pt.greater(amax, 0))
     safe = pt.where(ok, amax, pt.ones_like(amax))
-    e = pt.floor(pt.log2(safe))
-    return _as(be, pt.exp2(pt.add(e, 1)), rd)
+    return _as(be, pt.exp2(pt.floor(pt.log2(safe))), rd)
 
 
 def _svd_raw(be: Any, a: Any, full_matrices: bool, compute_uv: bool) -> Any:
