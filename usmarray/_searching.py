@@ -3,6 +3,7 @@ searchsorted, where."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from . import _dtypes as dt
@@ -36,9 +37,10 @@ def _arg_extremum(fname: str, x: Any, axis: Any, keepdims: Any) -> usm_ndarray:
             )
     be = x._be
     out = getattr(be, fname)(a, axis=ax, keepdims=keepdims)
-    if a.dtype in dt.REAL_FLOATING:
+    if a.dtype in dt.REAL_FLOATING and a.size and math.isnan(be.to_host(be.max(a))[()]):
         # NaN is the extremum and its first occurrence is the answer; the provider may
-        # pick a later NaN, so take the first NaN explicitly where there is one
+        # pick a later NaN, so take the first NaN explicitly where there is one (the
+        # NaN-free case, told by one max reduction, needs no fix)
         nans = be.isnan(a)
         first_nan = be.argmax(nans, axis=ax, keepdims=keepdims)
         out = be.where(be.any(nans, axis=ax, keepdims=keepdims), first_nan, out)
