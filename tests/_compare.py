@@ -67,7 +67,7 @@ def assert_same(u: Any, s: Any, *, close: bool = False, what: str = "out") -> No
             assert_same(ui, si, close=close, what=f"{what}[{i}]")
         return
     if isinstance(s, StrictDType):
-        assert isinstance(u, np.dtype) and u.name == dtype_name(s), f"{what}: {u!r} != {s!r}"
+        assert isinstance(u, xu.DType) and u.name == dtype_name(s), f"{what}: {u!r} != {s!r}"
         return
     if not isinstance(s, StrictArray):
         assert u == s, f"{what}: {u!r} != {s!r}"

@@ -15,10 +15,23 @@ from ._constants import e, inf, nan, newaxis, pi  # noqa: E402
 from ._creation import *  # noqa: E402,F403
 from ._data_type_functions import *  # noqa: E402,F403
 from ._device import Device, ExecutionPlacementError  # noqa: E402
-from ._dtypes import (  # noqa: E402
-    bool, complex64, complex128, float32, float64, int8, int16, int32, int64,
-    uint8, uint16, uint32, uint64,
-)
+from ._dtypes import DType  # noqa: E402
+from ._dtypes import PUBLIC as _PUBLIC_DTYPES  # noqa: E402
+
+globals().update({_d.name: _p for _d, _p in _PUBLIC_DTYPES.items()})
+bool: DType  # the standard's dtype names, bound just above
+int8: DType
+int16: DType
+int32: DType
+int64: DType
+uint8: DType
+uint16: DType
+uint32: DType
+uint64: DType
+float32: DType
+float64: DType
+complex64: DType
+complex128: DType
 from ._elementwise import (  # noqa: E402
     abs, acos, acosh, add, asin, asinh, atan, atan2, atanh, bitwise_and,
     bitwise_invert, bitwise_left_shift, bitwise_or, bitwise_right_shift, bitwise_xor,

@@ -20,6 +20,7 @@ from . import _dtypes as dt
 from ._device import Device
 
 _sycl = _backend.sycl
+_public_dtype = dt.public
 _API_VERSIONS = frozenset({"2021.12", "2022.12", "2023.12", "2024.12", "2025.12"})
 _USM_TYPES = ("device", "shared", "host")
 
@@ -54,8 +55,8 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
 
     # ---- metadata ------------------------------------------------------------
     @property
-    def dtype(self) -> np.dtype:
-        return self._arr.dtype
+    def dtype(self) -> dt.DType:
+        return _public_dtype(self._arr.dtype)
 
     @property
     def shape(self) -> tuple[int, ...]:

@@ -31,11 +31,13 @@ def _as_shape(shape: Any, what: str) -> tuple[int, ...]:
 def _as_dtype(dtype: Any, q: Any) -> np.dtype:
     if dtype is None:
         return dt.float64 if q.sycl_device.has_aspect_fp64 else dt.float32
+    if dt.is_dtype(dtype):
+        return dt.check_dtype(dtype)
     try:
         d = np.dtype(dtype)
     except TypeError:
         raise TypeError(f"usm_ndarray: dtype={dtype!r} is not a data type") from None
-    if not dt.is_dtype(d):
+    if not dt.is_np_standard(d):
         raise TypeError(
             f"usm_ndarray: dtype {d} is not one of the array API standard's dtypes"
         )

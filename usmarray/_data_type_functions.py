@@ -68,7 +68,7 @@ def _dtype_of(obj: Any, fname: str, argname: str) -> np.dtype:
     if type(obj) is usm_ndarray:
         return obj._arr.dtype
     if dt.is_dtype(obj):
-        return obj
+        return obj.np
     raise TypeError(
         f"{fname}: {argname} must be a usmarray dtype or a usm_ndarray, got {obj!r}"
     )
@@ -128,7 +128,7 @@ def can_cast(from_: Any, to: Any, /) -> bool:
     return _PROMOTION.get((src, to_d)) is to_d
 
 
-def result_type(*arrays_and_dtypes: Any) -> np.dtype:
+def result_type(*arrays_and_dtypes: Any) -> dt.DType:
     """The dtype the standard's promotion rules give for arrays, dtypes and Python
     scalars together; at least one array or dtype is needed.  Scalars follow the
     scalar rule against the promoted dtype of the arrays and dtypes."""
@@ -141,7 +141,7 @@ def result_type(*arrays_and_dtypes: Any) -> np.dtype:
             if not no_fp64 and not has_fp64(obj._arr.sycl_queue):
                 no_fp64 = True
         elif dt.is_dtype(obj):
-            d = obj
+            d = obj.np
         elif type(obj) in (builtins.bool, int, float, complex):
             if scalars is None:
                 scalars = []
@@ -169,7 +169,7 @@ def result_type(*arrays_and_dtypes: Any) -> np.dtype:
             res = scalar_result_dtype(res, s, "result_type")
     if no_fp64:
         res = _SINGLE.get(res, res)
-    return res
+    return dt.public(res)
 
 
 # ---- finfo / iinfo ------------------------------------------------------------------------
@@ -185,7 +185,7 @@ class finfo_object:  # noqa: N801 - the standard's name
         self.max = float(info.max)
         self.min = float(info.min)
         self.smallest_normal = float(info.smallest_normal)
-        self.dtype = d
+        self.dtype = dt.public(d)
 
     def __repr__(self) -> str:
         return (
@@ -204,7 +204,7 @@ class iinfo_object:  # noqa: N801 - the standard's name
         self.bits = int(info.bits)
         self.max = int(info.max)
         self.min = int(info.min)
-        self.dtype = d
+        self.dtype = dt.public(d)
 
     def __repr__(self) -> str:
         return f"iinfo(bits={self.bits}, max={self.max}, min={self.min}, dtype={self.dtype})"
@@ -263,7 +263,7 @@ def _isdtype_one(d: np.dtype, kind: Any) -> bool:
                 f"isdtype: unknown kind {kind!r}; use a dtype or one of {sorted(_KINDS)}"
             ) from None
     if dt.is_dtype(kind):
-        return d is kind
+        return d is kind.np
     raise TypeError(
         f"isdtype: kind must be a dtype, a kind name or a tuple of them, got {kind!r}"
     )

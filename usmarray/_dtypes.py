@@ -1,9 +1,10 @@
 """The standard's data types, their categories and the one type-promotion table.
 
-Dtypes are NumPy dtype instances (the kernel providers use the same objects), so
-``dtype=`` arguments, ``x.dtype`` and ``==`` work with no conversion.  Only the
-standard's dtypes are accepted where a dtype is expected; strings, NumPy scalar
-types and other dtypes are refused by :func:`check_dtype`.
+Two levels: inside the namespace layer and the backends a dtype is a NumPy dtype
+instance (what the kernel providers take); users see :class:`DType` objects
+(``usmarray.float32``, ``x.dtype``), which compare equal only to themselves, so
+``usmarray.float64 == None`` or ``== "float64"`` is False as the standard expects.
+:func:`check_dtype` is the gate from the public level to the internal one.
 """
 
 from __future__ import annotations
@@ -62,15 +63,71 @@ CATEGORIES: dict[str, frozenset[np.dtype]] = {
 _DTYPE_IDS = {id(d): d for d in ALL_DTYPES}
 
 
+class DType:
+    """A data type of the array API standard, as users see it (``usmarray.float32``)."""
+
+    __slots__ = ("np", "name")
+    __module__ = "usmarray"
+
+    def __init__(self, d: np.dtype) -> None:
+        self.np = d
+        self.name = d.name
+
+    def __repr__(self) -> str:
+        return f"usmarray.{self.name}"
+
+    __str__ = __repr__
+
+    def __eq__(self, other: object) -> builtins.bool:
+        return self is other
+
+    def __ne__(self, other: object) -> builtins.bool:
+        return self is not other
+
+    def __hash__(self) -> int:
+        return hash(("usmarray.DType", self.name))
+
+    def __reduce__(self) -> tuple:
+        return (by_name, (self.name,))
+
+    @property
+    def itemsize(self) -> int:
+        return self.np.itemsize
+
+    @property
+    def kind(self) -> str:
+        return self.np.kind
+
+
+PUBLIC: dict[np.dtype, DType] = {d: DType(d) for d in ALL_DTYPES}
+_PUBLIC_BY_ID = {id(d): p for d, p in PUBLIC.items()}
+_BY_NAME = {p.name: p for p in PUBLIC.values()}
+
+
+def by_name(name: str) -> DType:
+    return _BY_NAME[name]
+
+
+def public(d: np.dtype) -> DType:
+    """The user-facing dtype of an internal (NumPy) dtype."""
+    p = _PUBLIC_BY_ID.get(id(d))
+    return p if p is not None else PUBLIC[d]
+
+
 def is_dtype(obj: object) -> builtins.bool:
-    """True for exactly the standard's dtype objects."""
-    return id(obj) in _DTYPE_IDS
+    """True for exactly the standard's (public) dtype objects."""
+    return type(obj) is DType
+
+
+def is_np_standard(d: object) -> builtins.bool:
+    """True when an internal NumPy dtype is one of the standard's."""
+    return id(d) in _DTYPE_IDS or (isinstance(d, np.dtype) and d in PUBLIC)
 
 
 def check_dtype(obj: object, argname: str = "dtype") -> np.dtype:
-    """Return ``obj`` if it is one of the standard's dtypes, else raise TypeError."""
-    if id(obj) in _DTYPE_IDS:
-        return obj  # type: ignore[return-value]
+    """The internal dtype of a public ``obj``; TypeError for anything else."""
+    if type(obj) is DType:
+        return obj.np  # type: ignore[attr-defined]
     raise TypeError(
         f"{argname}={obj!r} is not a dtype of the array API standard; use one of "
         "usmarray.bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, "

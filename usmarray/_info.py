@@ -44,10 +44,10 @@ class Info:
     def default_dtypes(self, *, device: Any = None) -> dict[str, Any]:
         q = _queue(device)
         return {
-            "real floating": default_float(q),
-            "complex floating": default_complex(q),
-            "integral": dt.int64,
-            "indexing": dt.int64,
+            "real floating": dt.public(default_float(q)),
+            "complex floating": dt.public(default_complex(q)),
+            "integral": dt.public(dt.int64),
+            "indexing": dt.public(dt.int64),
         }
 
     def devices(self) -> tuple[Device, ...]:
@@ -68,7 +68,7 @@ class Info:
                     selected |= _KINDS[k]
                 else:
                     selected.add(dt.check_dtype(k, "kind"))
-        return {d.name: d for d in allowed if d in selected}
+        return {d.name: dt.public(d) for d in allowed if d in selected}
 
 
 def __array_namespace_info__() -> Info:

@@ -108,7 +108,7 @@ def asarray(
                     d = dt.float32
                 elif host.dtype == np.complex128 and default_float(q) is dt.float32:
                     d = dt.complex64
-                if not dt.is_dtype(host.dtype) and host.dtype.kind not in "O":
+                if not dt.is_np_standard(host.dtype) and host.dtype.kind not in "O":
                     raise TypeError(f"asarray: sequence gives dtype {host.dtype}, not a standard dtype")
         elif isinstance(obj, pt.usm_ndarray):
             src = obj
@@ -124,7 +124,7 @@ def asarray(
         raise
     except (TypeError, ValueError) as exc:
         raise type(exc)(f"asarray: {exc}") from None
-    if not dt.is_dtype(raw.dtype):
+    if not dt.is_np_standard(raw.dtype):
         raise TypeError(
             f"asarray: input of dtype {raw.dtype} is not one of the standard's dtypes; "
             "convert it first"
@@ -158,6 +158,6 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> u
             "from_dlpack: the data lives on the host (kDLCPU) and the host is not a SYCL "
             "device here; pass device=usmarray.Device.create_device('cpu') or a SYCL device"
         )
-    if not dt.is_dtype(raw.dtype):
+    if not dt.is_np_standard(raw.dtype):
         raise TypeError(f"from_dlpack: dtype {raw.dtype} is not one of the standard's dtypes")
     return wrap_with(_sycl, raw)

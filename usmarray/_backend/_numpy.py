@@ -1,0 +1,317 @@
+"""The NumPy host backend: one host device, filter string "numpy", usm_type "host".
+
+It runs usmarray where no SYCL runtime exists (macOS, aarch64, containers without
+OpenCL) and serves as a reference.  Kernels follow the calling convention of the
+SYCL provider (the dpctl.tensor API): placement keywords ``usm_type=`` and
+``sycl_queue=`` are accepted and ignored, and every result is an ``np.ndarray``
+(NumPy returns scalars from reductions and integer indexing; those are made 0-D).
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from ._protocol import KERNEL_NAMES, Capabilities
+
+_ndarray = np.ndarray
+_asarray = np.asarray
+
+
+class HostDevice:
+    """Stands where a SYCL device would: the attributes the namespace layer reads."""
+
+    filter_string = "numpy"
+    name = "NumPy host"
+    is_cpu = True
+    is_gpu = False
+    has_aspect_fp64 = True
+    has_aspect_fp16 = False
+    parent_device = None
+    max_compute_units = 1
+
+
+class HostQueue:
+    """The one queue of the NumPy device: every NumPy call is synchronous."""
+
+    sycl_device = HostDevice()
+    sycl_context = "numpy"
+
+    def wait(self) -> None:
+        return None
+
+    def __repr__(self) -> str:
+        return "HostQueue(numpy)"
+
+
+HOST_QUEUE = HostQueue()
+
+
+def _as_array(r: Any) -> np.ndarray:
+    return r if type(r) is _ndarray else _asarray(r)
+
+
+def _arrayify(fn: Any) -> Any:
+    def kernel(*args: Any, **kwargs: Any) -> np.ndarray:
+        r = fn(*args, **kwargs)
+        return r if type(r) is _ndarray else _asarray(r)
+
+    kernel.__name__ = fn.__name__
+    return kernel
+
+
+def _placed(fn: Any) -> Any:
+    """A creation function that takes (and ignores) the SYCL placement keywords."""
+
+    def kernel(*args: Any, usm_type: Any = None, sycl_queue: Any = None, **kwargs: Any) -> np.ndarray:
+        return fn(*args, **kwargs)
+
+    kernel.__name__ = fn.__name__
+    return kernel
+
+
+_UniqueAll = namedtuple("_UniqueAll", ["values", "indices", "inverse_indices", "counts"])
+_UniqueCounts = namedtuple("_UniqueCounts", ["values", "counts"])
+_UniqueInverse = namedtuple("_UniqueInverse", ["values", "inverse_indices"])
+
+
+def _sort(a: np.ndarray, axis: int = -1, descending: bool = False, stable: bool = True) -> np.ndarray:
+    if not descending:
+        return np.sort(a, axis=axis, kind="stable" if stable else None)
+    return np.flip(np.sort(np.flip(a, axis=axis), axis=axis, kind="stable"), axis=axis)
+
+
+def _argsort(a: np.ndarray, axis: int = -1, descending: bool = False, stable: bool = True) -> np.ndarray:
+    if not descending:
+        return np.argsort(a, axis=axis, kind="stable" if stable else None)
+    n = a.shape[axis]
+    # stable descending: sort the reversed array ascending by negated order, map back
+    rev = np.flip(a, axis=axis)
+    idx = np.argsort(rev, axis=axis, kind="stable")
+    return np.flip(n - 1 - idx, axis=axis)
+
+
+def _astype(a: np.ndarray, dtype: Any, copy: bool = True, **_: Any) -> np.ndarray:
+    return a.astype(dtype, copy=copy)
+
+
+def _reshape(a: np.ndarray, shape: Any, copy: Any = None, order: str = "C") -> np.ndarray:
+    if copy is None:
+        return np.reshape(a, shape, order=order)
+    return np.reshape(a, shape, order=order, copy=copy)
+
+
+def _full(shape: Any, fill_value: Any, dtype: Any = None, order: str = "C", **_: Any) -> np.ndarray:
+    if isinstance(fill_value, np.ndarray):
+        out = np.empty(shape, dtype=dtype or fill_value.dtype, order=order)
+        out[...] = fill_value
+        return out
+    return np.full(shape, fill_value, dtype=dtype, order=order)
+
+
+def _arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, **_: Any) -> np.ndarray:
+    return np.arange(start, stop, step, dtype=dtype)
+
+
+def _linspace(start: Any, stop: Any, num: int, dtype: Any = None, endpoint: bool = True, **_: Any) -> np.ndarray:
+    return np.linspace(start, stop, num, dtype=dtype, endpoint=endpoint)
+
+
+def _eye(n_rows: int, n_cols: Any = None, k: int = 0, dtype: Any = None, **_: Any) -> np.ndarray:
+    return np.eye(n_rows, n_cols, k=k, dtype=dtype)
+
+
+def _empty(shape: Any, dtype: Any = None, order: str = "C", **_: Any) -> np.ndarray:
+    return np.empty(shape, dtype=dtype, order=order)
+
+
+def _zeros(shape: Any, dtype: Any = None, order: str = "C", **_: Any) -> np.ndarray:
+    return np.zeros(shape, dtype=dtype, order=order)
+
+
+def _ones(shape: Any, dtype: Any = None, order: str = "C", **_: Any) -> np.ndarray:
+    return np.ones(shape, dtype=dtype, order=order)
+
+
+def _like(fn: Any) -> Any:
+    def kernel(x: np.ndarray, *args: Any, dtype: Any = None, **_: Any) -> np.ndarray:
+        return fn(x, *args, dtype=dtype)
+
+    kernel.__name__ = fn.__name__
+    return kernel
+
+
+def _unique_all(a: np.ndarray) -> Any:
+    r = np.unique_all(a)
+    return _UniqueAll(*(np.asarray(v) for v in r))
+
+
+def _unique_counts(a: np.ndarray) -> Any:
+    r = np.unique_counts(a)
+    return _UniqueCounts(np.asarray(r.values), np.asarray(r.counts))
+
+
+def _unique_inverse(a: np.ndarray) -> Any:
+    r = np.unique_inverse(a)
+    return _UniqueInverse(np.asarray(r.values), np.asarray(r.inverse_indices))
+
+
+def _nonzero(a: np.ndarray) -> tuple[np.ndarray, ...]:
+    return np.nonzero(a)
+
+
+def _meshgrid(*arrays: np.ndarray, indexing: str = "xy") -> list[np.ndarray]:
+    return [np.ascontiguousarray(m) for m in np.meshgrid(*arrays, indexing=indexing)]
+
+
+def _broadcast_arrays(*arrays: np.ndarray) -> list[np.ndarray]:
+    return list(np.broadcast_arrays(*arrays))
+
+
+def _unstack(a: np.ndarray, axis: int = 0) -> tuple[np.ndarray, ...]:
+    return tuple(np.moveaxis(a, axis, 0))
+
+
+def _round(a: np.ndarray) -> np.ndarray:
+    return _as_array(np.round(a))
+
+
+def _clip(a: np.ndarray, lo: Any = None, hi: Any = None) -> np.ndarray:
+    if lo is None and hi is None:
+        return a.copy()
+    return _as_array(np.clip(a, lo, hi))
+
+
+def _searchsorted(x1: np.ndarray, x2: Any, side: str = "left", sorter: Any = None) -> np.ndarray:
+    return _as_array(np.searchsorted(x1, x2, side=side, sorter=sorter))
+
+
+def _reduce_hypot(a: np.ndarray, axis: Any = None, keepdims: bool = False, dtype: Any = None) -> np.ndarray:
+    return _as_array(np.sqrt(np.sum(np.square(np.abs(a)), axis=axis, keepdims=keepdims, dtype=dtype)))
+
+
+def _copy(a: np.ndarray, order: str = "K") -> np.ndarray:
+    return a.copy(order="K" if order == "K" else order)
+
+
+def _asarray_kernel(obj: Any, dtype: Any = None, copy: Any = None, **_: Any) -> np.ndarray:
+    return np.asarray(obj, dtype=dtype, copy=copy)
+
+
+_SPECIAL = {
+    "astype": _astype,
+    "reshape": _reshape,
+    "full": _full,
+    "arange": _arange,
+    "linspace": _linspace,
+    "eye": _eye,
+    "empty": _empty,
+    "zeros": _zeros,
+    "ones": _ones,
+    "empty_like": _like(np.empty_like),
+    "zeros_like": _like(np.zeros_like),
+    "ones_like": _like(np.ones_like),
+    "full_like": _like(np.full_like),
+    "sort": _sort,
+    "argsort": _argsort,
+    "unique_all": _unique_all,
+    "unique_counts": _unique_counts,
+    "unique_inverse": _unique_inverse,
+    "nonzero": _nonzero,
+    "meshgrid": _meshgrid,
+    "broadcast_arrays": _broadcast_arrays,
+    "unstack": _unstack,
+    "round": _round,
+    "clip": _clip,
+    "searchsorted": _searchsorted,
+    "tril": lambda a, k=0: np.tril(a, k=k),
+    "triu": lambda a, k=0: np.triu(a, k=k),
+}
+
+# names that differ between the standard (and the SYCL provider) and NumPy
+_ALIASES = {"matrix_transpose": "matrix_transpose"}
+
+
+def _kernel_namespace() -> SimpleNamespace:
+    ns: dict[str, Any] = {}
+    for name in KERNEL_NAMES:
+        if name in _SPECIAL:
+            ns[name] = _SPECIAL[name]
+        else:
+            ns[name] = _arrayify(getattr(np, _ALIASES.get(name, name)))
+    ns.update(
+        copy=_copy,
+        asarray=_asarray_kernel,
+        reduce_hypot=_reduce_hypot,
+        asnumpy=np.asarray,
+        usm_ndarray=np.ndarray,
+        __name__="numpy",
+    )
+    return SimpleNamespace(**ns)
+
+
+class NumpyBackend:
+    """Memory and kernels on the host through NumPy."""
+
+    name = "numpy"
+    usm_types = ("host",)
+    array_type = np.ndarray
+
+    def __init__(self) -> None:
+        self.provider = _kernel_namespace()
+        self.provider_name = f"numpy {np.__version__}"
+        for kname, fn in vars(self.provider).items():
+            if not kname.startswith("__"):
+                setattr(self, kname, fn)
+        self.ExecutionPlacementError = ValueError
+
+    # ---- devices -----------------------------------------------------------------
+    def available(self) -> bool:
+        return True
+
+    def default_queue(self) -> HostQueue:
+        return HOST_QUEUE
+
+    def native_queue(self, obj: Any) -> HostQueue:
+        if obj in ("numpy", "numpy:0", HOST_QUEUE):
+            return HOST_QUEUE
+        raise ValueError(f"the NumPy backend has one device, 'numpy'; got {obj!r}")
+
+    def devices(self) -> list[HostQueue]:
+        return [HOST_QUEUE]
+
+    def describe(self, q: Any) -> str:
+        return "numpy"
+
+    def capabilities(self, q: Any) -> Capabilities:
+        return Capabilities(fp64=True, fp16=False)
+
+    @staticmethod
+    def queue_of(raw: Any) -> HostQueue:
+        return HOST_QUEUE
+
+    @staticmethod
+    def usm_type_of(raw: Any) -> str:
+        return "host"
+
+    def coerced_usm_type(self, types: Any) -> str:
+        return "host"
+
+    # ---- memory ----------------------------------------------------------------------
+    def empty(self, shape: Any, dtype: Any, usm_type: Any = None, q: Any = None) -> np.ndarray:
+        return np.empty(shape, dtype=dtype)
+
+    def from_host(self, a: np.ndarray, usm_type: Any = None, q: Any = None) -> np.ndarray:
+        return np.array(a, copy=True)
+
+    def to_host(self, raw: np.ndarray) -> np.ndarray:
+        return np.array(raw, copy=True)
+
+    def memory_object(self, obj: Any) -> bool:
+        return False
+
+    def to_queue(self, raw: np.ndarray, q: Any, stream: Any = None) -> np.ndarray:
+        return raw
