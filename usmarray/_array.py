@@ -177,7 +177,7 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
         return res if dtype is None else res.astype(dtype, copy=False)
 
     # ---- Python scalars -----------------------------------------------------------
-    def _scalar(self, kind: str, allowed: frozenset) -> Any:
+    def _scalar_raw(self, kind: str, allowed: frozenset) -> Any:
         a = self._arr
         if a.ndim != 0:
             raise TypeError(
@@ -186,28 +186,30 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
             )
         if a.dtype not in allowed:
             raise TypeError(f"{kind}() is not defined for an array of dtype {a.dtype}")
-        return self._be.to_host(a)[()]
+        return a
 
     def __bool__(self) -> bool:
-        return builtins.bool(self._scalar("bool", dt.ANY))
+        return builtins.bool(self._scalar_raw("bool", dt.ANY))
 
     def __complex__(self) -> complex:
-        return complex(self._scalar("complex", dt.ANY))
+        return complex(self._scalar_raw("complex", dt.ANY))
 
     def __float__(self) -> float:
-        return float(self._scalar("float", dt.REAL_NUMERIC | dt.BOOLEAN))
+        return float(self._scalar_raw("float", dt.REAL_NUMERIC | dt.BOOLEAN))
 
     def __int__(self) -> int:
-        v = self._scalar("int", dt.REAL_NUMERIC | dt.BOOLEAN)
-        if isinstance(v, np.floating):
+        a = self._scalar_raw("int", dt.REAL_NUMERIC | dt.BOOLEAN)
+        if a.dtype in dt.REAL_FLOATING:
+            v = float(a)
             if math.isnan(v):
                 raise ValueError("int() of a NaN array is undefined")
             if math.isinf(v):
                 raise OverflowError("int() of an infinite array is undefined")
-        return int(v)
+            return int(v)
+        return int(a)
 
     def __index__(self) -> int:
-        return int(self._scalar("index", dt.INTEGER))
+        return int(self._scalar_raw("index", dt.INTEGER))
 
     def __len__(self) -> int:
         if self._arr.ndim == 0:

@@ -15,7 +15,7 @@ import numpy as np
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
 from ._device import placement_error
-from ._helpers import check_scalar
+from ._helpers import check_scalar, scalar_operand_dtype
 from ._special_cases import BINARY_FIXUPS, UNARY_FIXUPS
 
 _PROMOTION = dt.PROMOTION_TABLE
@@ -109,14 +109,10 @@ def binary_operands(x1: Any, x2: Any, fname: str) -> tuple[Any, Any, Any, Any]:
             if rd is None:
                 dt.promote(d1, d2, fname)
             return be, a1, a2, rd
-        d = a1.dtype
-        check_scalar(d, x2, fname)
-        return x1._be, a1, x2, d
+        return x1._be, a1, x2, scalar_operand_dtype(a1.dtype, x2, fname)
     if type(x2) is usm_ndarray:
         a2 = x2._arr
-        d = a2.dtype
-        check_scalar(d, x1, fname)
-        return x2._be, x1, a2, d
+        return x2._be, x1, a2, scalar_operand_dtype(a2.dtype, x1, fname)
     raise TypeError(
         f"{fname}: at least one argument must be a usmarray.usm_ndarray; got "
         f"{type(x1).__name__} and {type(x2).__name__}"

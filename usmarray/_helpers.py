@@ -84,8 +84,12 @@ def normalize_axes(axis: Any, ndim: int, fname: str) -> tuple[int, ...]:
     return (normalize_axis(axis, max(ndim, 1) if ndim == 0 else ndim, fname),)
 
 
+_COMPLEX_OF = {dt.float32: dt.complex64, dt.float64: dt.complex128}
+
+
 def check_scalar(dtype: np.dtype, value: Any, fname: str) -> None:
-    """The standard's Python-scalar rule for ``value`` meeting an array of ``dtype``."""
+    """The standard's Python-scalar rule for ``value`` meeting an array of ``dtype``
+    where the result keeps ``dtype`` (assignment, fill values, bounds)."""
     if not dt.scalar_allowed(dtype, value):
         raise TypeError(
             f"{fname}: a Python {type(value).__name__} cannot be combined with an array "
@@ -98,3 +102,13 @@ def check_scalar(dtype: np.dtype, value: Any, fname: str) -> None:
             f"{fname}: Python int {value} does not fit dtype {dtype} "
             f"(range {info.min} .. {info.max})"
         )
+
+
+def scalar_operand_dtype(dtype: np.dtype, value: Any, fname: str) -> np.dtype:
+    """The result dtype of an operator between an array of ``dtype`` and a Python scalar:
+    ``dtype`` itself, or (2024.12) the complex dtype of the same precision for a
+    complex scalar with a real floating array.  Errors as :func:`check_scalar`."""
+    if type(value) is complex and dtype in dt.REAL_FLOATING:
+        return _COMPLEX_OF[dtype]
+    check_scalar(dtype, value, fname)
+    return dtype
