@@ -13,6 +13,7 @@ from typing import Any
 
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
+from ._backend import _onemkl
 from ._helpers import check_array, same_device
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
@@ -60,6 +61,13 @@ def _as_dtype(be: Any, raw: Any, d: Any) -> Any:
     return raw if raw.dtype == d else be.astype(raw, d)
 
 
+def matmul_raw(be: Any, a1: Any, a2: Any) -> Any:
+    """Matrix product of two raw arrays of one dtype: oneMKL's gemm for floating dtypes
+    (through dpnp, zero-copy), the kernel provider's matmul otherwise."""
+    res = _onemkl.gemm("matmul", a1, a2) if a1.dtype in dt.FLOATING else None
+    return be.matmul(a1, a2) if res is None else res
+
+
 def matmul(x1: usm_ndarray, x2: usm_ndarray, /) -> usm_ndarray:
     """Matrix product with the standard's (PEP 465) rules: 1-D operands are promoted to
     matrices and the added dimension removed; stack dimensions broadcast."""
@@ -80,7 +88,7 @@ def matmul(x1: usm_ndarray, x2: usm_ndarray, /) -> usm_ndarray:
         )
     if len(s1) > 2 or len(s2) > 2:
         broadcast_shapes("matmul (stack dimensions)", s1[:-2], s2[:-2])
-    return wrap_with(be, _as_dtype(be, be.matmul(a1, a2), rd))
+    return wrap_with(be, _as_dtype(be, matmul_raw(be, a1, a2), rd))
 
 
 def matrix_transpose(x: usm_ndarray, /) -> usm_ndarray:
@@ -162,7 +170,11 @@ def tensordot(
                 f"{a1.shape[i]}, x2 axis {j} has size {a2.shape[j]} (shapes {a1.shape} and "
                 f"{a2.shape}); they must be equal, contracted axes do not broadcast"
             )
-    res = be.tensordot(a1, a2, axes=(ax1, ax2))
+    res = None
+    if rd in dt.FLOATING and a1.ndim and a2.ndim:
+        res = _onemkl.gemm("tensordot", a1, a2, axes=(ax1, ax2))
+    if res is None:
+        res = be.tensordot(a1, a2, axes=(ax1, ax2))
     return wrap_with(be, _as_dtype(be, res, rd))
 
 

@@ -33,6 +33,7 @@ from ._linalg_main import (
     binary_numeric,
     broadcast_shapes,
     matmul,
+    matmul_raw,
     matrix_transpose,
     tensordot,
     vecdot,
@@ -472,7 +473,7 @@ def pinv(x: usm_ndarray, /, *, rtol: float | usm_ndarray | None = None) -> usm_n
     vs = pt.multiply(pt.conj(vh).mT if a.dtype in dt.COMPLEX_FLOATING else vh.mT,
                      _as(be, pt.expand_dims(sinv, axis=-2), a.dtype))
     uh = pt.conj(u).mT if a.dtype in dt.COMPLEX_FLOATING else u.mT
-    return wrap_with(be, _as(be, pt.matmul(vs, uh), a.dtype))
+    return wrap_with(be, _as(be, matmul_raw(be, vs, uh), a.dtype))
 
 
 def matrix_power(x: usm_ndarray, n: int, /) -> usm_ndarray:
@@ -494,11 +495,11 @@ def matrix_power(x: usm_ndarray, n: int, /) -> usm_ndarray:
     base = a
     while True:
         if n & 1:
-            result = base if result is None else pt.matmul(result, base)
+            result = base if result is None else matmul_raw(be, result, base)
         n >>= 1
         if not n:
             break
-        base = pt.matmul(base, base)
+        base = matmul_raw(be, base, base)
     return wrap_with(be, _as(be, result, a.dtype))
 
 

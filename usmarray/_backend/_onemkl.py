@@ -163,6 +163,16 @@ def _call(ns: str, fname: str, raws: tuple, kw: dict) -> Any:
     return k.unwrap(res, like)
 
 
+def gemm(fname: str, a1: Any, a2: Any, **kw: Any) -> Any:
+    """``dpnp.matmul`` / ``dpnp.tensordot`` (oneMKL gemm) on two raw arrays of one
+    floating dtype, or None where oneMKL cannot be reached: the caller then uses the
+    kernel provider's own (slower, but still on-device) kernel."""
+    k = kernels()
+    if not k.on_device:
+        return None
+    return k.unwrap(getattr(k.dpnp, fname)(k.wrap(a1), k.wrap(a2), **kw), a1)
+
+
 def linalg(fname: str, *raws: Any, **kw: Any) -> Any:
     """``<kernels>.linalg.<fname>(*raws, **kw)`` on raw arrays; tuples come back as tuples."""
     return _call("linalg", fname, raws, kw)
@@ -248,7 +258,7 @@ def _eig_device(k: OneMKLKernels, raw: Any, vectors: bool, fname: str) -> Any:
     # ---- complex Schur form by the shifted QR algorithm ----
     m = n
     steps = 0
-    while m > 1:
+    while m > 2:
         if steps != 1:  # (right after the first step of a deflation there is none yet)
             # rows of the active block whose part left of the diagonal is negligible,
             # in every matrix; the trailing run of them deflates
@@ -257,7 +267,7 @@ def _eig_device(k: OneMKLKernels, raw: Any, vectors: bool, fname: str) -> Any:
         else:
             rows_ok = [False] * m
         trailing = 0
-        while trailing < m - 1 and rows_ok[m - 1 - trailing]:
+        while trailing < m - 2 and rows_ok[m - 1 - trailing]:
             trailing += 1
         if trailing:
             m -= trailing
@@ -298,6 +308,15 @@ def _eig_device(k: OneMKLKernels, raw: Any, vectors: bool, fname: str) -> Any:
         if vectors:
             z[:, :, :m] = pt.matmul(z[:, :, :m], qm)
 
+    # the leading 2x2 block: its Schur form in closed form
+    lam1, lam2, g = _schur2(pt, a[:, :2, :2], c_half, c_one, c_zero, rd, cd)
+    if vectors:
+        z[:, :, :2] = pt.matmul(z[:, :, :2], g)
+    else:
+        d2 = _diag_view(pt, a, 2)
+        d2[:, 0] = lam1
+        d2[:, 1] = lam2
+
     if vectors:
         # the Schur factor, upper blocks included: t = z^H a0 z
         t = pt.triu(pt.matmul(pt.conj(z).mT, pt.matmul(a0, z)))
@@ -324,6 +343,33 @@ def _eig_device(k: OneMKLKernels, raw: Any, vectors: bool, fname: str) -> Any:
                      1.0)
     v = pt.multiply(v, pt.divide(phase, pt.astype(nrm, cd)))
     return w, pt.reshape(v, batch + (n, n))
+
+
+def _schur2(pt: Any, h: Any, c_half: Any, c_one: Any, c_zero: Any, rd: Any,
+            cd: Any) -> tuple[Any, Any, Any]:
+    """Eigenvalues and a unitary G with G^H h G upper triangular, for (nb, 2, 2) h."""
+    p, b, c, d = h[:, 0, 0], h[:, 0, 1], h[:, 1, 0], h[:, 1, 1]
+    half = pt.multiply(pt.subtract(p, d), c_half)
+    mid = pt.multiply(pt.add(p, d), c_half)
+    disc = pt.sqrt(pt.add(pt.square(half), pt.multiply(b, c)))
+    lam1 = pt.add(mid, disc)
+    lam2 = pt.subtract(mid, disc)
+    # an eigenvector of lam1 from either row of (h - lam1), the better scaled one
+    x1, y1 = b, pt.subtract(lam1, p)
+    x2, y2 = pt.subtract(lam1, d), c
+    n1 = pt.hypot(pt.abs(x1), pt.abs(y1))
+    n2 = pt.hypot(pt.abs(x2), pt.abs(y2))
+    first = pt.greater_equal(n1, n2)
+    x = pt.where(first, x1, x2)
+    y = pt.where(first, y1, y2)
+    nrm = pt.where(first, n1, n2)
+    ok = pt.greater(nrm, c_zero.real)
+    x = pt.where(ok, pt.divide(x, pt.where(ok, nrm, c_one.real)), c_one)
+    y = pt.where(ok, pt.divide(y, pt.where(ok, nrm, c_one.real)), c_zero)
+    # G = [[x, -conj(y)], [y, conj(x)]]
+    g = pt.stack([pt.stack([x, pt.negative(pt.conj(y))], axis=-1),
+                  pt.stack([y, pt.conj(x)], axis=-1)], axis=-2)
+    return lam1, lam2, g
 
 
 def _triangular_eigenvectors(pt: Any, t: Any, dg: Any, eps: float, tiny: float,
@@ -356,5 +402,5 @@ def _triangular_eigenvectors(pt: Any, t: Any, dg: Any, eps: float, tiny: float,
 
 __all__ = [
     "HostFallbackWarning", "HostKernels", "LinAlgError", "OneMKLKernels", "eig", "fft",
-    "kernels", "linalg", "on_device", "use",
+    "gemm", "kernels", "linalg", "on_device", "use",
 ]
