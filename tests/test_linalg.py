@@ -211,7 +211,7 @@ def test_eigh(shape, dtype):
 def test_eig(shape, dtype):
     a = rand(shape, dtype)
     w, v = la.eig(xp.asarray(a))
-    cd = np.complex64 if dtype == np.float32 else np.complex128
+    cd = xp.complex64 if dtype == np.float32 else xp.complex128
     assert w.dtype == cd and v.dtype == cd and w.shape == shape[:-1] and v.shape == shape
     wn, vn = xp.asnumpy(w), xp.asnumpy(v)
     tol = 1e-5 if dtype == np.float32 else 1e-12
