@@ -145,9 +145,9 @@ def _axes_and_sizes(
 def _empty_or_zeros(be: Any, a: Any, shape: tuple, dtype: Any) -> usm_ndarray:
     """Result of a transform with no input data: empty, or zeros (an all-zero padded
     input transforms to zeros)."""
-    pt = be.provider
-    return wrap_with(be, pt.zeros(shape, dtype=dtype, usm_type=a.usm_type,
-                                  sycl_queue=a.sycl_queue))
+    ut = be.usm_type_of(a) if hasattr(be, "usm_type_of") else a.usm_type
+    return wrap_with(be, be.provider.zeros(shape, dtype=dtype, usm_type=ut,
+                                           sycl_queue=be.queue_of(a)))
 
 
 def _finish(be: Any, raw: Any, dtype: Any) -> usm_ndarray:

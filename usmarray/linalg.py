@@ -150,10 +150,15 @@ def _pt(be: Any) -> Any:
     return be.provider
 
 
+def _where(be: Any, raw: Any) -> dict[str, Any]:
+    """Placement keywords (usm_type, sycl_queue) of a new array beside ``raw``."""
+    ut = be.usm_type_of(raw) if hasattr(be, "usm_type_of") else raw.usm_type
+    return {"usm_type": ut, "sycl_queue": be.queue_of(raw)}
+
+
 def _full(be: Any, like: Any, shape: tuple, value: Any, dtype: Any) -> Any:
-    return _pt(be).full(
-        shape, value, dtype=dtype, usm_type=like.usm_type, sycl_queue=like.sycl_queue
-    )
+    """A new array of ``shape`` filled with ``value``, placed beside ``like``."""
+    return _pt(be).full(shape, value, dtype=dtype, **_where(be, like))
 
 
 def _amax(be: Any, a: Any, axis: Any, keepdims: bool = False) -> Any:
@@ -179,7 +184,7 @@ def _minmax(be: Any, a: Any, axis: Any, keepdims: bool, kind: str, empty: float)
 def _identity_stack(be: Any, like: Any, shape: tuple, dtype: Any) -> Any:
     pt = _pt(be)
     n = shape[-1]
-    eye = pt.eye(n, dtype=dtype, usm_type=like.usm_type, sycl_queue=like.sycl_queue)
+    eye = pt.eye(n, dtype=dtype, **_where(be, like))
     return pt.asarray(pt.broadcast_to(eye, shape), copy=True)
 
 
@@ -264,9 +269,7 @@ def solve(x1: usm_ndarray, x2: usm_ndarray, /) -> usm_ndarray:
     a1 = _as(be, pt.broadcast_to(a1, batch + a1.shape[-2:]), rd)
     a2 = _as(be, pt.broadcast_to(a2, batch + a2.shape[-2:]), rd)
     if a1.size == 0 or a2.size == 0:
-        res = pt.zeros(
-            batch + a2.shape[-2:], dtype=rd, usm_type=a1.usm_type, sycl_queue=a1.sycl_queue
-        )
+        res = _full(be, a1, batch + a2.shape[-2:], 0, rd)
     else:
         res = _as(be, _onemkl.linalg("solve", pt.asarray(a1, copy=True),
                                      pt.asarray(a2, copy=True)), rd)
@@ -284,7 +287,8 @@ def _pow2_scale(be: Any, a: Any) -> Any:
     amax = pt.max(pt.abs(a), axis=(-2, -1), keepdims=True)
     ok = pt.logical_and(pt.isfinite(amax), pt.greater(amax, 0))
     safe = pt.where(ok, amax, pt.ones_like(amax))
-    return _as(be, pt.exp2(pt.floor(pt.log2(safe))), rd)
+    e = pt.floor(pt.log2(safe))
+    return _as(be, pt.pow(pt.full_like(e, 2.0), e), rd)
 
 
 def _svd_raw(be: Any, a: Any, full_matrices: bool, compute_uv: bool) -> Any:
@@ -294,7 +298,7 @@ def _svd_raw(be: Any, a: Any, full_matrices: bool, compute_uv: bool) -> Any:
     batch = a.shape[:-2]
     k = min(m, n)
     if a.size == 0:
-        s = pt.zeros(batch + (k,), dtype=rd, usm_type=a.usm_type, sycl_queue=a.sycl_queue)
+        s = _full(be, a, batch + (k,), 0, rd)
         if not compute_uv:
             return s
         mu, nv = (m, n) if full_matrices else (k, k)
@@ -343,8 +347,7 @@ def qr(x: usm_ndarray, /, *, mode: str = "reduced") -> QRResult:
     if a.size == 0:
         qc = m if mode == "complete" else k
         q = pt.asarray(_identity_stack(be, a, batch + (m, m), a.dtype)[..., :, :qc], copy=True)
-        r = pt.zeros(batch + (qc, n), dtype=a.dtype, usm_type=a.usm_type,
-                     sycl_queue=a.sycl_queue)
+        r = _full(be, a, batch + (qc, n), 0, a.dtype)
         return QRResult(wrap_with(be, q), wrap_with(be, r))
     q, r = _onemkl.linalg("qr", a, mode=mode)
     return QRResult(wrap_with(be, _as(be, q, a.dtype)),
@@ -359,7 +362,7 @@ def eigh(x: usm_ndarray, /) -> EighResult:
     rd = _REAL_OF[a.dtype]
     if a.size == 0:
         pt = _pt(be)
-        w = pt.zeros(a.shape[:-1], dtype=rd, usm_type=a.usm_type, sycl_queue=a.sycl_queue)
+        w = _full(be, a, a.shape[:-1], 0, rd)
         return EighResult(wrap_with(be, w), wrap_with(be, pt.zeros_like(a)))
     w, v = _onemkl.linalg("eigh", a)
     return EighResult(wrap_with(be, _as(be, w, rd)), wrap_with(be, _as(be, v, a.dtype)))
@@ -371,8 +374,7 @@ def eigvalsh(x: usm_ndarray, /) -> usm_ndarray:
     _square(a, "eigvalsh")
     rd = _REAL_OF[a.dtype]
     if a.size == 0:
-        return wrap_with(be, _pt(be).zeros(a.shape[:-1], dtype=rd, usm_type=a.usm_type,
-                                           sycl_queue=a.sycl_queue))
+        return wrap_with(be, _full(be, a, a.shape[:-1], 0, rd))
     return wrap_with(be, _as(be, _onemkl.linalg("eigvalsh", a), rd))
 
 
@@ -384,10 +386,8 @@ def eig(x: usm_ndarray, /) -> EigResult:
     _square(a, "eig")
     cd = _COMPLEX_OF[a.dtype]
     if a.size == 0:
-        pt = _pt(be)
-        w = pt.zeros(a.shape[:-1], dtype=cd, usm_type=a.usm_type, sycl_queue=a.sycl_queue)
-        return EigResult(wrap_with(be, w), wrap_with(be, pt.zeros(a.shape, dtype=cd,
-                         usm_type=a.usm_type, sycl_queue=a.sycl_queue)))
+        w = _full(be, a, a.shape[:-1], 0, cd)
+        return EigResult(wrap_with(be, w), wrap_with(be, _full(be, a, a.shape, 0, cd)))
     w, v = _onemkl.eig(a, vectors=True)
     return EigResult(wrap_with(be, _as(be, w, cd)), wrap_with(be, _as(be, v, cd)))
 
@@ -398,8 +398,7 @@ def eigvals(x: usm_ndarray, /) -> usm_ndarray:
     _square(a, "eigvals")
     cd = _COMPLEX_OF[a.dtype]
     if a.size == 0:
-        return wrap_with(be, _pt(be).zeros(a.shape[:-1], dtype=cd, usm_type=a.usm_type,
-                                           sycl_queue=a.sycl_queue))
+        return wrap_with(be, _full(be, a, a.shape[:-1], 0, cd))
     return wrap_with(be, _as(be, _onemkl.eig(a, vectors=False), cd))
 
 
@@ -461,8 +460,7 @@ def pinv(x: usm_ndarray, /, *, rtol: float | usm_ndarray | None = None) -> usm_n
     m, n = a.shape[-2:]
     batch = a.shape[:-2]
     if a.size == 0:
-        return wrap_with(be, pt.zeros(batch + (n, m), dtype=a.dtype, usm_type=a.usm_type,
-                                      sycl_queue=a.sycl_queue))
+        return wrap_with(be, _full(be, a, batch + (n, m), 0, a.dtype))
     u, s, vh = _svd_raw(be, a, False, True)
     sd = _as(be, s, d)
     cutoff = pt.multiply(pt.max(sd, axis=-1, keepdims=True), tol)
@@ -525,8 +523,7 @@ def _diagonal_raw(be: Any, a: Any, offset: int) -> Any:
         k = max(0, min(m + offset, n))
         start = -offset * n
     if k == 0 or math.prod(batch) == 0:
-        return pt.empty(batch + (k,), dtype=a.dtype, usm_type=a.usm_type,
-                        sycl_queue=a.sycl_queue)
+        return _full(be, a, batch + (k,), 0, a.dtype)
     flat = pt.reshape(a, batch + (m * n,))
     view = flat[..., start: start + (k - 1) * (n + 1) + 1: n + 1]
     return pt.asarray(view, copy=True)

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from . import sycl as _sycl
+from . import sycl as _sycl  # None where no SYCL runtime can be imported
 
 
 class LinAlgError(np.linalg.LinAlgError):
@@ -46,7 +46,7 @@ class HostFallbackWarning(RuntimeWarning):
 
 def _load_dpnp() -> Any:
     """dpnp, when it can compute on this build's raw arrays (the dpnp.tensor provider)."""
-    if _sycl.provider_name != "dpnp.tensor":
+    if _sycl is None or _sycl.provider_name != "dpnp.tensor":
         return None
     try:
         dpnp = importlib.import_module("dpnp")
@@ -99,6 +99,25 @@ class HostKernels:
         return _sycl.from_host(np.ascontiguousarray(res), like.usm_type, like.sycl_queue)
 
 
+class NativeKernels:
+    """NumPy on arrays of a host backend (raw ``numpy.ndarray``): no copies, no warning."""
+
+    on_device = False
+    name = "NumPy (host backend)"
+
+    def __init__(self) -> None:
+        self.linalg = np.linalg
+        self.fft = np.fft
+        self.errors: tuple[type, ...] = (np.linalg.LinAlgError,)
+
+    def wrap(self, raw: Any) -> np.ndarray:
+        return raw
+
+    def unwrap(self, res: Any, like: Any) -> np.ndarray:
+        return np.asarray(res)
+
+
+_NATIVE = NativeKernels()
 _active: OneMKLKernels | HostKernels | None = None
 _warned = False
 
@@ -131,12 +150,19 @@ def use(kind: str | None) -> None:
 
 
 def on_device() -> bool:
+    """Whether the LAPACK/DFT kernels for SYCL arrays run on the SYCL device."""
     return kernels().on_device
+
+
+def _kernels_for(raw: Any) -> OneMKLKernels | HostKernels | NativeKernels:
+    if _sycl is not None and isinstance(raw, _sycl.array_type):
+        return kernels()
+    return _NATIVE
 
 
 def _announce(k: Any, what: str) -> None:
     global _warned
-    if not k.on_device and not _warned:
+    if type(k) is HostKernels and not _warned:
         _warned = True
         warnings.warn(
             f"usmarray.{what}: dpnp is not available (kernel provider "
@@ -149,7 +175,7 @@ def _announce(k: Any, what: str) -> None:
 
 
 def _call(ns: str, fname: str, raws: tuple, kw: dict) -> Any:
-    k = kernels()
+    k = _kernels_for(raws[0])
     _announce(k, f"{ns}.{fname}")
     fn = getattr(getattr(k, ns), fname)
     args = [k.wrap(r) for r in raws]
@@ -167,7 +193,7 @@ def gemm(fname: str, a1: Any, a2: Any, **kw: Any) -> Any:
     """``dpnp.matmul`` / ``dpnp.tensordot`` (oneMKL gemm) on two raw arrays of one
     floating dtype, or None where oneMKL cannot be reached: the caller then uses the
     kernel provider's own (slower, but still on-device) kernel."""
-    k = kernels()
+    k = _kernels_for(a1)
     if not k.on_device:
         return None
     return k.unwrap(getattr(k.dpnp, fname)(k.wrap(a1), k.wrap(a2), **kw), a1)
@@ -197,7 +223,7 @@ _WILKINSON_EVERY = 3  # Wilkinson shift on every third step, Rayleigh shifts bet
 def eig(raw: Any, vectors: bool) -> Any:
     """Eigenvalues ``(..., n)`` and (if ``vectors``) eigenvectors ``(..., n, n)`` of
     square matrices, both complex; the kernel set in use decides where."""
-    k = kernels()
+    k = _kernels_for(raw)
     fname = "eig" if vectors else "eigvals"
     if not k.on_device:
         _announce(k, f"linalg.{fname}")
