@@ -14,7 +14,10 @@ from ._array import _install_operators, usm_ndarray  # noqa: E402
 from ._constants import e, inf, nan, newaxis, pi  # noqa: E402
 from ._creation import *  # noqa: E402,F403
 from ._data_type_functions import *  # noqa: E402,F403
-from ._device import Device, ExecutionPlacementError  # noqa: E402
+from ._backend import register_backend  # noqa: E402
+from ._device import (  # noqa: E402
+    Device, ExecutionPlacementError, set_default_device, using_device,
+)
 from ._dtypes import DType  # noqa: E402
 from ._dtypes import PUBLIC as _PUBLIC_DTYPES  # noqa: E402
 
@@ -58,6 +61,6 @@ _install_operators()
 __array_api_version__ = "2025.12"
 __version__ = "0.1.0"
 
-#: the kernel provider module in use: dpnp.tensor or dpctl.tensor
-provider = _backend.sycl.provider_name
+#: the SYCL kernel provider in use: "dpnp.tensor", "dpctl.tensor", or None without SYCL
+provider = _backend.sycl.provider_name if _backend.sycl is not None else None
 from . import linalg, fft  # noqa: E402

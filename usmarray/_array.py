@@ -85,28 +85,37 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
 
     @property
     def device(self) -> Device:
-        return Device._make(self._be, self._arr.sycl_queue)
+        be = self._be
+        return Device._make(be, be.queue_of(self._arr))
 
     @property
     def usm_type(self) -> str:
-        return self._arr.usm_type
+        return self._be.usm_type_of(self._arr)
+
+    def _sycl_raw(self, what: str) -> Any:
+        if self._be is not _sycl or _sycl is None:
+            raise AttributeError(
+                f"usm_ndarray.{what} exists for arrays on SYCL devices only; this array "
+                f"is on {self.device!r} ({self._be.name} backend)"
+            )
+        return self._arr
 
     @property
     def sycl_queue(self) -> Any:
-        return self._arr.sycl_queue
+        return self._sycl_raw("sycl_queue").sycl_queue
 
     @property
     def sycl_device(self) -> Any:
-        return self._arr.sycl_device
+        return self._sycl_raw("sycl_device").sycl_device
 
     @property
     def sycl_context(self) -> Any:
-        return self._arr.sycl_context
+        return self._sycl_raw("sycl_context").sycl_context
 
     @property
     def usm_data(self) -> Any:
         """The USM memory object that owns this array's memory."""
-        return self._arr.usm_data
+        return self._sycl_raw("usm_data").usm_data
 
     @property
     def flags(self) -> Any:
@@ -114,7 +123,7 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
 
     @property
     def __sycl_usm_array_interface__(self) -> dict:
-        return self._arr.__sycl_usm_array_interface__
+        return self._sycl_raw("__sycl_usm_array_interface__").__sycl_usm_array_interface__
 
     @property
     def mT(self) -> usm_ndarray:  # noqa: N802 - the standard's name
@@ -163,7 +172,7 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         a = self._arr
-        if a.usm_type == "device" and not a.sycl_device.is_cpu:
+        if self._be is _sycl and a.usm_type == "device" and not a.sycl_device.is_cpu:
             raise TypeError(
                 "implicit conversion to a NumPy array is refused for USM-device memory "
                 "on a non-CPU device; use usmarray.asnumpy(x) to copy to the host"
@@ -224,10 +233,10 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
             yield _wrap(a[i])
 
     def __repr__(self) -> str:
-        return repr(self._arr)
+        return self._be.repr(self._arr)
 
     def __str__(self) -> str:
-        return str(self._arr)
+        return self._be.str(self._arr)
 
     def __hash__(self) -> int:  # arrays are mutable: unhashable, as in NumPy
         raise TypeError("unhashable type: 'usm_ndarray'")
@@ -235,11 +244,12 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
     # ---- indexing -----------------------------------------------------------------
     def __getitem__(self, key: Any, /) -> usm_ndarray:
         out = object.__new__(usm_ndarray)
-        out._be = self._be
+        be = out._be = self._be
         if type(key) is slice:
             out._arr = self._arr[key]
-        else:
-            out._arr = self._arr[_raw_key(self._arr, key)]
+            return out
+        r = self._arr[_raw_key(self._arr, key)]
+        out._arr = r if r.__class__ is be.array_type else be.as_array(r)
         return out
 
     def __setitem__(self, key: Any, value: Any, /) -> None:

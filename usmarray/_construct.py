@@ -55,6 +55,8 @@ def construct(
 ) -> Any:
     from ._array import usm_ndarray
 
+    if _sycl is None:
+        raise RuntimeError("usm_ndarray(...) allocates SYCL USM memory: no SYCL runtime is available")
     pt = _sycl.provider
     shape = _as_shape(shape, "shape")
     if any(n < 0 for n in shape):

@@ -11,7 +11,8 @@ import numpy as np
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
 from ._helpers import check_array, check_scalar
-from ._migration import asarray, from_dlpack
+from ._device import Device
+from ._migration import asarray, from_dlpack, to_device
 from ._placement import check_device_dtype, default_complex, default_float, optional_dtype, placement
 
 __all__ = [
@@ -92,11 +93,11 @@ def full(
         if fv.ndim != 0:
             raise ValueError(f"full: an array fill_value must be 0-D, got shape {fv.shape}")
         if device is None and sycl_queue is None:
-            sycl_queue = fv.sycl_queue
-            usm_type = usm_type or fv.usm_type
+            device = fill_value.device
+            usm_type = usm_type or fill_value.usm_type
         be, q, ut = placement(device, usm_type, sycl_queue, "full")
         d = _dtype_or(dtype, fv.dtype, q, "full")
-        src = fv if fv.sycl_queue == q else fv.to_device(q)
+        src = to_device(fill_value, Device._make(be, q))._arr
         out = be.empty(_shape(shape, "full"), dtype=d, usm_type=ut, sycl_queue=q)
         out[...] = be.astype(src, d)
         return wrap_with(be, out)
@@ -111,8 +112,9 @@ def _like(fname: str, x: usm_ndarray, dtype: Any, device: Any, usm_type: Any, sy
     check_array(x, fname)
     a = x._arr
     if device is None and sycl_queue is None:
-        sycl_queue = a.sycl_queue
-    be, q, ut = placement(device, usm_type or a.usm_type, sycl_queue, fname)
+        device = x.device
+        usm_type = usm_type or x.usm_type
+    be, q, ut = placement(device, usm_type, sycl_queue, fname)
     d = optional_dtype(dtype, fname) or a.dtype
     check_device_dtype(d, q, fname)
     return be, q, ut, d

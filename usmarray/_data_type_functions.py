@@ -15,6 +15,7 @@ import numpy as np
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
 from ._device import Device
+from ._migration import to_device
 from ._placement import has_fp64
 
 __all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
@@ -99,8 +100,9 @@ def astype(x: usm_ndarray, dtype: Any, /, *, copy: bool = True, device: Any = No
         )
     be = x._be
     if device is not None:
-        q = Device.create_device(device)._q
-        if q != a.sycl_queue:
+        target = Device.create_device(device)
+        q = target._q
+        if target._be is not be or q != be.queue_of(a):
             if (d is dt.float64 or d is dt.complex128) and not has_fp64(q):
                 raise ValueError(
                     f"astype: dtype {d} needs double precision, which device "
@@ -108,7 +110,7 @@ def astype(x: usm_ndarray, dtype: Any, /, *, copy: bool = True, device: Any = No
                 )
             if src is not d:
                 a = be.astype(a, d)
-            return wrap_with(be, a.to_device(q))
+            return to_device(wrap_with(be, a), target)
     if src is d:
         if not copy:
             return x
@@ -123,7 +125,7 @@ def can_cast(from_: Any, to: Any, /) -> bool:
     src = _dtype_of(from_, "can_cast", "from_")
     to_d = dt.check_dtype(to, "to")
     if type(from_) is usm_ndarray and (to_d is dt.float64 or to_d is dt.complex128):
-        if not has_fp64(from_._arr.sycl_queue):
+        if not has_fp64(from_._be.queue_of(from_._arr)):
             return False
     return _PROMOTION.get((src, to_d)) is to_d
 
@@ -138,7 +140,7 @@ def result_type(*arrays_and_dtypes: Any) -> dt.DType:
     for obj in arrays_and_dtypes:
         if type(obj) is usm_ndarray:
             d = obj._arr.dtype
-            if not no_fp64 and not has_fp64(obj._arr.sycl_queue):
+            if not no_fp64 and not has_fp64(obj._be.queue_of(obj._arr)):
                 no_fp64 = True
         elif dt.is_dtype(obj):
             d = obj.np

@@ -1,27 +1,35 @@
-"""Devices: ``usmarray.Device`` and the compute-follows-data placement error."""
+"""Devices: ``usmarray.Device``, the default device, and the placement error."""
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import os
+from collections.abc import Iterator
 from typing import Any
 
 from . import _backend
 
 _sycl = _backend.sycl
+_EPE_BASES: tuple[type, ...] = (ValueError,)
+if _sycl is not None:
+    _EPE_BASES += (_sycl.ExecutionPlacementError,)
 
 
-class ExecutionPlacementError(ValueError, _sycl.ExecutionPlacementError):  # type: ignore[misc]
+class ExecutionPlacementError(*_EPE_BASES):  # type: ignore[misc]
     """Arrays of one call live on different devices (or queues that are not equivalent).
 
-    Subclasses ValueError (as the standard's device rules expect) and the kernel
-    provider's own ExecutionPlacementError, so either ``except`` clause catches it.
+    Subclasses ValueError (as the standard's device rules expect) and, with a SYCL
+    runtime, the kernel provider's own ExecutionPlacementError, so either ``except``
+    clause catches it.
     """
 
 
 class Device:
     """A device in the array API sense: a backend plus one of its queues.
 
-    Two Devices are equal when their queues are equal (equivalent SYCL queues:
-    same context, device and properties).
+    Two Devices are equal when they share a backend and their queues are equal
+    (for SYCL: equivalent queues, same context, device and properties).
     """
 
     __slots__ = ("_be", "_q")
@@ -41,24 +49,44 @@ class Device:
 
     @classmethod
     def create_device(cls, obj: Any = None) -> Device:
-        """A Device from a filter string, ``dpctl.SyclDevice``, ``dpctl.SyclQueue``, a
-        Device, or None (the default device)."""
-        if isinstance(obj, Device):
+        """A Device from a filter string ("cpu", "gpu", "opencl:cpu:0", "numpy", or a
+        registered backend's name), a ``dpctl.SyclDevice`` or ``dpctl.SyclQueue``, a
+        Device, or None (the current default device)."""
+        if type(obj) is Device:
             return obj
         if obj is None:
-            return cls._make(_sycl, _sycl.default_queue())
+            return default_device()
+        if isinstance(obj, str):
+            be = _backend.get_backend(obj.split(":", 1)[0])
+            if be is not None and be is not _sycl:
+                return cls._make(be, be.native_queue(obj))
+        if _sycl is None:
+            raise ValueError(
+                f"device {obj!r}: no SYCL runtime is available (dpctl could not be "
+                f"imported); available backends: {sorted(_backend.backends())}"
+            )
         return cls._make(_sycl, _sycl.native_queue(obj))
+
+    def _sycl_only(self, what: str) -> None:
+        if self._be is not _sycl or _sycl is None:
+            raise AttributeError(
+                f"Device.{what} exists for SYCL devices only; {self!r} belongs to the "
+                f"{self._be.name!r} backend"
+            )
 
     @property
     def sycl_queue(self) -> Any:
+        self._sycl_only("sycl_queue")
         return self._q
 
     @property
     def sycl_device(self) -> Any:
+        self._sycl_only("sycl_device")
         return self._q.sycl_device
 
     @property
     def sycl_context(self) -> Any:
+        self._sycl_only("sycl_context")
         return self._q.sycl_context
 
     @property
@@ -72,13 +100,59 @@ class Device:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Device):
             return NotImplemented
-        return self._be is other._be and self._q == other._q
+        return self._be is other._be and (self._q is other._q or self._q == other._q)
 
     def __hash__(self) -> int:
         return hash(self._q)
 
     def __repr__(self) -> str:
         return f"Device({self._be.describe(self._q)})"
+
+
+# ---- the default device ---------------------------------------------------------------
+_override: contextvars.ContextVar[Device | None] = contextvars.ContextVar(
+    "usmarray_default_device", default=None
+)
+_global_default: Device | None = None
+
+
+def _initial_default() -> Device:
+    env = os.environ.get("USMARRAY_DEFAULT_DEVICE")
+    if env:
+        return Device.create_device(env)
+    if _sycl is not None and _sycl.available():
+        return Device._make(_sycl, _sycl.default_queue())
+    return Device._make(_backend.numpy, _backend.numpy.default_queue())
+
+
+def default_device() -> Device:
+    """The device arrays are created on when no placement keyword is given: the
+    innermost ``using_device`` block, else ``set_default_device``, else
+    ``USMARRAY_DEFAULT_DEVICE``, else the SYCL default device, else the NumPy device."""
+    d = _override.get()
+    if d is not None:
+        return d
+    global _global_default
+    if _global_default is None:
+        _global_default = _initial_default()
+    return _global_default
+
+
+def set_default_device(device: Any) -> None:
+    """Make ``device`` (anything ``Device.create_device`` accepts) the process-wide default."""
+    global _global_default
+    _global_default = Device.create_device(device) if device is not None else None
+
+
+@contextlib.contextmanager
+def using_device(device: Any) -> Iterator[Device]:
+    """``with usmarray.using_device("numpy"): ...`` creates arrays on ``device`` inside
+    the block (per thread and per asyncio task)."""
+    token = _override.set(Device.create_device(device))
+    try:
+        yield _override.get()  # type: ignore[misc]
+    finally:
+        _override.reset(token)
 
 
 def placement_error(fname: str, d1: Any, d2: Any) -> ExecutionPlacementError:
@@ -89,16 +163,17 @@ def placement_error(fname: str, d1: Any, d2: Any) -> ExecutionPlacementError:
     )
 
 
-def resolve_queue(be: Any, device: Any, sycl_queue: Any) -> Any:
-    """The queue named by the complementary ``device=`` and ``sycl_queue=`` keywords."""
+def resolve(device: Any, sycl_queue: Any) -> tuple[Any, Any]:
+    """(backend, queue) named by the complementary ``device=`` and ``sycl_queue=`` keywords."""
     if sycl_queue is not None:
-        q = be.native_queue(sycl_queue) if not isinstance(sycl_queue, Device) else sycl_queue._q
+        if _sycl is None:
+            raise ValueError("sycl_queue= needs a SYCL runtime, and none is available")
+        q = sycl_queue._q if type(sycl_queue) is Device else _sycl.native_queue(sycl_queue)
         if device is not None and Device.create_device(device)._q != q:
             raise ValueError(
                 f"device={device!r} and sycl_queue={sycl_queue!r} name different queues; "
                 "pass one of them, or two that agree"
             )
-        return q
-    if device is None:
-        return be.default_queue()
-    return Device.create_device(device)._q
+        return _sycl, q
+    d = Device.create_device(device)
+    return d._be, d._q

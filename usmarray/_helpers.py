@@ -39,9 +39,10 @@ def check_arrays(arrays: Any, fname: str) -> list[usm_ndarray]:
 def same_device(fname: str, *arrays: usm_ndarray) -> None:
     """Compute follows data: every array on one backend and one (equivalent) queue."""
     first = arrays[0]
-    q = first._arr.sycl_queue
+    be = first._be
+    q = be.queue_of(first._arr)
     for other in arrays[1:]:
-        if other._be is not first._be or other._arr.sycl_queue != q:
+        if other._be is not be or be.queue_of(other._arr) != q:
             raise placement_error(fname, first.device, other.device)
 
 

@@ -73,11 +73,11 @@ def _array_key(raw: Any, k: Any, axis: int) -> Any:
     d = a.dtype
     if d not in dt.INTEGER_OR_BOOLEAN:
         raise IndexError(f"array indices must have an integer or boolean dtype, got {d}")
-    if a.sycl_queue != raw.sycl_queue:
+    be = k._be
+    if be.multi_queue and a.sycl_queue != raw.sycl_queue:
         raise placement_error("indexing", k.device, raw.sycl_queue)
     if d is not dt.bool and a.size and axis < raw.ndim:
         n = raw.shape[axis]
-        be = k._be
         lo, hi = int(be.min(a)), int(be.max(a))
         if lo < -n or hi >= n:
             bad = hi if hi >= n else lo
@@ -94,7 +94,7 @@ def setitem(x: Any, key: Any, value: Any) -> None:
     d = raw.dtype
     if type(value) is usm_ndarray:
         v = value._arr
-        if value._be is not x._be or v.sycl_queue != raw.sycl_queue:
+        if value._be is not x._be or (x._be.multi_queue and v.sycl_queue != raw.sycl_queue):
             raise placement_error("__setitem__", value.device, x.device)
         if dt.PROMOTION_TABLE.get((d, v.dtype)) != d:
             raise TypeError(

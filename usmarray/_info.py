@@ -6,10 +6,8 @@ from typing import Any
 
 from . import _backend
 from . import _dtypes as dt
-from ._device import Device
+from ._device import Device, default_device
 from ._placement import default_complex, default_float, has_fp64
-
-_sycl = _backend.sycl
 
 _KINDS: dict[str, frozenset] = {
     "bool": dt.BOOLEAN,
@@ -39,7 +37,7 @@ class Info:
         }
 
     def default_device(self) -> Device:
-        return Device.create_device(None)
+        return default_device()
 
     def default_dtypes(self, *, device: Any = None) -> dict[str, Any]:
         q = _queue(device)
@@ -51,7 +49,13 @@ class Info:
         }
 
     def devices(self) -> tuple[Device, ...]:
-        return tuple(Device._make(_sycl, q) for q in _sycl.devices())
+        """Every device of every backend: the SYCL devices, then the NumPy host device
+        and those of registered backends."""
+        out = []
+        for be in _backend.backends().values():
+            if be.available():
+                out.extend(Device._make(be, q) for q in be.devices())
+        return tuple(out)
 
     def dtypes(self, *, device: Any = None, kind: Any = None) -> dict[str, Any]:
         q = _queue(device)

@@ -9,23 +9,29 @@ import numpy as np
 from . import _backend
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
-from ._device import Device, resolve_queue
+from ._device import Device, resolve
 from ._placement import USM_TYPES, check_device_dtype, default_float, optional_dtype
 
 _sycl = _backend.sycl
-_QUEUE_TYPE = type(_sycl.default_queue())
+_QUEUE_TYPE = type(_sycl.default_queue()) if _sycl is not None else type(None)
 _SCALARS = (bool, int, float, complex)
+_KDL_CPU = 1
 
 
 def to_device(x: usm_ndarray, device: Any, /, *, stream: Any = None) -> usm_ndarray:
-    """Same context and device: a zero-copy view on the new queue; otherwise a copy."""
+    """Same SYCL context and device: a zero-copy view on the new queue; another
+    context: a copy; another backend: a copy through host memory."""
     be = x._be
-    q = device if type(device) is _QUEUE_TYPE else Device.create_device(device)._q
-    if stream is not None and not isinstance(stream, _QUEUE_TYPE):
+    target = device if type(device) is Device else Device.create_device(device)
+    if stream is not None and (_sycl is None or not isinstance(stream, _QUEUE_TYPE)):
         raise TypeError(
             f"to_device: stream must be None or a dpctl.SyclQueue, got {type(stream).__name__}"
         )
-    return wrap_with(be, be.to_queue(x._arr, q, stream))
+    if target._be is be:
+        return wrap_with(be, be.to_queue(x._arr, target._q, stream))
+    tb = target._be
+    usm_type = tb.usm_types[0] if be.usm_type_of(x._arr) not in tb.usm_types else be.usm_type_of(x._arr)
+    return wrap_with(tb, tb.from_host(be.to_host(x._arr), usm_type, target._q))
 
 
 def asnumpy(x: usm_ndarray, /) -> np.ndarray:
@@ -35,15 +41,7 @@ def asnumpy(x: usm_ndarray, /) -> np.ndarray:
     return x._be.to_host(x._arr)
 
 
-def _unwrap_nested(obj: Any) -> Any:
-    if type(obj) is usm_ndarray:
-        return obj._arr
-    if isinstance(obj, (list, tuple)):
-        return [_unwrap_nested(o) for o in obj]
-    return obj
-
-
-def _scalar_dtype(obj: Any, q: Any) -> np.dtype | None:
+def _scalar_dtype(obj: Any, q: Any) -> np.dtype:
     t = type(obj)
     if t is bool:
         return dt.bool
@@ -51,14 +49,60 @@ def _scalar_dtype(obj: Any, q: Any) -> np.dtype | None:
         return dt.int64
     if t is float:
         return default_float(q)
-    if t is complex:
-        return dt.complex128 if default_float(q) is dt.float64 else dt.complex64
-    return None
+    return dt.complex128 if default_float(q) is dt.float64 else dt.complex64
 
 
 def _check_int_range(obj: Any, d: np.dtype) -> None:
     if type(obj) is int and d in dt.INTEGER and not dt.integer_fits(d, obj):
         raise OverflowError(f"asarray: Python int {obj} does not fit dtype {d}")
+
+
+def _nested(be: Any, obj: Any) -> Any:
+    """A nested sequence with our arrays as ``be``'s raw arrays (other backends' as host
+    copies)."""
+    if type(obj) is usm_ndarray:
+        return obj._arr if obj._be is be else obj._be.to_host(obj._arr)
+    if isinstance(obj, (list, tuple)):
+        return [_nested(be, o) for o in obj]
+    return obj
+
+
+def _host_sequence(obj: Any, d: np.dtype | None, q: Any) -> tuple[Any, np.dtype | None]:
+    """A sequence of Python scalars as one NumPy array (one C pass) and the dtype to
+    ask for; (None, d) when the sequence holds arrays or objects NumPy cannot type."""
+    try:
+        host = np.asarray(obj)
+    except (TypeError, ValueError, OverflowError):
+        return None, d
+    kind = host.dtype.kind
+    if kind == "O":
+        for v in host.reshape(-1)[:1000]:
+            if type(v) is int:
+                raise OverflowError(f"asarray: Python int {v} does not fit int64")
+        return None, d
+    if d is None:
+        if host.dtype == np.uint64:
+            raise OverflowError("asarray: Python ints above the int64 range need dtype=uint64")
+        if kind == "f" and host.dtype != np.float64 or kind == "c" and host.dtype != np.complex128:
+            return None, d  # a sequence of NumPy scalars: let the provider decide
+        if kind == "f" and default_float(q) is dt.float32:
+            d = dt.float32
+        elif kind == "c" and default_float(q) is dt.float32:
+            d = dt.complex64
+        elif not dt.is_np_standard(host.dtype):
+            raise TypeError(f"asarray: the sequence gives dtype {host.dtype}, not a standard dtype")
+    elif d in dt.INTEGER and kind in "iu":
+        info = np.iinfo(d)
+        if host.size and (host.min() < info.min or host.max() > info.max):
+            raise OverflowError(f"asarray: values outside the range of {d}")
+    return host, d
+
+
+def _check_usm_type(be: Any, usm_type: Any) -> None:
+    if usm_type is not None and usm_type not in be.usm_types:
+        if usm_type not in USM_TYPES:
+            raise ValueError(f"asarray: usm_type={usm_type!r}; use 'device', 'shared' or 'host'")
+        raise ValueError(f"asarray: usm_type={usm_type!r} is not available on the {be.name!r} backend")
 
 
 def asarray(
@@ -78,48 +122,46 @@ def asarray(
     d = optional_dtype(dtype, "asarray")
     if copy not in (None, True, False):
         raise ValueError(f"asarray: copy must be True, False or None, got {copy!r}")
-    if usm_type is not None and usm_type not in USM_TYPES:
-        raise ValueError(f"asarray: usm_type={usm_type!r}; use 'device', 'shared' or 'host'")
-    be = _sycl
-    pt = be.provider
-    if type(obj) is usm_ndarray:
-        be = obj._be
+    t = type(obj)
+    if t is usm_ndarray:
+        src_be = obj._be
+        if device is None and sycl_queue is None:
+            be, q = src_be, src_be.queue_of(obj._arr)
+        else:
+            be, q = resolve(device, sycl_queue)
+        _check_usm_type(be, usm_type)
         src = obj._arr
-        q = (
-            src.sycl_queue
-            if device is None and sycl_queue is None
-            else resolve_queue(be, device, sycl_queue)
-        )
+        if src_be is not be:
+            if copy is False:
+                raise ValueError(
+                    f"asarray: copy=False, but moving an array from the {src_be.name!r} to the "
+                    f"{be.name!r} backend needs a copy"
+                )
+            src = src_be.to_host(src)
+        elif copy is False and usm_type is not None and be.usm_type_of(src) != usm_type:
+            raise ValueError(
+                f"asarray: copy=False but the array's usm_type is {be.usm_type_of(src)!r}, "
+                f"not {usm_type!r}"
+            )
     else:
-        q = resolve_queue(be, device, sycl_queue)
-        if type(obj) in _SCALARS:
-            sd = _scalar_dtype(obj, q)
-            target = d if d is not None else sd
+        be, q = resolve(device, sycl_queue)
+        _check_usm_type(be, usm_type)
+        if t in _SCALARS:
+            target = d if d is not None else _scalar_dtype(obj, q)
             _check_int_range(obj, target)
             if copy is False:
                 raise ValueError("asarray: copy=False needs an existing array; a Python scalar must be copied")
             check_device_dtype(target, q, "asarray")
-            return wrap_with(be, pt.full((), obj, dtype=target, usm_type=usm_type or "device", sycl_queue=q))
-        if isinstance(obj, (list, tuple)):
-            src = _unwrap_nested(obj)
-            if d is None:
-                host = np.asarray(_to_host_nested(be, src))
-                if host.dtype == np.float64 and default_float(q) is dt.float32:
-                    d = dt.float32
-                elif host.dtype == np.complex128 and default_float(q) is dt.float32:
-                    d = dt.complex64
-                if not dt.is_np_standard(host.dtype) and host.dtype.kind not in "O":
-                    raise TypeError(f"asarray: sequence gives dtype {host.dtype}, not a standard dtype")
-        elif isinstance(obj, pt.usm_ndarray):
-            src = obj
+            return wrap_with(be, be.full((), obj, dtype=target, usm_type=usm_type or be.usm_types[0], sycl_queue=q))
+        if t is list or t is tuple:
+            if copy is False:
+                raise ValueError("asarray: copy=False needs an existing array; a sequence must be copied")
+            host, d = _host_sequence(obj, d, q)
+            src = _nested(be, obj) if host is None else host
         else:
             src = obj
-    if copy is False and usm_type is not None and hasattr(src, "usm_type") and src.usm_type != usm_type:
-        raise ValueError(
-            f"asarray: copy=False but the array's usm_type is {src.usm_type!r}, not {usm_type!r}"
-        )
     try:
-        raw = pt.asarray(src, dtype=d, copy=copy, usm_type=usm_type, sycl_queue=q)
+        raw = be.provider.asarray(src, dtype=d, copy=copy, usm_type=usm_type, sycl_queue=q)
     except OverflowError:
         raise
     except (TypeError, ValueError) as exc:
@@ -134,30 +176,40 @@ def asarray(
     return wrap_with(be, raw)
 
 
-def _to_host_nested(be: Any, obj: Any) -> Any:
-    if isinstance(obj, list):
-        return [_to_host_nested(be, o) for o in obj]
-    if isinstance(obj, be.array_type):
-        return be.to_host(obj)
-    return obj
-
-
 def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> usm_ndarray:
-    """An array from any object with ``__dlpack__`` (NumPy, PyTorch, usm_ndarray...)."""
-    if not hasattr(x, "__dlpack__"):
-        raise TypeError(f"from_dlpack: {type(x).__name__} does not implement __dlpack__")
-    pt = _sycl.provider
-    if isinstance(device, Device):
-        device = device._q
-    elif isinstance(device, str):
-        device = Device.create_device(device)._q
-    src = x._arr if type(x) is usm_ndarray else x
-    raw = pt.from_dlpack(src, device=device, copy=copy)
-    if isinstance(raw, np.ndarray):
-        raise ValueError(
-            "from_dlpack: the data lives on the host (kDLCPU) and the host is not a SYCL "
-            "device here; pass device=usmarray.Device.create_device('cpu') or a SYCL device"
+    """An array from any object with ``__dlpack__`` (NumPy, PyTorch, usm_ndarray, dpnp).
+
+    With ``device=None`` the result stays on the producer's device, as the standard
+    says: a SYCL device for SYCL producers, the NumPy host device ("numpy") for host
+    producers such as NumPy or CPU PyTorch (zero-copy where the producer allows).
+    Pass ``device=`` to place it elsewhere (a copy where needed)."""
+    if copy not in (None, True, False):
+        raise ValueError(f"from_dlpack: copy must be True, False or None, got {copy!r}")
+    if type(x) is usm_ndarray:
+        return asarray(x, device=device, copy=copy)
+    if not hasattr(x, "__dlpack__") or not hasattr(x, "__dlpack_device__"):
+        raise TypeError(
+            f"from_dlpack: {type(x).__name__} does not implement __dlpack__ and __dlpack_device__"
         )
+    host_producer = int(x.__dlpack_device__()[0]) == _KDL_CPU
+    if device is None:
+        target = Device._make(_backend.numpy, _backend.numpy.default_queue()) if host_producer else None
+    else:
+        target = device if type(device) is Device else Device.create_device(device)
+    if target is not None and target._be is not _sycl:
+        if host_producer:
+            raw = np.from_dlpack(x, copy=copy)
+        else:
+            if copy is False:
+                raise BufferError("from_dlpack: copy=False cannot move device data to the host")
+            raw = np.asarray(asarray(x)._be.to_host(asarray(x)._arr))
+        be = target._be
+        raw = be.from_host(raw, be.usm_types[0], target._q) if be is not _backend.numpy else raw
+    else:
+        if _sycl is None:
+            raise ValueError("from_dlpack: a SYCL producer needs a SYCL runtime, and none is available")
+        be = _sycl
+        raw = _sycl.provider.from_dlpack(x, device=None if target is None else target._q, copy=copy)
     if not dt.is_np_standard(raw.dtype):
         raise TypeError(f"from_dlpack: dtype {raw.dtype} is not one of the standard's dtypes")
-    return wrap_with(_sycl, raw)
+    return wrap_with(be, raw)

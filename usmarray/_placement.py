@@ -7,21 +7,26 @@ from typing import Any
 
 import numpy as np
 
-from . import _backend
 from . import _dtypes as dt
-from ._device import resolve_queue
+from ._device import resolve
 
-_sycl = _backend.sycl
 USM_TYPES = ("device", "shared", "host")
 
 
 def placement(device: Any, usm_type: Any, sycl_queue: Any, fname: str) -> tuple[Any, Any, str]:
-    """(backend, queue, usm_type) named by the placement keywords; usm_type defaults to device."""
+    """(backend, queue, usm_type) named by the placement keywords; usm_type defaults to
+    the backend's first kind ("device" for SYCL, "host" for NumPy)."""
+    be, q = resolve(device, sycl_queue)
     if usm_type is None:
-        usm_type = "device"
-    elif usm_type not in USM_TYPES:
-        raise ValueError(f"{fname}: usm_type={usm_type!r}; use 'device', 'shared' or 'host'")
-    return _sycl, resolve_queue(_sycl, device, sycl_queue), usm_type
+        return be, q, be.usm_types[0]
+    if usm_type not in be.usm_types:
+        if usm_type not in USM_TYPES:
+            raise ValueError(f"{fname}: usm_type={usm_type!r}; use 'device', 'shared' or 'host'")
+        raise ValueError(
+            f"{fname}: usm_type={usm_type!r} is not available on the {be.name!r} backend, "
+            f"which has {be.usm_types}"
+        )
+    return be, q, usm_type
 
 
 def has_fp64(q: Any) -> bool:

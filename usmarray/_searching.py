@@ -128,7 +128,7 @@ def searchsorted(
                 f"searchsorted: x2 must be an array, int or float, got {type(x2).__name__}"
             )
         d = scalar_result_dtype(d1, x2, "searchsorted")
-        v = be.full((), x2, dtype=d, usm_type=a.usm_type, sycl_queue=a.sycl_queue)
+        v = be.full((), x2, dtype=d, usm_type=be.usm_type_of(a), sycl_queue=be.queue_of(a))
     else:
         raise TypeError(
             f"searchsorted: x2 must be a usmarray.usm_ndarray, int or float, got "
@@ -166,15 +166,15 @@ def where(
     be Python scalars (not both), following the standard's scalar rules."""
     c = check_x(condition, "where", dt.BOOLEAN, "boolean (condition)")
     be = condition._be
-    q = c.sycl_queue
+    q = be.queue_of(c)
     t1, t2 = type(x1), type(x2)
     if t1 is usm_ndarray:
         a1 = x1._arr
-        if x1._be is not be or a1.sycl_queue != q:
+        if x1._be is not be or be.queue_of(a1) != q:
             raise placement_error("where", condition.device, x1.device)
         if t2 is usm_ndarray:
             a2 = x2._arr
-            if x2._be is not be or a2.sycl_queue != q:
+            if x2._be is not be or be.queue_of(a2) != q:
                 raise placement_error("where", condition.device, x2.device)
             d1, d2 = a1.dtype, a2.dtype
             d = _PROMOTION.get((d1, d2))
@@ -184,14 +184,14 @@ def where(
         else:
             d = scalar_result_dtype(a1.dtype, x2, "where")
             broadcast_shape_of((c.shape, a1.shape), "where")
-            a2 = be.full((), x2, dtype=d, usm_type=a1.usm_type, sycl_queue=q)
+            a2 = be.full((), x2, dtype=d, usm_type=be.usm_type_of(a1), sycl_queue=q)
     elif t2 is usm_ndarray:
         a2 = x2._arr
-        if x2._be is not be or a2.sycl_queue != q:
+        if x2._be is not be or be.queue_of(a2) != q:
             raise placement_error("where", condition.device, x2.device)
         d = scalar_result_dtype(a2.dtype, x1, "where")
         broadcast_shape_of((c.shape, a2.shape), "where")
-        a1 = be.full((), x1, dtype=d, usm_type=a2.usm_type, sycl_queue=q)
+        a1 = be.full((), x1, dtype=d, usm_type=be.usm_type_of(a2), sycl_queue=q)
     else:
         raise TypeError(
             "where: at least one of x1 and x2 must be a usmarray.usm_ndarray; got "

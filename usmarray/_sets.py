@@ -149,7 +149,7 @@ def isin(x1: usm_ndarray | int, x2: usm_ndarray | int, /, *, invert: bool = Fals
     if a1 is not None:
         be = x1._be
         if a2 is not None:
-            if x2._be is not be or a2.sycl_queue != a1.sycl_queue:
+            if x2._be is not be or be.queue_of(a2) != be.queue_of(a1):
                 raise placement_error("isin", x1.device, x2.device)
             d1, d2 = a1.dtype, a2.dtype
             d = _PROMOTION.get((d1, d2))
@@ -161,11 +161,11 @@ def isin(x1: usm_ndarray | int, x2: usm_ndarray | int, /, *, invert: bool = Fals
                 a2 = be.astype(a2, d)
         else:
             d = scalar_result_dtype(a1.dtype, x2, "isin")
-            a2 = be.full((), x2, dtype=d, usm_type=a1.usm_type, sycl_queue=a1.sycl_queue)
+            a2 = be.full((), x2, dtype=d, usm_type=be.usm_type_of(a1), sycl_queue=be.queue_of(a1))
     elif a2 is not None:
         be = x2._be
         d = scalar_result_dtype(a2.dtype, x1, "isin")
-        a1 = be.full((), x1, dtype=d, usm_type=a2.usm_type, sycl_queue=a2.sycl_queue)
+        a1 = be.full((), x1, dtype=d, usm_type=be.usm_type_of(a2), sycl_queue=be.queue_of(a2))
     else:
         raise TypeError("isin: at least one of x1 and x2 must be a usmarray.usm_ndarray")
     return wrap_with(be, be.isin(a1, a2, invert=invert))

@@ -177,8 +177,8 @@ def _moment(fname: str, x: Any, axis: Any, correction: Any, keepdims: Any) -> us
         # is 1 - correction and each deviation is x - x (NaN for NaN or infinite x)
         nan = float("nan")
         if 1 - correction <= 0:
-            out = be.full(a.shape, nan, dtype=a.dtype, usm_type=a.usm_type,
-                          sycl_queue=a.sycl_queue)
+            out = be.full(a.shape, nan, dtype=a.dtype, usm_type=be.usm_type_of(a),
+                          sycl_queue=be.queue_of(a))
         else:
             out = be.subtract(a, a)  # 0, or NaN where x is NaN or infinite
         return wrap_with(be, out)

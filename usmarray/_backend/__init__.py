@@ -1,11 +1,83 @@
-"""The backend layer: memory allocation and kernels, behind one small protocol."""
+"""The backend layer: memory allocation and kernels, behind one small protocol.
+
+Backends: "sycl" (the dpctl.tensor kernels, when a SYCL runtime is importable and
+has a device), "numpy" (always), and any registered through
+:func:`register_backend` or the ``usmarray.backends`` entry-point group.
+"""
 
 from __future__ import annotations
 
+import warnings
+from typing import Any
+
+from ._numpy import NumpyBackend
 from ._protocol import KERNEL_NAMES, Backend, Capabilities
-from ._sycl import SyclBackend
 
-#: the SYCL backend; every array of this build is allocated and computed through it
-sycl = SyclBackend()
 
-__all__ = ["KERNEL_NAMES", "Backend", "Capabilities", "SyclBackend", "sycl"]
+def _load_sycl() -> Any:
+    try:
+        from ._sycl import SyclBackend
+
+        return SyclBackend()
+    except ImportError:
+        return None
+
+
+#: the SYCL backend, or None when dpctl / a kernel provider cannot be imported
+sycl: Any = _load_sycl()
+#: the NumPy host backend (always present)
+numpy = NumpyBackend()
+
+_REGISTRY: dict[str, Any] = {"sycl": sycl} if sycl is not None else {}
+_REGISTRY["numpy"] = numpy
+_entry_points_loaded = False
+
+
+def register_backend(name: str, backend: Any) -> None:
+    """Make ``backend`` available under ``name``: ``Device.create_device(name)`` and
+    ``device=name`` then select it.  ``name`` must not contain ':'."""
+    if not isinstance(name, str) or not name or ":" in name:
+        raise ValueError(f"register_backend: name must be a non-empty string without ':', got {name!r}")
+    if name in ("sycl", "numpy") and _REGISTRY.get(name) is not backend:
+        raise ValueError(f"register_backend: {name!r} is a built-in backend")
+    missing = [k for k in ("native_queue", "default_queue", "queue_of", "to_host", "from_host")
+               if not hasattr(backend, k)]
+    if missing:
+        raise TypeError(f"register_backend: {name!r} lacks {missing} (see docs/backends.md)")
+    _REGISTRY[name] = backend
+
+
+def _load_entry_points() -> None:
+    global _entry_points_loaded
+    if _entry_points_loaded:
+        return
+    _entry_points_loaded = True
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group="usmarray.backends"):
+        if ep.name in _REGISTRY:
+            continue
+        try:
+            obj = ep.load()
+            register_backend(ep.name, obj() if isinstance(obj, type) else obj)
+        except Exception as exc:  # a broken plug-in must not break import usmarray
+            warnings.warn(f"usmarray backend entry point {ep.name!r} failed: {exc}", stacklevel=2)
+
+
+def get_backend(name: str) -> Any | None:
+    be = _REGISTRY.get(name)
+    if be is None:
+        _load_entry_points()
+        be = _REGISTRY.get(name)
+    return be
+
+
+def backends() -> dict[str, Any]:
+    _load_entry_points()
+    return dict(_REGISTRY)
+
+
+__all__ = [
+    "KERNEL_NAMES", "Backend", "Capabilities", "NumpyBackend", "backends", "get_backend",
+    "numpy", "register_backend", "sycl",
+]

@@ -259,6 +259,8 @@ class NumpyBackend:
     name = "numpy"
     usm_types = ("host",)
     array_type = np.ndarray
+    multi_queue = False
+    as_array = staticmethod(np.asarray)
 
     def __init__(self) -> None:
         self.provider = _kernel_namespace()
@@ -299,6 +301,15 @@ class NumpyBackend:
 
     def coerced_usm_type(self, types: Any) -> str:
         return "host"
+
+    @staticmethod
+    def repr(raw: np.ndarray) -> str:
+        body = np.array2string(raw, separator=", ", prefix="usm_ndarray(")
+        return f"usm_ndarray({body}, dtype={raw.dtype.name}, device='numpy')"
+
+    @staticmethod
+    def str(raw: np.ndarray) -> str:
+        return np.array2string(raw)
 
     # ---- memory ----------------------------------------------------------------------
     def empty(self, shape: Any, dtype: Any, usm_type: Any = None, q: Any = None) -> np.ndarray:

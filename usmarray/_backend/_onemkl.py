@@ -217,7 +217,8 @@ def fft(fname: str, raw: Any, **kw: Any) -> Any:
 # triangular factor, vectorized over the eigenvalues.
 
 _EIG_MAX_STEPS = 30  # QR steps allowed per deflation before giving up
-_WILKINSON_EVERY = 3  # Wilkinson shift on every third step, Rayleigh shifts between
+_WILKINSON_EVERY = 3
+_TOL_FACTOR = 1.0  # Wilkinson shift on every third step, Rayleigh shifts between
 
 
 def eig(raw: Any, vectors: bool) -> Any:
@@ -272,11 +273,14 @@ def _eig_device(k: OneMKLKernels, raw: Any, vectors: bool, fname: str) -> Any:
     # constants on the device, made once (a Python scalar operand costs a host copy)
     c_half, c_one, c_zero = (pt.full((), v, dtype=cd, usm_type=ut, sycl_queue=q)
                              for v in (0.5, 1.0, 0.0))
-    c_exc, c_tol = (pt.full((), v, dtype=rd, usm_type=ut, sycl_queue=q)
-                    for v in (0.75, eps))
-    # scale each matrix to max |a| = 1; the deflation tolerance is then eps * max |a|
+    c_exc = pt.full((), 0.75, dtype=rd, usm_type=ut, sycl_queue=q)
+    # scale each matrix to max |a| = 1
     scale = pt.where(pt.greater(amax, c_zero.real), amax, c_one.real)  # (nb, 1, 1)
     a0 = pt.divide(a0, scale)
+    # deflation tolerance eps * |a|_F per matrix: the size of the rounding errors of a
+    # QR step, so a row below it is as good as zero (and a backward-stable deflation)
+    tol = pt.reshape(pt.multiply(pt.reduce_hypot(pt.abs(a0), axis=(1, 2)), _TOL_FACTOR * eps),
+                     (nb, 1))
     a = pt.asarray(a0, copy=True) if vectors else a0
     eye = pt.eye(n, dtype=cd, usm_type=ut, sycl_queue=q)
     z = pt.asarray(pt.broadcast_to(eye, (nb, n, n)), copy=True) if vectors else None
@@ -289,7 +293,7 @@ def _eig_device(k: OneMKLKernels, raw: Any, vectors: bool, fname: str) -> Any:
             # rows of the active block whose part left of the diagonal is negligible,
             # in every matrix; the trailing run of them deflates
             low = pt.reduce_hypot(pt.abs(pt.tril(a[:, :m, :m], k=-1)), axis=2)  # (nb, m)
-            rows_ok = pt.asnumpy(pt.all(pt.less_equal(low, c_tol), axis=0))  # m flags
+            rows_ok = pt.asnumpy(pt.all(pt.less_equal(low, tol), axis=0))  # m flags
         else:
             rows_ok = [False] * m
         trailing = 0

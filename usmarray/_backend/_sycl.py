@@ -6,7 +6,9 @@ when importable, else the legacy ``dpctl.tensor`` (dpctl <= 0.21).
 
 from __future__ import annotations
 
+import builtins
 import importlib
+import operator
 import sys
 from types import ModuleType
 from typing import Any
@@ -79,6 +81,12 @@ class SyclBackend:
 
     name = "sycl"
     usm_types = ("device", "shared", "host")
+    #: arrays of one backend may still sit on different queues: compare them per call
+    multi_queue = True
+    queue_of = staticmethod(operator.attrgetter("sycl_queue"))
+    usm_type_of = staticmethod(operator.attrgetter("usm_type"))
+    repr = staticmethod(builtins.repr)
+    str = staticmethod(builtins.str)
 
     def __init__(self) -> None:
         pt = _resolve_provider()
@@ -142,10 +150,6 @@ class SyclBackend:
         d = q.sycl_device
         return Capabilities(fp64=d.has_aspect_fp64, fp16=d.has_aspect_fp16)
 
-    @staticmethod
-    def queue_of(raw: Any) -> dpctl.SyclQueue:
-        return raw.sycl_queue
-
     # ---- memory ------------------------------------------------------------
     def empty(self, shape, dtype, usm_type, q):
         return self.provider.empty(shape, dtype=dtype, usm_type=usm_type, sycl_queue=q)
@@ -160,6 +164,10 @@ class SyclBackend:
         return self.provider.asarray(
             obj, dtype=dtype, copy=copy, usm_type=usm_type, sycl_queue=q
         )
+
+    @staticmethod
+    def as_array(r: Any) -> Any:
+        return r
 
     def memory_object(self, obj: Any) -> bool:
         return isinstance(obj, (dpmem.MemoryUSMDevice, dpmem.MemoryUSMShared, dpmem.MemoryUSMHost))
