@@ -217,8 +217,7 @@ def fft(fname: str, raw: Any, **kw: Any) -> Any:
 # triangular factor, vectorized over the eigenvalues.
 
 _EIG_MAX_STEPS = 30  # QR steps allowed per deflation before giving up
-_WILKINSON_EVERY = 3
-_TOL_FACTOR = 1.0  # Wilkinson shift on every third step, Rayleigh shifts between
+_WILKINSON_EVERY = 3  # Wilkinson shift on every third step, Rayleigh shifts between
 
 
 def eig(raw: Any, vectors: bool) -> Any:
@@ -279,7 +278,7 @@ def _eig_device(k: OneMKLKernels, raw: Any, vectors: bool, fname: str) -> Any:
     a0 = pt.divide(a0, scale)
     # deflation tolerance eps * |a|_F per matrix: the size of the rounding errors of a
     # QR step, so a row below it is as good as zero (and a backward-stable deflation)
-    tol = pt.reshape(pt.multiply(pt.reduce_hypot(pt.abs(a0), axis=(1, 2)), _TOL_FACTOR * eps),
+    tol = pt.reshape(pt.multiply(pt.reduce_hypot(pt.abs(a0), axis=(1, 2)), eps),
                      (nb, 1))
     a = pt.asarray(a0, copy=True) if vectors else a0
     eye = pt.eye(n, dtype=cd, usm_type=ut, sycl_queue=q)
