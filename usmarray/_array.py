@@ -131,7 +131,7 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
             raise ValueError(
                 f"x.mT needs an array of at least 2 dimensions, got {self._arr.ndim}"
             )
-        return _wrap(self._arr.mT)
+        return wrap_with(self._be, self._arr.mT)
 
     @property
     def T(self) -> usm_ndarray:  # noqa: N802 - the standard's name
@@ -140,7 +140,7 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
                 f"x.T is defined for 2-D arrays only (got {self._arr.ndim}-D); use "
                 "permute_dims() or x.mT for other ranks"
             )
-        return _wrap(self._arr.T)
+        return wrap_with(self._be, self._arr.T)
 
     # ---- protocols -------------------------------------------------------------
     def __array_namespace__(self, /, *, api_version: str | None = None) -> types.ModuleType:
@@ -229,8 +229,10 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
         a = self._arr
         if a.ndim == 0:
             raise TypeError("iteration over a 0-D usm_ndarray is undefined")
+        be = self._be
         for i in range(a.shape[0]):
-            yield _wrap(a[i])
+            r = a[i]
+            yield wrap_with(be, r if r.__class__ is be.array_type else be.as_array(r))
 
     def __repr__(self) -> str:
         return self._be.repr(self._arr)
@@ -254,14 +256,6 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
 
     def __setitem__(self, key: Any, value: Any, /) -> None:
         _indexing.setitem(self, key, value)
-
-
-def _wrap(raw: Any) -> usm_ndarray:
-    """Wrap a SYCL backend raw array without validation (the namespace layer's fast path)."""
-    out = object.__new__(usm_ndarray)
-    out._arr = raw
-    out._be = _sycl
-    return out
 
 
 def wrap_with(be: Any, raw: Any) -> usm_ndarray:

@@ -16,7 +16,7 @@ from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
 from ._device import placement_error
 from ._helpers import check_scalar, scalar_operand_dtype
-from ._special_cases import BINARY_FIXUPS, UNARY_FIXUPS
+from ._special_cases import FIXUPS
 
 _PROMOTION = dt.PROMOTION_TABLE
 
@@ -71,7 +71,7 @@ def _category_error(fname: str, catname: str, dtype: Any) -> TypeError:
 
 def _make_unary(name: str) -> Callable[..., usm_ndarray]:
     category, catname = UNARY[name]
-    fixup = UNARY_FIXUPS.get(name)
+    fixups = {bn: t[0][name] for bn, t in FIXUPS.items() if name in t[0]}
 
     def func(x: usm_ndarray, /) -> usm_ndarray:
         if type(x) is not usm_ndarray:
@@ -82,8 +82,10 @@ def _make_unary(name: str) -> Callable[..., usm_ndarray]:
             raise _category_error(name, catname, d)
         be = x._be
         out = getattr(be, name)(a)
-        if fixup is not None and d in fixup[0]:
-            out = fixup[1](be, a, out)
+        if fixups:
+            fx = fixups.get(be.name)
+            if fx is not None and d in fx[0]:
+                out = fx[1](be, a, out)
         return wrap_with(be, out)
 
     func.__name__ = func.__qualname__ = name
@@ -121,15 +123,17 @@ def binary_operands(x1: Any, x2: Any, fname: str) -> tuple[Any, Any, Any, Any]:
 
 def _make_binary(name: str) -> Callable[..., usm_ndarray]:
     category, catname = BINARY[name]
-    fixup = BINARY_FIXUPS.get(name)
+    fixups = {bn: t[1][name] for bn, t in FIXUPS.items() if name in t[1]}
 
     def func(x1: Any, x2: Any, /) -> usm_ndarray:
         be, a1, a2, rd = binary_operands(x1, x2, name)
         if rd not in category:
             raise _category_error(name, catname, rd)
         out = getattr(be, name)(a1, a2)
-        if fixup is not None and rd in fixup[0]:
-            out = fixup[1](be, a1, a2, out)
+        if fixups:
+            fx = fixups.get(be.name)
+            if fx is not None and rd in fx[0]:
+                out = fx[1](be, a1, a2, out)
         return wrap_with(be, out)
 
     func.__name__ = func.__qualname__ = name

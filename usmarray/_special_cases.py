@@ -1,13 +1,16 @@
-"""Corrections for the standard's special cases that a kernel provider gets wrong.
+"""Corrections for the standard's special cases that a backend's kernels get wrong.
 
-Each entry: name -> (dtypes it applies to, fix(backend, inputs..., out) -> out).
-A fix runs only for the listed dtypes, so other calls pay nothing for it.
+``FIXUPS[backend name] = (unary, binary)``; each table maps a function name to
+(dtypes it applies to, fix(backend, inputs..., out) -> out).  A fix runs only on
+its backend and for the listed dtypes, so other calls pay nothing for it.
 """
 
 from __future__ import annotations
 
 import math
 from typing import Any, Callable
+
+import numpy as np
 
 from . import _dtypes as dt
 
@@ -139,7 +142,9 @@ def _tanh_complex(be: Any, a: Any, out: Any) -> Any:
     return be.where(mask, fixed, out)
 
 
-UNARY_FIXUPS: dict[str, tuple[frozenset, Callable[..., Any]]] = {
+Fixups = dict[str, tuple[frozenset, Callable[..., Any]]]
+
+SYCL_UNARY: Fixups = {
     "acos": (dt.COMPLEX_FLOATING, _acos_complex),
     "asin": (dt.COMPLEX_FLOATING, _asin_complex),
     "acosh": (dt.COMPLEX_FLOATING, _acosh_kahan_complex),
@@ -149,4 +154,28 @@ UNARY_FIXUPS: dict[str, tuple[frozenset, Callable[..., Any]]] = {
     "tanh": (dt.COMPLEX_FLOATING, _tanh_complex),
 }
 
-BINARY_FIXUPS: dict[str, tuple[frozenset, Callable[..., Any]]] = {}
+# ---- NumPy -------------------------------------------------------------------------------
+def _np_expm1_complex(be: Any, a: Any, out: Any) -> Any:
+    # NumPy's complex expm1 returns NaN + NaN j for every non-finite input; exp(z) - 1
+    # gives the standard's values there
+    with np.errstate(invalid="ignore", over="ignore"):
+        return np.where(np.isfinite(a), out, np.exp(a) - 1)
+
+
+def _np_floor_divide(be: Any, x1: Any, x2: Any, out: Any) -> Any:
+    # floor_divide(+-inf, finite nonzero) = +-inf; floor_divide(finite, -+inf) with
+    # opposite signs = -0 (NumPy gives NaN and -1)
+    with np.errstate(invalid="ignore", over="ignore"):
+        inf_num = np.isinf(x1) & np.isfinite(x2) & (x2 != 0)
+        opposite = np.isfinite(x1) & np.isinf(x2) & (x1 != 0) & (np.signbit(x1) != np.signbit(x2))
+        out = np.where(inf_num, np.multiply(x1, x2), out)
+        return np.asarray(np.where(opposite, -0.0, out), dtype=out.dtype)
+
+
+FIXUPS: dict[str, tuple[Fixups, Fixups]] = {
+    "sycl": (SYCL_UNARY, {}),
+    "numpy": (
+        {"expm1": (dt.COMPLEX_FLOATING, _np_expm1_complex)},
+        {"floor_divide": (dt.REAL_FLOATING, _np_floor_divide)},
+    ),
+}

@@ -193,6 +193,11 @@ def _reduce_hypot(a: np.ndarray, axis: Any = None, keepdims: bool = False, dtype
     return _as_array(np.sqrt(np.sum(np.square(np.abs(a)), axis=axis, keepdims=keepdims, dtype=dtype)))
 
 
+def _diff(a: np.ndarray, axis: int = -1, n: int = 1, prepend: Any = None, append: Any = None) -> np.ndarray:
+    kw = {k: v for k, v in (("prepend", prepend), ("append", append)) if v is not None}
+    return np.diff(a, n=n, axis=axis, **kw)
+
+
 def _copy(a: np.ndarray, order: str = "K") -> np.ndarray:
     return a.copy(order="K" if order == "K" else order)
 
@@ -227,6 +232,7 @@ _SPECIAL = {
     "round": _round,
     "clip": _clip,
     "searchsorted": _searchsorted,
+    "diff": _diff,
     "tril": lambda a, k=0: np.tril(a, k=k),
     "triu": lambda a, k=0: np.triu(a, k=k),
 }
