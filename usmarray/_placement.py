@@ -30,7 +30,10 @@ def placement(device: Any, usm_type: Any, sycl_queue: Any, fname: str) -> tuple[
 
 
 def has_fp64(q: Any) -> bool:
-    return bool(q.sycl_device.has_aspect_fp64)
+    """Whether the device of queue ``q`` computes in double precision; queues of
+    backends without a ``sycl_device`` are taken to (see docs/backends.md)."""
+    dev = getattr(q, "sycl_device", None)
+    return True if dev is None else bool(dev.has_aspect_fp64)
 
 
 def default_float(q: Any) -> np.dtype:
