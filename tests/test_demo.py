@@ -1,0 +1,18 @@
+"""The seed 002 sieve as behaviour, on the default device and on the NumPy device."""
+
+import numpy as np
+import pytest
+
+from usmarray._demo import sieve
+
+
+@pytest.mark.parametrize("device", [None, "numpy"])
+def test_sieve_finds_the_primes_below_a_million(device):
+    import usmarray as xp
+
+    primes = sieve(10**6, device=device)
+    assert primes.shape == (78498,)
+    host = xp.asnumpy(primes)
+    assert host[:10].tolist() == [2, 3, 5, 7, 11, 13, 17, 19, 23, 29]
+    assert host[-1] == 999983
+    assert np.all(np.diff(host) > 0)
