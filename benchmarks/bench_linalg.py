@@ -1,9 +1,11 @@
 """matmul and svd: usmarray (oneMKL on the SYCL CPU device) against NumPy on the host.
 
 Run as ``python benchmarks/bench_linalg.py [--quick] [--repeats N]``.  For every case
-the two variants are timed alternately, one call each per round (the order rotates
-every round, so machine drift touches both alike); a usmarray sample waits for the
-device queue, so it includes the kernel.  The table shows per-call medians and the
+the two variants are timed alternately, one sample each per round (the order rotates
+every round, so machine drift touches both alike); a sample is a batch of calls lasting
+about 50 ms, each usmarray call waiting for the device queue, so it includes the kernel;
+before each sample the process sleeps 20 ms so that the other variant's worker threads
+(which spin for a while after their work) do not compete with it.  The table shows per-call medians and the
 ratio usmarray / NumPy (below 1: usmarray is faster).  Operands are float64 and
 created once, outside the timing, on the default (CPU) device and in NumPy.
 """
@@ -25,23 +27,39 @@ import usmarray as xp  # noqa: E402
 from usmarray._backend import _onemkl  # noqa: E402
 
 
+def _inner(f: Callable[[], object], target_s: float) -> int:
+    """Calls per sample so that a sample lasts about ``target_s`` (at least one)."""
+    t0 = time.perf_counter()
+    f()
+    one = time.perf_counter() - t0
+    return max(1, min(1000, int(target_s / max(one, 1e-7))))
+
+
 def interleaved(variants: dict[str, Callable[[], object]], repeats: int,
-                budget_s: float) -> dict[str, float]:
-    """Median seconds per call of each variant, timed alternately."""
+                budget_s: float, settle_s: float = 0.02,
+                sample_s: float = 0.05) -> dict[str, float]:
+    """Median seconds per call of each variant, timed alternately.  A sample is a batch
+    of calls lasting about ``sample_s`` (so thread wake-up latency is amortized)."""
     names = list(variants)
     for f in variants.values():  # warm-up: JIT compilation, allocator, caches
         f()
+    inner = {k: _inner(f, sample_s) for k, f in variants.items()}
     samples: dict[str, list[float]] = {k: [] for k in names}
     start = time.perf_counter()
     r = 0
-    while r < repeats or (time.perf_counter() - start < budget_s and r < 5 * repeats):
+    while True:
         order = names[r % len(names):] + names[: r % len(names)]
         for k in order:
+            # let the other variant's worker threads (OpenCL CPU runtime / OpenBLAS)
+            # go idle first: on a shared CPU their spinning would bill this sample
+            time.sleep(settle_s)
+            f, n = variants[k], inner[k]
             t0 = time.perf_counter()
-            variants[k]()
-            samples[k].append(time.perf_counter() - t0)
+            for _ in range(n):
+                f()
+            samples[k].append((time.perf_counter() - t0) / n)
         r += 1
-        if r >= repeats and time.perf_counter() - start > budget_s:
+        if r >= repeats and (time.perf_counter() - start > budget_s or r >= 5 * repeats):
             break
     return {k: statistics.median(v) for k, v in samples.items()}
 
@@ -96,7 +114,7 @@ def cases(quick: bool) -> list[tuple[str, tuple[int, ...], Callable, Callable]]:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="small sizes only")
-    p.add_argument("--repeats", type=int, default=7, help="rounds per case (default 7)")
+    p.add_argument("--repeats", type=int, default=9, help="rounds per case (default 9)")
     p.add_argument("--budget", type=float, default=2.0, help="seconds per case (soft)")
     args = p.parse_args(argv)
 
