@@ -213,11 +213,15 @@ def fft(fname: str, raw: Any, **kw: Any) -> Any:
 # oneMKL's SYCL LAPACK has no nonsymmetric eigensolver (geev), so dpnp computes eig and
 # eigvals with NumPy on the host.  Here they run on the device instead: the complex
 # Schur form by the shifted QR algorithm (each step a batched oneMKL QR factorization
-# and two batched matrix products), then eigenvectors by back-substitution on the
-# triangular factor, vectorized over the eigenvalues.
+# and batched matrix products; explicit Francis double shifts up to order 64, single
+# Wilkinson/Rayleigh shifts above), 2x2 blocks finished in closed form, then
+# eigenvectors by back-substitution on the triangular factor, vectorized over the
+# eigenvalues.
 
 _EIG_MAX_STEPS = 30  # QR steps allowed per deflation before giving up
-_WILKINSON_EVERY = 3  # Wilkinson shift on every third step, Rayleigh shifts between
+_WILKINSON_EVERY = 3  # single-shift steps: Wilkinson shift every third step, Rayleigh between
+_DOUBLE_MAX_N = 64  # double-shift steps up to this order (fewer steps, more flops per step)
+_DOUBLE_STEPS = 4  # double-shift steps after each deflation, before single shifts  # Wilkinson shift on every third step, Rayleigh shifts between
 
 
 def eig(raw: Any, vectors: bool) -> Any:
@@ -284,67 +288,17 @@ def _eig_device(k: OneMKLKernels, raw: Any, vectors: bool, fname: str) -> Any:
     eye = pt.eye(n, dtype=cd, usm_type=ut, sycl_queue=q)
     z = pt.asarray(pt.broadcast_to(eye, (nb, n, n)), copy=True) if vectors else None
 
-    # ---- complex Schur form by the shifted QR algorithm ----
-    m = n
-    steps = 0
-    while m > 2:
-        if steps != 1:  # (right after the first step of a deflation there is none yet)
-            # rows of the active block whose part left of the diagonal is negligible,
-            # in every matrix; the trailing run of them deflates
-            low = pt.reduce_hypot(pt.abs(pt.tril(a[:, :m, :m], k=-1)), axis=2)  # (nb, m)
-            rows_ok = pt.asnumpy(pt.all(pt.less_equal(low, tol), axis=0))  # m flags
-        else:
-            rows_ok = [False] * m
-        trailing = 0
-        while trailing < m - 2 and rows_ok[m - 1 - trailing]:
-            trailing += 1
-        if trailing:
-            m -= trailing
-            steps = 0
-            continue
-        if steps >= _EIG_MAX_STEPS:
-            raise LinAlgError(
-                f"{fname}: the QR algorithm did not converge ({_EIG_MAX_STEPS} steps "
-                f"without deflating eigenvalue {m} of {n})"
-            )
-        d = a[:, m - 1, m - 1]
-        if steps in (10, 20):
-            # exceptional shift, to break a cycle of the shifts below
-            mu = pt.add(d, pt.multiply(low[:, m - 1], c_exc))
-        elif steps % _WILKINSON_EVERY:
-            # Rayleigh-quotient shift: converges fast once the bottom row is small
-            mu = pt.asarray(d, copy=True)
-        else:
-            # Wilkinson shift: the eigenvalue of the trailing 2x2 block closest to d
-            # (complex, so it also finds complex eigenvalues of real matrices)
-            p, b, c = a[:, m - 2, m - 2], a[:, m - 2, m - 1], a[:, m - 1, m - 2]
-            half = pt.multiply(pt.subtract(p, d), c_half)
-            bc = pt.multiply(b, c)
-            disc = pt.sqrt(pt.add(pt.square(half), bc))
-            r1 = pt.add(half, disc)
-            r2 = pt.subtract(half, disc)
-            den = pt.where(pt.greater_equal(pt.abs(r1), pt.abs(r2)), r1, r2)
-            nz = pt.not_equal(den, c_zero)
-            mu = pt.subtract(d, pt.where(nz, pt.divide(bc, pt.where(nz, den, c_one)), c_zero))
-        steps += 1
-        mu = pt.reshape(mu, (nb, 1))
-        diag = _diag_view(pt, a, m)
-        diag -= mu
-        qf, rf = k.linalg.qr(k.wrap(a[:, :m, :m]), mode="reduced")
-        qm, rm = k.unwrap(qf, raw), k.unwrap(rf, raw)
-        pt.matmul(rm, qm, out=a[:, :m, :m])
-        diag += mu
+    # ---- Schur form by the shifted QR algorithm ----
+    m = _qr_sweeps(k, pt, raw, a, z, tol, fname, (c_half, c_one, c_zero, c_exc), rd, cd)
+    if m == 2:
+        # the leading 2x2 block: its Schur form in closed form
+        lam1, lam2, g = _schur2(pt, a[:, :2, :2], c_half, c_one, c_zero, rd, cd)
         if vectors:
-            z[:, :, :m] = pt.matmul(z[:, :, :m], qm)
-
-    # the leading 2x2 block: its Schur form in closed form
-    lam1, lam2, g = _schur2(pt, a[:, :2, :2], c_half, c_one, c_zero, rd, cd)
-    if vectors:
-        z[:, :, :2] = pt.matmul(z[:, :, :2], g)
-    else:
-        d2 = _diag_view(pt, a, 2)
-        d2[:, 0] = lam1
-        d2[:, 1] = lam2
+            z[:, :, :2] = pt.matmul(z[:, :, :2], g)
+        else:
+            d2 = _diag_view(pt, a, 2)
+            d2[:, 0] = lam1
+            d2[:, 1] = lam2
 
     if vectors:
         # the Schur factor, upper blocks included: t = z^H a0 z
@@ -372,6 +326,93 @@ def _eig_device(k: OneMKLKernels, raw: Any, vectors: bool, fname: str) -> Any:
                      1.0)
     v = pt.multiply(v, pt.divide(phase, pt.astype(nrm, cd)))
     return w, pt.reshape(v, batch + (n, n))
+
+
+def _qr_sweeps(k: Any, pt: Any, raw: Any, a: Any, z: Any, tol: Any, fname: str,
+               consts: tuple, rd: Any, cd: Any) -> int:
+    """Shifted QR steps on the active leading block of every matrix of ``a`` (nb, n, n),
+    accumulating the unitary factors into ``z`` (if not None), until the active block
+    is at most 2x2; returns its size.  A trailing 1x1 or 2x2 block deflates (2x2 in
+    closed form) once its rows left of it are below ``tol`` in every matrix.
+
+    After each deflation the first steps are explicit Francis double-shift steps (Q
+    from the QR factorization of (h - mu1)(h - mu2), mu1, mu2 the eigenvalues of the
+    trailing 2x2 block: two shifts per factorization), up to order 64; then single
+    complex shifts (Wilkinson every third step, Rayleigh quotients between,
+    exceptional ones at steps 10 and 20), which also converge where the matrices of a
+    batch need deflations of different kinds."""
+    c_half, c_one, c_zero, c_exc = consts
+    nb, n, _ = a.shape
+    vectors = z is not None
+    n_double = _DOUBLE_STEPS if n <= _DOUBLE_MAX_N else 0
+    m = n
+    steps = 0
+    while m > 2:
+        r1 = pt.reduce_hypot(pt.abs(a[:, m - 1, : m - 1]), axis=1)  # (nb,)
+        r2 = pt.reduce_hypot(pt.abs(a[:, m - 2 : m, : m - 2]), axis=(1, 2))
+        ok = pt.asnumpy(pt.all(pt.less_equal(pt.stack([r1, r2], axis=1), tol), axis=0))
+        if ok[0]:
+            m -= 1
+            steps = 0
+            continue
+        if ok[1]:
+            lam1, lam2, g = _schur2(pt, a[:, m - 2 : m, m - 2 : m], c_half, c_one, c_zero,
+                                    rd, cd)
+            if vectors:
+                z[:, :, m - 2 : m] = pt.matmul(z[:, :, m - 2 : m], g)
+            else:
+                a[:, m - 2, m - 2] = lam1
+                a[:, m - 1, m - 1] = lam2
+            m -= 2
+            steps = 0
+            continue
+        if steps >= n_double + _EIG_MAX_STEPS:
+            raise LinAlgError(
+                f"{fname}: the QR algorithm did not converge ({steps} steps without "
+                f"deflating eigenvalue {m} of {n})"
+            )
+        steps += 1
+        h = a[:, :m, :m]
+        p, b, c, d = h[:, m - 2, m - 2], h[:, m - 2, m - 1], h[:, m - 1, m - 2], h[:, m - 1, m - 1]
+        if steps <= n_double:
+            # (h - mu1)(h - mu2) = h^2 - tr h + det I for the trailing 2x2 block
+            tr = pt.add(p, d)
+            det = pt.subtract(pt.multiply(p, d), pt.multiply(b, c))
+            pm = pt.subtract(pt.matmul(h, h), pt.multiply(h, pt.reshape(tr, (nb, 1, 1))))
+            pdiag = _diag_view(pt, pm, m)
+            pdiag += pt.reshape(det, (nb, 1))
+            qm = k.unwrap(k.linalg.qr(k.wrap(pm), mode="reduced")[0], raw)
+            pt.matmul(pt.conj(qm).mT, pt.matmul(h, qm), out=a[:, :m, :m])
+        else:
+            single = steps - n_double
+            if single in (10, 20):
+                # exceptional shift, to break a cycle of the shifts below
+                mu = pt.add(d, pt.multiply(r1, c_exc))
+            elif single % _WILKINSON_EVERY != 1:
+                # Rayleigh-quotient shift: converges fast once the bottom row is small
+                mu = pt.asarray(d, copy=True)
+            else:
+                # Wilkinson shift: the eigenvalue of the trailing 2x2 block closest to d
+                # (complex, so it also finds complex eigenvalues of real matrices)
+                half = pt.multiply(pt.subtract(p, d), c_half)
+                bc = pt.multiply(b, c)
+                disc = pt.sqrt(pt.add(pt.square(half), bc))
+                x1 = pt.add(half, disc)
+                x2 = pt.subtract(half, disc)
+                den = pt.where(pt.greater_equal(pt.abs(x1), pt.abs(x2)), x1, x2)
+                nz = pt.not_equal(den, c_zero)
+                mu = pt.subtract(d, pt.where(nz, pt.divide(bc, pt.where(nz, den, c_one)),
+                                             c_zero))
+            mu = pt.reshape(mu, (nb, 1))
+            diag = _diag_view(pt, a, m)
+            diag -= mu
+            qf, rf = k.linalg.qr(k.wrap(a[:, :m, :m]), mode="reduced")
+            qm, rm = k.unwrap(qf, raw), k.unwrap(rf, raw)
+            pt.matmul(rm, qm, out=a[:, :m, :m])
+            diag += mu
+        if vectors:
+            z[:, :, :m] = pt.matmul(z[:, :, :m], qm)
+    return m
 
 
 def _schur2(pt: Any, h: Any, c_half: Any, c_one: Any, c_zero: Any, rd: Any,
