@@ -31,7 +31,7 @@ def test_sycl_only_attributes_raise_attribute_error():
         with pytest.raises(AttributeError, match="SYCL"):
             getattr(x, attr)
     with pytest.raises(AttributeError):
-        x.device.sycl_queue
+        _ = x.device.sycl_queue
 
 
 @pytest.mark.skipif(_backend.sycl is None, reason="needs a SYCL runtime for a second backend")

@@ -97,8 +97,8 @@ def construct(
             )
     offset = operator.index(offset)
     if strides is not None and 0 not in shape:
-        lo = sum(s * (n - 1) for s, n in zip(strides, shape) if s < 0)
-        hi = sum(s * (n - 1) for s, n in zip(strides, shape) if s > 0)
+        lo = sum(s * (n - 1) for s, n in zip(strides, shape, strict=False) if s < 0)
+        hi = sum(s * (n - 1) for s, n in zip(strides, shape, strict=False) if s > 0)
         if offset == 0 and lo < 0:
             offset = -lo  # the lowest addressed element sits at the buffer's start
         span = offset + hi + 1

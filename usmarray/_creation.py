@@ -10,10 +10,16 @@ import numpy as np
 
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
-from ._helpers import check_array, check_scalar
 from ._device import Device
+from ._helpers import check_array, check_scalar
 from ._migration import asarray, from_dlpack, to_device
-from ._placement import check_device_dtype, default_complex, default_float, optional_dtype, placement
+from ._placement import (
+    check_device_dtype,
+    default_complex,
+    default_float,
+    optional_dtype,
+    placement,
+)
 
 __all__ = [
     "arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like",

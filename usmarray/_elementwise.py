@@ -8,7 +8,8 @@ Where a provider kernel misses one of the standard's special cases, a fix-up in
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

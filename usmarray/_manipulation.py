@@ -257,10 +257,19 @@ def flip(x: usm_ndarray, /, *, axis: int | tuple[int, ...] | None = None) -> usm
     return wrap_with(x._be, a[key] if key else a[...])
 
 
+_INT_ONLY = {int}
+
+
+def _only_ints(t: tuple) -> bool:
+    return set(map(type, t)) == _INT_ONLY
+
+
 def permute_dims(x: usm_ndarray, /, axes: tuple[int, ...]) -> usm_ndarray:
     """Permute the axes of ``x``; negative axes count from the end (2025.12)."""
     check_array(x, "permute_dims")
     a = x._arr
+    if type(axes) is tuple and _only_ints(axes) and sorted(axes) == list(range(a.ndim)):
+        return wrap_with(x._be, x._be.permute_dims(a, axes))
     if type(axes) is not tuple:
         raise TypeError(f"permute_dims: axes must be a tuple of ints, got {type(axes).__name__}")
     if len(axes) != a.ndim:
@@ -296,6 +305,13 @@ def reshape(x: usm_ndarray, /, shape: tuple[int, ...], *, copy: bool | None = No
     """``x`` with a new shape (one entry may be -1); ``copy=False`` refuses to copy
     (ValueError), ``copy=True`` always copies."""
     check_array(x, "reshape")
+    if copy is None and type(shape) is tuple and shape and min(shape) >= -1 and _only_ints(shape):
+        # a tuple of plain ints: the provider checks the size; any refusal is
+        # re-diagnosed below with the standard's message
+        try:
+            return wrap_with(x._be, x._be.reshape(x._arr, shape))
+        except (ValueError, TypeError):
+            pass
     if type(shape) is int:
         shape = (shape,)
     shape = int_tuple(shape, "reshape", "shape")

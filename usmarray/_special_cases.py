@@ -8,7 +8,8 @@ its backend and for the listed dtypes, so other calls pay nothing for it.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

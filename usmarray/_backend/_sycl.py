@@ -21,7 +21,6 @@ from dpctl._sycl_queue_manager import get_device_cached_queue
 
 from ._protocol import KERNEL_NAMES, Capabilities
 
-
 _PAGE = 4096
 _HUGE_ADVICE_MIN_BYTES = 1 << 22
 _MADV_HUGEPAGE = 14
