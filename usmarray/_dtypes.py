@@ -13,19 +13,19 @@ import builtins
 
 import numpy as np
 
-bool = np.dtype("bool")  # noqa: A001 - the standard's name
-int8 = np.dtype("int8")
-int16 = np.dtype("int16")
-int32 = np.dtype("int32")
-int64 = np.dtype("int64")
-uint8 = np.dtype("uint8")
-uint16 = np.dtype("uint16")
-uint32 = np.dtype("uint32")
-uint64 = np.dtype("uint64")
-float32 = np.dtype("float32")
-float64 = np.dtype("float64")
-complex64 = np.dtype("complex64")
-complex128 = np.dtype("complex128")
+bool: np.dtype = np.dtype("bool")  # noqa: A001 - the standard's name
+int8: np.dtype = np.dtype("int8")
+int16: np.dtype = np.dtype("int16")
+int32: np.dtype = np.dtype("int32")
+int64: np.dtype = np.dtype("int64")
+uint8: np.dtype = np.dtype("uint8")
+uint16: np.dtype = np.dtype("uint16")
+uint32: np.dtype = np.dtype("uint32")
+uint64: np.dtype = np.dtype("uint64")
+float32: np.dtype = np.dtype("float32")
+float64: np.dtype = np.dtype("float64")
+complex64: np.dtype = np.dtype("complex64")
+complex128: np.dtype = np.dtype("complex128")
 
 ALL_DTYPES = (
     bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
