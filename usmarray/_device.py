@@ -33,6 +33,8 @@ class Device:
     """
 
     __slots__ = ("_be", "_q")
+    _be: Any
+    _q: Any
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError(
