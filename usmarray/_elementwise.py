@@ -232,7 +232,7 @@ def clip(
     if d not in dt.REAL_NUMERIC:
         raise _category_error("clip", "real numeric", d)
     be = x._be
-    bounds = []
+    bounds: list[Any] = []
     for bname, b in (("min", min), ("max", max)):
         if b is None:
             bounds.append(None)
