@@ -168,11 +168,11 @@ def where(
     be = condition._be
     q = be.queue_of(c)
     t1, t2 = type(x1), type(x2)
-    if t1 is usm_ndarray:
+    if type(x1) is usm_ndarray:
         a1 = x1._arr
         if x1._be is not be or be.queue_of(a1) != q:
             raise placement_error("where", condition.device, x1.device)
-        if t2 is usm_ndarray:
+        if type(x2) is usm_ndarray:
             a2 = x2._arr
             if x2._be is not be or be.queue_of(a2) != q:
                 raise placement_error("where", condition.device, x2.device)
@@ -185,7 +185,7 @@ def where(
             d = scalar_result_dtype(a1.dtype, x2, "where")
             broadcast_shape_of((c.shape, a1.shape), "where")
             a2 = be.full((), x2, dtype=d, usm_type=be.usm_type_of(a1), sycl_queue=q)
-    elif t2 is usm_ndarray:
+    elif type(x2) is usm_ndarray:
         a2 = x2._arr
         if x2._be is not be or be.queue_of(a2) != q:
             raise placement_error("where", condition.device, x2.device)
