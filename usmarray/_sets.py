@@ -10,7 +10,7 @@ NaN of ``x`` its own entry (and makes ``indices`` point at it).
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
@@ -147,10 +147,12 @@ def isin(x1: usm_ndarray | int, x2: usm_ndarray | int, /, *, invert: bool = Fals
     a1 = _isin_operand(x1, "x1")
     a2 = _isin_operand(x2, "x2")
     if a1 is not None:
-        be = x1._be
+        u1 = cast(usm_ndarray, x1)  # a non-None operand array means an usm_ndarray
+        be = u1._be
         if a2 is not None:
-            if x2._be is not be or be.queue_of(a2) != be.queue_of(a1):
-                raise placement_error("isin", x1.device, x2.device)
+            u2 = cast(usm_ndarray, x2)
+            if u2._be is not be or be.queue_of(a2) != be.queue_of(a1):
+                raise placement_error("isin", u1.device, u2.device)
             d1, d2 = a1.dtype, a2.dtype
             d = _PROMOTION.get((d1, d2))
             if d is None:
@@ -163,7 +165,7 @@ def isin(x1: usm_ndarray | int, x2: usm_ndarray | int, /, *, invert: bool = Fals
             d = scalar_result_dtype(a1.dtype, x2, "isin")
             a2 = be.full((), x2, dtype=d, usm_type=be.usm_type_of(a1), sycl_queue=be.queue_of(a1))
     elif a2 is not None:
-        be = x2._be
+        be = cast(usm_ndarray, x2)._be
         d = scalar_result_dtype(a2.dtype, x1, "isin")
         a1 = be.full((), x1, dtype=d, usm_type=be.usm_type_of(a2), sycl_queue=be.queue_of(a2))
     else:
