@@ -51,7 +51,7 @@ class Info:
     def devices(self) -> tuple[Device, ...]:
         """Every device of every backend: the SYCL devices, then the NumPy host device
         and those of registered backends."""
-        out = []
+        out: list[Device] = []
         for be in _backend.backends().values():
             if be.available():
                 out.extend(Device._make(be, q) for q in be.devices())

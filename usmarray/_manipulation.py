@@ -9,7 +9,7 @@ errors TypeError.
 from __future__ import annotations
 
 import operator
-from typing import Any
+from typing import Any, cast
 
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
@@ -380,7 +380,7 @@ def roll(
     else:
         axes = (normalize_axis(axis, a.ndim, "roll"),)
     if shifts is None:
-        shifts = (shift,) * len(axes)
+        shifts = (cast(int, shift),) * len(axes)
     elif len(shifts) != len(axes) or type(axis) is not tuple:
         raise ValueError(
             f"roll: shift {shift} and axis {axis} must be tuples of the same length"

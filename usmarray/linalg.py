@@ -673,6 +673,7 @@ def vector_norm(
             f"got {ord!r}"
         )
     nd = a.ndim
+    axes: tuple[int, ...] | list[int]
     if axis is None:
         axes = tuple(range(nd))
     else:
