@@ -98,13 +98,13 @@ def _astype(a: np.ndarray, dtype: Any, copy: bool = True, **_: Any) -> np.ndarra
     return a.astype(dtype, copy=copy)
 
 
-def _reshape(a: np.ndarray, shape: Any, copy: Any = None, order: str = "C") -> np.ndarray:
+def _reshape(a: np.ndarray, shape: Any, copy: Any = None, order: Any = "C") -> np.ndarray:
     if copy is None:
         return np.reshape(a, shape, order=order)
     return np.reshape(a, shape, order=order, copy=copy)
 
 
-def _full(shape: Any, fill_value: Any, dtype: Any = None, order: str = "C", **_: Any) -> np.ndarray:
+def _full(shape: Any, fill_value: Any, dtype: Any = None, order: Any = "C", **_: Any) -> np.ndarray:
     if isinstance(fill_value, np.ndarray):
         out = np.empty(shape, dtype=dtype or fill_value.dtype, order=order)
         out[...] = fill_value
@@ -124,15 +124,15 @@ def _eye(n_rows: int, n_cols: Any = None, k: int = 0, dtype: Any = None, **_: An
     return np.eye(n_rows, n_cols, k=k, dtype=dtype)
 
 
-def _empty(shape: Any, dtype: Any = None, order: str = "C", **_: Any) -> np.ndarray:
+def _empty(shape: Any, dtype: Any = None, order: Any = "C", **_: Any) -> np.ndarray:
     return np.empty(shape, dtype=dtype, order=order)
 
 
-def _zeros(shape: Any, dtype: Any = None, order: str = "C", **_: Any) -> np.ndarray:
+def _zeros(shape: Any, dtype: Any = None, order: Any = "C", **_: Any) -> np.ndarray:
     return np.zeros(shape, dtype=dtype, order=order)
 
 
-def _ones(shape: Any, dtype: Any = None, order: str = "C", **_: Any) -> np.ndarray:
+def _ones(shape: Any, dtype: Any = None, order: Any = "C", **_: Any) -> np.ndarray:
     return np.ones(shape, dtype=dtype, order=order)
 
 
@@ -163,7 +163,7 @@ def _nonzero(a: np.ndarray) -> tuple[np.ndarray, ...]:
     return np.nonzero(a)
 
 
-def _meshgrid(*arrays: np.ndarray, indexing: str = "xy") -> list[np.ndarray]:
+def _meshgrid(*arrays: np.ndarray, indexing: Any = "xy") -> list[np.ndarray]:
     return [np.ascontiguousarray(m) for m in np.meshgrid(*arrays, indexing=indexing)]
 
 
@@ -185,7 +185,7 @@ def _clip(a: np.ndarray, lo: Any = None, hi: Any = None) -> np.ndarray:
     return _as_array(np.clip(a, lo, hi))
 
 
-def _searchsorted(x1: np.ndarray, x2: Any, side: str = "left", sorter: Any = None) -> np.ndarray:
+def _searchsorted(x1: np.ndarray, x2: Any, side: Any = "left", sorter: Any = None) -> np.ndarray:
     return _as_array(np.searchsorted(x1, x2, side=side, sorter=sorter))
 
 
@@ -198,7 +198,7 @@ def _diff(a: np.ndarray, axis: int = -1, n: int = 1, prepend: Any = None, append
     return np.diff(a, n=n, axis=axis, **kw)
 
 
-def _copy(a: np.ndarray, order: str = "K") -> np.ndarray:
+def _copy(a: np.ndarray, order: Any = "K") -> np.ndarray:
     return a.copy(order="K" if order == "K" else order)
 
 
