@@ -139,7 +139,7 @@ class SyclBackend:
     def devices(self) -> list[dpctl.SyclQueue]:
         return [get_device_cached_queue(d) for d in dpctl.get_devices()]
 
-    def describe(self, q: dpctl.SyclQueue) -> str:
+    def describe(self, q: dpctl.SyclQueue) -> builtins.str:
         d = q.sycl_device
         if d.parent_device is None:
             return d.filter_string
@@ -153,7 +153,7 @@ class SyclBackend:
     def empty(self, shape, dtype, usm_type, q):
         return self.provider.empty(shape, dtype=dtype, usm_type=usm_type, sycl_queue=q)
 
-    def from_host(self, a: np.ndarray, usm_type: str, q) -> Any:
+    def from_host(self, a: np.ndarray, usm_type: builtins.str, q) -> Any:
         return self.provider.asarray(a, usm_type=usm_type, sycl_queue=q)
 
     def to_host(self, raw: Any) -> np.ndarray:
