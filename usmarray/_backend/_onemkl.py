@@ -22,7 +22,7 @@ from __future__ import annotations
 import importlib
 import math
 import warnings
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -60,14 +60,14 @@ def _load_dpnp() -> Any:
 class OneMKLKernels:
     """oneMKL on the operand's SYCL device, through dpnp; zero-copy both ways."""
 
-    on_device = True
+    on_device: Literal[True] = True
     name = "oneMKL (dpnp) on the array's SYCL device"
 
     def __init__(self, dpnp: Any) -> None:
         self.dpnp = dpnp
         self.linalg = dpnp.linalg
         self.fft = dpnp.fft
-        self.errors: tuple[type, ...] = (dpnp.linalg.LinAlgError, np.linalg.LinAlgError)
+        self.errors: tuple[type[BaseException], ...] = (dpnp.linalg.LinAlgError, np.linalg.LinAlgError)
         self._from_raw = dpnp.ndarray._create_from_usm_ndarray
 
     def wrap(self, raw: Any) -> Any:
@@ -84,13 +84,13 @@ class OneMKLKernels:
 class HostKernels:
     """NumPy on the host: the fallback when dpnp cannot be used."""
 
-    on_device = False
+    on_device: Literal[False] = False
     name = "NumPy on the host (dpnp not available)"
 
     def __init__(self) -> None:
         self.linalg = np.linalg
         self.fft = np.fft
-        self.errors: tuple[type, ...] = (np.linalg.LinAlgError,)
+        self.errors: tuple[type[BaseException], ...] = (np.linalg.LinAlgError,)
 
     def wrap(self, raw: Any) -> np.ndarray:
         return _sycl.to_host(raw)
@@ -102,13 +102,13 @@ class HostKernels:
 class NativeKernels:
     """NumPy on arrays of a host backend (raw ``numpy.ndarray``): no copies, no warning."""
 
-    on_device = False
+    on_device: Literal[False] = False
     name = "NumPy (host backend)"
 
     def __init__(self) -> None:
         self.linalg = np.linalg
         self.fft = np.fft
-        self.errors: tuple[type, ...] = (np.linalg.LinAlgError,)
+        self.errors: tuple[type[BaseException], ...] = (np.linalg.LinAlgError,)
 
     def wrap(self, raw: Any) -> np.ndarray:
         return raw
@@ -256,7 +256,7 @@ def _eig_device(k: OneMKLKernels, raw: Any, vectors: bool, fname: str) -> Any:
     real_input = raw.dtype.kind == "f"
     single = raw.dtype.itemsize == (4 if real_input else 8)
     cd = np.dtype(np.complex64 if single else np.complex128)
-    rd = np.dtype(np.float32 if single else np.float64)
+    rd: np.dtype = np.dtype(np.float32 if single else np.float64)
     eps = float(np.finfo(rd).eps)
     tiny = float(np.finfo(rd).tiny)
     n = raw.shape[-1]
@@ -286,7 +286,7 @@ def _eig_device(k: OneMKLKernels, raw: Any, vectors: bool, fname: str) -> Any:
                      (nb, 1))
     a = pt.asarray(a0, copy=True) if vectors else a0
     eye = pt.eye(n, dtype=cd, usm_type=ut, sycl_queue=q)
-    z = pt.asarray(pt.broadcast_to(eye, (nb, n, n)), copy=True) if vectors else None
+    z: Any = pt.asarray(pt.broadcast_to(eye, (nb, n, n)), copy=True) if vectors else None
 
     # ---- Schur form by the shifted QR algorithm ----
     m = _qr_sweeps(k, pt, raw, a, z, tol, fname, (c_half, c_one, c_zero, c_exc), rd, cd)
