@@ -20,7 +20,7 @@ from . import _dtypes as dt
 from ._device import Device
 
 _sycl = _backend.sycl
-_Scalar = Union[bool, int, float, complex]
+_Scalar = bool | int | float | complex
 _Operand = Union["usm_ndarray", bool, int, float, complex]
 _public_dtype = dt.public
 _API_VERSIONS = frozenset({"2021.12", "2022.12", "2023.12", "2024.12", "2025.12"})
