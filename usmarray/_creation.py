@@ -19,6 +19,7 @@ from ._placement import (
     default_float,
     optional_dtype,
     placement,
+    scalar_default_dtype,
 )
 
 __all__ = [
@@ -70,19 +71,6 @@ def ones(shape: Any, *, dtype: Any = None, device: Any = None, usm_type: Any = N
     return _filled("ones", shape, 1, dtype, device, usm_type, sycl_queue)
 
 
-def _fill_dtype(value: Any, q: Any) -> np.dtype:
-    t = type(value)
-    if t is bool:
-        return dt.bool
-    if t is int:
-        return dt.int64
-    if t is float:
-        return default_float(q)
-    if t is complex:
-        return default_complex(q)
-    raise TypeError(f"full: fill_value must be a bool, int, float, complex or 0-D array, got {t.__name__}")
-
-
 def full(
     shape: Any,
     fill_value: bool | int | float | complex | usm_ndarray,
@@ -108,7 +96,12 @@ def full(
         out[...] = be.astype(src, d)
         return wrap_with(be, out)
     be, q, ut = placement(device, usm_type, sycl_queue, "full")
-    d = _dtype_or(dtype, _fill_dtype(fill_value, q), q, "full")
+    if type(fill_value) not in _SCALARS:
+        raise TypeError(
+            "full: fill_value must be a bool, int, float, complex or 0-D array, got "
+            f"{type(fill_value).__name__}"
+        )
+    d = _dtype_or(dtype, scalar_default_dtype(fill_value, q), q, "full")
     if type(fill_value) is int and d in dt.INTEGER and not dt.integer_fits(d, fill_value):
         raise OverflowError(f"full: fill_value {fill_value} does not fit dtype {d}")
     return wrap_with(be, be.full(_shape(shape, "full"), fill_value, dtype=d, usm_type=ut, sycl_queue=q))

@@ -245,15 +245,7 @@ def iinfo(type: Any, /) -> iinfo_object:  # noqa: A002 - the standard's name
 
 
 # ---- isdtype ----------------------------------------------------------------------------------
-_KINDS: dict[str, frozenset] = {
-    "bool": dt.BOOLEAN,
-    "signed integer": dt.SIGNED,
-    "unsigned integer": dt.UNSIGNED,
-    "integral": dt.INTEGER,
-    "real floating": dt.REAL_FLOATING,
-    "complex floating": dt.COMPLEX_FLOATING,
-    "numeric": dt.NUMERIC,
-}
+_KINDS = dt.KINDS
 
 
 def _isdtype_one(d: np.dtype, kind: Any) -> bool:

@@ -60,6 +60,17 @@ CATEGORIES: dict[str, frozenset[np.dtype]] = {
     "any": ANY,
 }
 
+#: the kind names ``isdtype`` and ``__array_namespace_info__().dtypes(kind=)`` accept
+KINDS: dict[str, frozenset[np.dtype]] = {
+    "bool": BOOLEAN,
+    "signed integer": SIGNED,
+    "unsigned integer": UNSIGNED,
+    "integral": INTEGER,
+    "real floating": REAL_FLOATING,
+    "complex floating": COMPLEX_FLOATING,
+    "numeric": NUMERIC,
+}
+
 _DTYPE_IDS = {id(d): d for d in ALL_DTYPES}
 
 

@@ -9,15 +9,7 @@ from . import _dtypes as dt
 from ._device import Device, default_device
 from ._placement import default_complex, default_float, has_fp64
 
-_KINDS: dict[str, frozenset] = {
-    "bool": dt.BOOLEAN,
-    "signed integer": dt.SIGNED,
-    "unsigned integer": dt.UNSIGNED,
-    "integral": dt.INTEGER,
-    "real floating": dt.REAL_FLOATING,
-    "complex floating": dt.COMPLEX_FLOATING,
-    "numeric": dt.NUMERIC,
-}
+_KINDS = dt.KINDS
 
 
 def _queue(device: Any) -> Any:

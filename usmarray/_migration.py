@@ -10,7 +10,13 @@ from . import _backend
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
 from ._device import Device, resolve
-from ._placement import USM_TYPES, check_device_dtype, default_float, optional_dtype
+from ._placement import (
+    USM_TYPES,
+    check_device_dtype,
+    default_float,
+    optional_dtype,
+    scalar_default_dtype,
+)
 
 _sycl = _backend.sycl
 _QUEUE_TYPE = type(_sycl.default_queue()) if _sycl is not None else type(None)
@@ -39,17 +45,6 @@ def asnumpy(x: usm_ndarray, /) -> np.ndarray:
     if type(x) is not usm_ndarray:
         raise TypeError(f"asnumpy: expected a usm_ndarray, got {type(x).__name__}")
     return x._be.to_host(x._arr)
-
-
-def _scalar_dtype(obj: Any, q: Any) -> np.dtype:
-    t = type(obj)
-    if t is bool:
-        return dt.bool
-    if t is int:
-        return dt.int64
-    if t is float:
-        return default_float(q)
-    return dt.complex128 if default_float(q) is dt.float64 else dt.complex64
 
 
 def _check_int_range(obj: Any, d: np.dtype) -> None:
@@ -147,7 +142,7 @@ def asarray(
         be, q = resolve(device, sycl_queue)
         _check_usm_type(be, usm_type)
         if t in _SCALARS:
-            target = d if d is not None else _scalar_dtype(obj, q)
+            target = d if d is not None else scalar_default_dtype(obj, q)
             _check_int_range(obj, target)
             if copy is False:
                 raise ValueError("asarray: copy=False needs an existing array; a Python scalar must be copied")

@@ -44,6 +44,20 @@ def default_complex(q: Any) -> np.dtype:
     return dt.complex128 if has_fp64(q) else dt.complex64
 
 
+def scalar_default_dtype(value: Any, q: Any) -> np.dtype:
+    """The dtype a Python scalar gets on the device of queue ``q`` with no ``dtype=``."""
+    t = type(value)
+    if t is bool:
+        return dt.bool
+    if t is int:
+        return dt.int64
+    if t is float:
+        return default_float(q)
+    if t is complex:
+        return default_complex(q)
+    raise TypeError(f"expected a Python bool, int, float or complex, got {t.__name__}")
+
+
 def check_device_dtype(d: np.dtype, q: Any, fname: str) -> None:
     """A device without fp64 refuses double-precision dtypes."""
     if (d is dt.float64 or d is dt.complex128) and not has_fp64(q):
