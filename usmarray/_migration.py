@@ -62,34 +62,49 @@ def _nested(be: Any, obj: Any) -> Any:
     return obj
 
 
+def _flat(obj: Any) -> Any:
+    for o in obj:
+        if isinstance(o, (list, tuple)):
+            yield from _flat(o)
+        else:
+            yield o
+
+
 def _host_sequence(obj: Any, d: np.dtype | None, q: Any) -> tuple[Any, np.dtype | None]:
     """A sequence of Python scalars as one NumPy array (one C pass) and the dtype to
-    ask for; (None, d) when the sequence holds arrays or objects NumPy cannot type."""
+    ask for; (None, d) when the sequence holds arrays or objects NumPy cannot type.
+    Python ints outside the target integer range raise OverflowError."""
     try:
-        host = np.asarray(obj)
-    except (TypeError, ValueError, OverflowError):
+        host = np.asarray(obj) if d is None else np.asarray(obj, dtype=d)
+    except OverflowError as exc:
+        raise OverflowError(f"asarray: {exc}") from None
+    except (TypeError, ValueError):
         return None, d
     kind = host.dtype.kind
     if kind == "O":
-        for v in host.reshape(-1)[:1000]:
-            if type(v) is int:
-                raise OverflowError(f"asarray: Python int {v} does not fit int64")
+        for v in _flat(obj):
+            if type(v) is int and not -(2**63) <= v < 2**64:
+                raise OverflowError(f"asarray: Python int {v} does not fit a 64-bit integer")
         return None, d
-    if d is None:
-        if host.dtype == np.uint64:
-            raise OverflowError("asarray: Python ints above the int64 range need dtype=uint64")
-        if kind == "f" and host.dtype != np.float64 or kind == "c" and host.dtype != np.complex128:
-            return None, d  # a sequence of NumPy scalars: let the provider decide
-        if kind == "f" and default_float(q) is dt.float32:
-            d = dt.float32
-        elif kind == "c" and default_float(q) is dt.float32:
-            d = dt.complex64
-        elif not dt.is_np_standard(host.dtype):
-            raise TypeError(f"asarray: the sequence gives dtype {host.dtype}, not a standard dtype")
-    elif d in dt.INTEGER and kind in "iu":
-        info = np.iinfo(d)
-        if host.size and (host.min() < info.min or host.max() > info.max):
-            raise OverflowError(f"asarray: values outside the range of {d}")
+    if d is not None:
+        return host, d
+    if kind in "uf" and host.size and (kind == "u" or np.abs(host).max() >= 2.0**63):
+        # NumPy turns Python ints beyond int64 into uint64 or float64; the default
+        # integer dtype is int64
+        for v in _flat(obj):
+            if type(v) is int and not -(2**63) <= v < 2**63:
+                raise OverflowError(
+                    f"asarray: Python int {v} does not fit the default integer dtype int64; "
+                    "pass dtype=uint64 or a floating dtype"
+                )
+    if kind == "f" and host.dtype != np.float64 or kind == "c" and host.dtype != np.complex128:
+        return None, d  # a sequence of NumPy scalars: let the provider decide
+    if kind == "f" and default_float(q) is dt.float32:
+        d = dt.float32
+    elif kind == "c" and default_float(q) is dt.float32:
+        d = dt.complex64
+    elif not dt.is_np_standard(host.dtype):
+        raise TypeError(f"asarray: the sequence gives dtype {host.dtype}, not a standard dtype")
     return host, d
 
 

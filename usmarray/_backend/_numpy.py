@@ -318,8 +318,6 @@ class NumpyBackend:
         return np.array2string(raw)
 
     # ---- memory ----------------------------------------------------------------------
-    def empty(self, shape: Any, dtype: Any, usm_type: Any = None, q: Any = None) -> np.ndarray:
-        return np.empty(shape, dtype=dtype)
 
     def from_host(self, a: np.ndarray, usm_type: Any = None, q: Any = None) -> np.ndarray:
         return np.array(a, copy=True)

@@ -96,7 +96,8 @@ class HostKernels:
         return _sycl.to_host(raw)
 
     def unwrap(self, res: Any, like: Any) -> Any:
-        return _sycl.from_host(np.ascontiguousarray(res), like.usm_type, like.sycl_queue)
+        # np.asarray keeps 0-D results 0-D (np.ascontiguousarray would make them 1-D)
+        return _sycl.from_host(np.asarray(res, order="C"), like.usm_type, like.sycl_queue)
 
 
 class NativeKernels:

@@ -21,6 +21,7 @@ from dpctl._sycl_queue_manager import get_device_cached_queue
 
 from ._protocol import KERNEL_NAMES, Capabilities
 
+_INT64_MAX = 2**63 - 1
 _PAGE = 4096
 _HUGE_ADVICE_MIN_BYTES = 1 << 22
 _MADV_HUGEPAGE = 14
@@ -92,10 +93,15 @@ class SyclBackend:
         self.provider = pt
         self.provider_name = pt.__name__
         self.array_type = pt.usm_ndarray
-        self.ExecutionPlacementError = pt.ExecutionPlacementError
+        epe: Any = getattr(pt, "ExecutionPlacementError", None)
+        if epe is None:  # dpctl.tensor keeps it in dpctl.utils
+            import dpctl.utils
+
+            epe = dpctl.utils.ExecutionPlacementError
+        self.ExecutionPlacementError = epe
         for kname in KERNEL_NAMES:
             fn = getattr(pt, kname, None)
-            if fn is not None:
+            if fn is not None and kname not in type(self).__dict__:  # methods here win
                 setattr(self, kname, fn)
         try:
             from dpctl.utils import get_coerced_usm_type
@@ -150,8 +156,15 @@ class SyclBackend:
         return Capabilities(fp64=d.has_aspect_fp64, fp16=d.has_aspect_fp16)
 
     # ---- memory ------------------------------------------------------------
-    def empty(self, shape, dtype, usm_type, q):
-        return self.provider.empty(shape, dtype=dtype, usm_type=usm_type, sycl_queue=q)
+    def full(self, shape: Any, fill_value: Any, dtype: Any = None, **kw: Any) -> Any:
+        """The provider's full, except for Python ints beyond int64, which the legacy
+        dpctl.tensor rounds through float64: those are filled from an exact host value."""
+        if type(fill_value) is int and fill_value > _INT64_MAX and dtype is not None:
+            out = self.provider.empty(shape, dtype=dtype, **kw)
+            out[...] = self.provider.asarray(np.asarray(fill_value, dtype=dtype), **kw)
+            return out
+        return self.provider.full(shape, fill_value, dtype=dtype, **kw)
+
 
     def from_host(self, a: np.ndarray, usm_type: builtins.str, q) -> Any:
         return self.provider.asarray(a, usm_type=usm_type, sycl_queue=q)
