@@ -158,9 +158,10 @@ SYCL_UNARY: Fixups = {
 # ---- NumPy -------------------------------------------------------------------------------
 def _np_expm1_complex(be: Any, a: Any, out: Any) -> Any:
     # NumPy's complex expm1 returns NaN + NaN j for every non-finite input; exp(z) - 1
-    # gives the standard's values there
+    # gives the standard's values there; and expm1(-0 + 0j) is +0 + 0j
     with np.errstate(invalid="ignore", over="ignore"):
-        return np.where(np.isfinite(a), out, np.exp(a) - 1)
+        out = np.where(np.isfinite(a), out, np.exp(a) - 1)
+    return np.where((a == 0) & ~np.signbit(a.imag), np.zeros_like(out), out)
 
 
 def _np_floor_divide(be: Any, x1: Any, x2: Any, out: Any) -> Any:
