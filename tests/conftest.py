@@ -1,5 +1,9 @@
 import os
 
+# scikit-learn and SciPy dispatch on array API namespaces only when this is set before
+# SciPy is first imported
+os.environ.setdefault("SCIPY_ARRAY_API", "1")
+
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(

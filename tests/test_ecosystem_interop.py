@@ -88,13 +88,6 @@ class TestDpnp:
         t[0, 0] = 7.0
         assert float(x[0, 0]) == 7.0
 
-    @pytest.mark.xfail(
-        strict=True,
-        raises=AssertionError,
-        reason="usmarray bug: usm_ndarray has no __usm_ndarray__, so dpnp.asarray goes "
-        "through __sycl_usm_array_interface__, whose rebuilt queue fails dpnp.tensor's "
-        "identity test (copy_q is ary.sycl_queue) and dpnp copies",
-    )
     def test_dpnp_takes_usmarray_zero_copy(self, dpnp):
         x = xp.arange(10, dtype=xp.float64)
         d = dpnp.asarray(x)
@@ -116,14 +109,6 @@ class TestDpnp:
         assert back.usm_type == usm_type
         np.testing.assert_array_equal(xp.asnumpy(back), np.ones(4))
 
-    @pytest.mark.xfail(
-        strict=True,
-        raises=AssertionError,
-        reason="usmarray bug: asarray(obj) with device=None places a foreign SYCL array on "
-        "the default device instead of the array's own queue (the standard infers the "
-        "device from obj), and dpnp.tensor copies unless it is handed the identical "
-        "SyclQueue object",
-    )
     @pytest.mark.parametrize("where", ["another-queue", "sub-device", "round-trip"])
     def test_foreign_array_stays_on_its_queue(self, dpnp, where):
         dpctl = pytest.importorskip("dpctl")
@@ -306,13 +291,6 @@ class TestTorch:
         np.testing.assert_array_equal(xp.asnumpy(u), t.numpy())
 
     @needs_sycl
-    @pytest.mark.xfail(
-        strict=True,
-        raises=RuntimeError,
-        reason="usmarray bug: from_dlpack(torch_tensor, device=<SYCL>) hands the tensor to "
-        "dpnp.tensor.from_dlpack, which asks torch for dl_device=(kDLOneAPI, 0); torch "
-        "raises RuntimeError (not BufferError) and no host fallback runs",
-    )
     def test_from_dlpack_torch_with_sycl_device(self, torch):
         u = xp.from_dlpack(torch.arange(4, dtype=torch.float64), device=SYCL)
         assert u.device == SYCL

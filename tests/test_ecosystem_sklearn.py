@@ -367,12 +367,6 @@ def _other_devices():
     assert dpctl  # imported for the partition above
 
 
-# usmarray's NumPy backend returns unique_values of an integer array unsorted (NumPy >= 2.3
-# hashes); GaussianNB then calls searchsorted on them.  A usmarray bug, reported.
-UNSORTED_UNIQUE = pytest.mark.xfail(
-    strict=True, raises=IndexError, reason="usmarray NumPy backend: unique_values of integers is not sorted")
-
-
 @pytest.mark.parametrize("dev", list(_other_devices()))
 @pytest.mark.parametrize("factory, target", [
     (LinearDiscriminantAnalysis, Y_CLASS),
@@ -382,8 +376,6 @@ UNSORTED_UNIQUE = pytest.mark.xfail(
     (GaussianNB, Y_CLASS),
 ], ids=["LDA", "PCA", "Ridge", "StandardScaler", "GaussianNB"])
 def test_fitted_attributes_follow_the_input_device(request, dev, factory, target):
-    if factory is GaussianNB and dev.backend == "numpy":
-        request.applymarker(UNSORTED_UNIQUE)
     Xd = xp.asarray(X, device=dev)
     with np.errstate(all="ignore"):
         ref = factory().fit(X, target) if target is not None else factory().fit(X)

@@ -175,6 +175,11 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
         return self._arr.flags
 
     @property
+    def __usm_ndarray__(self) -> Any:
+        """The provider's array for this data (a view): how dpnp takes it zero-copy."""
+        return self._sycl_raw("__usm_ndarray__")[...]
+
+    @property
     def __sycl_usm_array_interface__(self) -> dict:
         return self._sycl_raw("__sycl_usm_array_interface__").__sycl_usm_array_interface__
 
@@ -292,6 +297,11 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
 
     def __str__(self) -> str:
         return self._be.str(self._arr)
+
+    def __format__(self, spec: str) -> str:
+        if self._arr.ndim == 0 and spec:
+            return format(self._be.to_host(self._arr)[()].item(), spec)
+        return format(str(self), spec)
 
     def __hash__(self) -> int:  # arrays are mutable: unhashable, as in NumPy
         raise TypeError("unhashable type: 'usm_ndarray'")

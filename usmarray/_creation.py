@@ -151,6 +151,12 @@ def full_like(
     return wrap_with(be, be.full(x._arr.shape, fill_value, dtype=d, usm_type=ut, sycl_queue=q))
 
 
+def _python_scalar(v: Any) -> Any:
+    if type(v) is usm_ndarray and v._arr.ndim == 0 and v._arr.dtype in dt.REAL_NUMERIC:
+        return int(v) if v._arr.dtype in dt.INTEGER else float(v)
+    return v
+
+
 def arange(
     start: int | float,
     /,
@@ -163,6 +169,8 @@ def arange(
     sycl_queue: Any = None,
 ) -> usm_ndarray:
     be, q, ut = placement(device, usm_type, sycl_queue, "arange")
+    # 0-D real arrays stand for their value, as in array-api-strict (SciPy relies on it)
+    start, stop, step = (_python_scalar(v) for v in (start, stop, step))
     for name, v in (("start", start), ("stop", stop), ("step", step)):
         if v is not None and type(v) not in (int, float):
             raise TypeError(f"arange: {name} must be an int or float, got {type(v).__name__}")

@@ -158,8 +158,11 @@ def using_device(device: Any) -> Iterator[Device]:
 
 
 def placement_error(fname: str, d1: Any, d2: Any) -> ExecutionPlacementError:
+    where = f"{d1!r} and {d2!r}"
+    if repr(d1) == repr(d2):
+        where += ": the same device through queues that are not equivalent"
     return ExecutionPlacementError(
-        f"{fname}: arrays are on different devices ({d1!r} and {d2!r}); compute "
+        f"{fname}: arrays are on different devices ({where}); compute "
         "follows data, so move one first with x.to_device(device) or "
         "usmarray.asarray(x, device=device)"
     )

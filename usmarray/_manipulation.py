@@ -270,6 +270,8 @@ def permute_dims(x: usm_ndarray, /, axes: tuple[int, ...]) -> usm_ndarray:
     a = x._arr
     if type(axes) is tuple and _only_ints(axes) and sorted(axes) == list(range(a.ndim)):
         return wrap_with(x._be, x._be.permute_dims(a, axes))
+    if type(axes) is list:  # accepted as array-api-strict does (SciPy passes lists)
+        axes = tuple(axes)
     if type(axes) is not tuple:
         raise TypeError(f"permute_dims: axes must be a tuple of ints, got {type(axes).__name__}")
     if len(axes) != a.ndim:

@@ -154,6 +154,11 @@ def asarray(
                 f"not {usm_type!r}"
             )
     else:
+        if device is None and sycl_queue is None and _sycl is not None:
+            # a foreign SYCL array (dpnp, dpctl) stays where it lives
+            src_q = getattr(obj, "sycl_queue", None)
+            if isinstance(src_q, _QUEUE_TYPE):
+                device = Device._make(_sycl, src_q)
         be, q = resolve(device, sycl_queue)
         _check_usm_type(be, usm_type)
         if t in _SCALARS:
@@ -215,6 +220,16 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> u
             raw = np.asarray(asarray(x)._be.to_host(asarray(x)._arr))
         be = target._be
         raw = be.from_host(raw, be.usm_types[0], target._q) if be is not _backend.numpy else raw
+    elif host_producer and target is not None:
+        # a host producer (NumPy, CPU PyTorch) onto a SYCL device: USM memory cannot
+        # alias the producer's buffer, so import on the host and copy
+        if copy is False:
+            raise BufferError(
+                "from_dlpack: copy=False, but host memory cannot become SYCL USM memory "
+                "without a copy; pass copy=None or device='numpy'"
+            )
+        be = target._be
+        raw = be.from_host(np.from_dlpack(x), be.usm_types[0], target._q)
     else:
         if _sycl is None:
             raise ValueError("from_dlpack: a SYCL producer needs a SYCL runtime, and none is available")

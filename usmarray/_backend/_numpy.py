@@ -144,19 +144,32 @@ def _like(fn: Any) -> Any:
     return kernel
 
 
+# sorted results, as the SYCL provider gives them (NumPy >= 2.3 may return hash order);
+# NaNs stay distinct (equal_nan=False), as the standard asks
+def _unique(a: np.ndarray) -> tuple[np.ndarray, ...]:
+    values, index, inverse, counts = np.unique(
+        a.reshape(-1), return_index=True, return_inverse=True, return_counts=True,
+        equal_nan=False,
+    )
+    return values, index, inverse.reshape(a.shape), counts
+
+
 def _unique_all(a: np.ndarray) -> Any:
-    r = np.unique_all(a)
-    return _UniqueAll(*(np.asarray(v) for v in r))
+    return _UniqueAll(*_unique(a))
 
 
 def _unique_counts(a: np.ndarray) -> Any:
-    r = np.unique_counts(a)
-    return _UniqueCounts(np.asarray(r.values), np.asarray(r.counts))
+    values, _, _, counts = _unique(a)
+    return _UniqueCounts(values, counts)
 
 
 def _unique_inverse(a: np.ndarray) -> Any:
-    r = np.unique_inverse(a)
-    return _UniqueInverse(np.asarray(r.values), np.asarray(r.inverse_indices))
+    values, _, inverse, _ = _unique(a)
+    return _UniqueInverse(values, inverse)
+
+
+def _unique_values(a: np.ndarray) -> np.ndarray:
+    return np.unique(a.reshape(-1), equal_nan=False)
 
 
 def _nonzero(a: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -225,6 +238,7 @@ _SPECIAL = {
     "unique_all": _unique_all,
     "unique_counts": _unique_counts,
     "unique_inverse": _unique_inverse,
+    "unique_values": _unique_values,
     "nonzero": _nonzero,
     "meshgrid": _meshgrid,
     "broadcast_arrays": _broadcast_arrays,
