@@ -42,6 +42,30 @@ LABELS = {
 }
 
 
+_CREATION = frozenset({
+    "asarray", "arange", "empty", "eye", "full", "linspace", "ones", "zeros",
+})
+
+
+class _OnDevice:
+    """usmarray with its creation functions bound to one device (``device=``)."""
+
+    def __init__(self, xp: Any, device: Any) -> None:
+        self._xp = xp
+        self._device = device
+
+    def __getattr__(self, name: str) -> Any:
+        fn = getattr(self._xp, name)
+        if name in _CREATION:
+            device = self._device
+
+            def create(*args: Any, **kwargs: Any) -> Any:
+                return fn(*args, device=device, **kwargs)
+
+            return create
+        return fn
+
+
 @dataclass
 class Context:
     xp: Any
@@ -70,7 +94,7 @@ class Context:
         if self.strict is not None:
             out["strict"] = self.strict
         if self.usm_np_device is not None:
-            out["usm_np"] = self.xp
+            out["usm_np"] = _OnDevice(self.xp, self.usm_np_device)
         return out
 
     def place(self, key: str, h: np.ndarray, usm: Any = None) -> Any:
