@@ -6,6 +6,7 @@ be accepted when each element it addresses lies inside the buffer.
 
 from __future__ import annotations
 
+import math
 import operator
 from typing import Any
 
@@ -74,7 +75,20 @@ def construct(
     if isinstance(buffer, str):
         if buffer not in _ALLOC_KINDS:
             raise ValueError(f"usm_ndarray: buffer={buffer!r}; use 'device', 'shared' or 'host'")
-        q = kwargs.get("queue") or _sycl.default_queue()
+        q = kwargs.get("queue")
+        if q is None:
+            q = _sycl.default_queue()
+        elif not isinstance(q, type(_sycl.default_queue())):
+            raise TypeError(
+                f"usm_ndarray: buffer_ctor_kwargs['queue'] must be a dpctl.SyclQueue, got "
+                f"{type(q).__name__}"
+            )
+        alignment = kwargs.get("alignment", 0)
+        if type(alignment) is not int or alignment < 0 or alignment & (alignment - 1):
+            raise ValueError(
+                f"usm_ndarray: buffer_ctor_kwargs['alignment'] must be 0 or a power of two, "
+                f"got {alignment!r}"
+            )
         capacity = None
     elif isinstance(buffer, pt.usm_ndarray):
         buffer = buffer.usm_data
@@ -112,13 +126,64 @@ def construct(
     elif offset < 0:
         raise ValueError(f"usm_ndarray: offset {offset} is negative")
     elif capacity is not None:
-        count = int(np.prod(shape)) if shape else 1
+        count = math.prod(shape)
         if count and (offset + count) * d.itemsize > capacity:
             raise ValueError(
                 f"usm_ndarray: shape {shape} with offset {offset} needs "
                 f"{(offset + count) * d.itemsize} bytes, but the buffer holds {capacity}"
             )
-    return pt.usm_ndarray(
-        shape, dtype=d, strides=strides, buffer=buffer, offset=offset, order=order,
-        buffer_ctor_kwargs=kwargs,
+    if capacity is None:
+        _check_allocation(shape, strides, offset, d, q, buffer)
+    for name, values in (("shape", shape), ("strides", strides or ()), ("offset", (offset,))):
+        if any(not -_INDEX_LIMIT <= v < _INDEX_LIMIT for v in values):
+            raise ValueError(f"usm_ndarray: {name} {values} exceeds the 64-bit index range")
+    try:
+        raw = pt.usm_ndarray(
+            shape, dtype=d, strides=strides, buffer=buffer, offset=offset, order=order,
+            buffer_ctor_kwargs=kwargs,
+        )
+    except _sycl.alloc_errors as exc:
+        raise _sycl.memory_error(math.prod(shape) * d.itemsize, q) from exc
+    _check_layout_flags(raw)
+    return raw
+
+
+_INDEX_LIMIT = 2**62
+
+
+def _check_allocation(shape: tuple, strides: Any, offset: int, d: np.dtype, q: Any, kind: Any) -> None:
+    """A new allocation must be representable and fit the device, before the provider's
+    64-bit size arithmetic sees it (it wraps around silently)."""
+    if 0 in shape:
+        return
+    if strides is None:
+        elements = math.prod(shape) + offset
+    else:
+        elements = offset + sum(abs(s) * (n - 1) for s, n in zip(strides, shape, strict=True)) + 1
+    nbytes = elements * d.itemsize
+    limit = q.sycl_device.global_mem_size
+    if nbytes >= _INDEX_LIMIT or nbytes > limit:
+        raise _sycl.memory_error(nbytes, q)
+
+
+def _check_layout_flags(raw: Any) -> None:
+    """Refuse views the provider would misread: it flags some self-overlapping layouts
+    as contiguous (shape (4, 4), strides (2, 3) is "F-contiguous" to it) and its kernels
+    would then read the buffer as a dense block."""
+    flags = raw.flags
+    if not (flags.c_contiguous or flags.f_contiguous) or raw.size <= 1:
+        return
+    shape, strides = raw.shape, raw.strides
+    dims = [(n, s) for n, s in zip(shape, strides, strict=True) if n != 1]
+    for order_dims in (dims[::-1], dims):  # C order: last axis fastest; then F order
+        expect = 1
+        for n, s in order_dims:
+            if s != expect:
+                break
+            expect *= n
+        else:
+            return
+    raise ValueError(
+        f"usm_ndarray: shape {shape} with strides {strides} makes elements overlap in a "
+        "way the kernels cannot address; use strides that give each element its own place"
     )

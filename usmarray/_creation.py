@@ -44,6 +44,23 @@ def _shape(shape: Any, fname: str) -> tuple[int, ...]:
     return out
 
 
+def _alloc_n(be: Any, q: Any, d: np.dtype, count: int, fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` for a new array of ``count`` elements of ``d``: more than
+    the device holds, or a failed allocation, is a MemoryError naming the size."""
+    nbytes = count * d.itemsize
+    limit = getattr(getattr(q, "sycl_device", None), "global_mem_size", None)
+    if limit is not None and nbytes > limit:
+        raise be.memory_error(nbytes, q)
+    try:
+        return fn(*args, **kwargs)
+    except getattr(be, "alloc_errors", ()) as exc:
+        raise be.memory_error(nbytes, q) from exc
+
+
+def _alloc(be: Any, q: Any, d: np.dtype, fn: Any, shape: tuple, *args: Any, **kwargs: Any) -> Any:
+    return _alloc_n(be, q, d, math.prod(shape), fn, shape, *args, **kwargs)
+
+
 def _dtype_or(dtype: Any, default: np.dtype, q: Any, fname: str) -> np.dtype:
     d = optional_dtype(dtype, fname)
     d = default if d is None else d
@@ -54,13 +71,13 @@ def _dtype_or(dtype: Any, default: np.dtype, q: Any, fname: str) -> np.dtype:
 def _filled(fname: str, shape: Any, value: Any, dtype: Any, device: Any, usm_type: Any, sycl_queue: Any) -> usm_ndarray:
     be, q, ut = placement(device, usm_type, sycl_queue, fname)
     d = _dtype_or(dtype, default_float(q), q, fname)
-    return wrap_with(be, be.full(_shape(shape, fname), value, dtype=d, usm_type=ut, sycl_queue=q))
+    return wrap_with(be, _alloc(be, q, d, be.full, _shape(shape, fname), value, dtype=d, usm_type=ut, sycl_queue=q))
 
 
 def empty(shape: Any, *, dtype: Any = None, device: Any = None, usm_type: Any = None, sycl_queue: Any = None) -> usm_ndarray:
     be, q, ut = placement(device, usm_type, sycl_queue, "empty")
     d = _dtype_or(dtype, default_float(q), q, "empty")
-    return wrap_with(be, be.empty(_shape(shape, "empty"), dtype=d, usm_type=ut, sycl_queue=q))
+    return wrap_with(be, _alloc(be, q, d, be.empty, _shape(shape, "empty"), dtype=d, usm_type=ut, sycl_queue=q))
 
 
 def zeros(shape: Any, *, dtype: Any = None, device: Any = None, usm_type: Any = None, sycl_queue: Any = None) -> usm_ndarray:
@@ -92,7 +109,7 @@ def full(
         be, q, ut = placement(device, usm_type, sycl_queue, "full")
         d = _dtype_or(dtype, fv.dtype, q, "full")
         src = to_device(fill_value, Device._make(be, q))._arr
-        out = be.empty(_shape(shape, "full"), dtype=d, usm_type=ut, sycl_queue=q)
+        out = _alloc(be, q, d, be.empty, _shape(shape, "full"), dtype=d, usm_type=ut, sycl_queue=q)
         out[...] = be.astype(src, d)
         return wrap_with(be, out)
     be, q, ut = placement(device, usm_type, sycl_queue, "full")
@@ -104,7 +121,7 @@ def full(
     d = _dtype_or(dtype, scalar_default_dtype(fill_value, q), q, "full")
     if type(fill_value) is int and d in dt.INTEGER and not dt.integer_fits(d, fill_value):
         raise OverflowError(f"full: fill_value {fill_value} does not fit dtype {d}")
-    return wrap_with(be, be.full(_shape(shape, "full"), fill_value, dtype=d, usm_type=ut, sycl_queue=q))
+    return wrap_with(be, _alloc(be, q, d, be.full, _shape(shape, "full"), fill_value, dtype=d, usm_type=ut, sycl_queue=q))
 
 
 def _like(fname: str, x: usm_ndarray, dtype: Any, device: Any, usm_type: Any, sycl_queue: Any) -> tuple[Any, Any, str, np.dtype]:
@@ -121,17 +138,17 @@ def _like(fname: str, x: usm_ndarray, dtype: Any, device: Any, usm_type: Any, sy
 
 def empty_like(x: usm_ndarray, /, *, dtype: Any = None, device: Any = None, usm_type: Any = None, sycl_queue: Any = None) -> usm_ndarray:
     be, q, ut, d = _like("empty_like", x, dtype, device, usm_type, sycl_queue)
-    return wrap_with(be, be.empty(x._arr.shape, dtype=d, usm_type=ut, sycl_queue=q))
+    return wrap_with(be, _alloc(be, q, d, be.empty, x._arr.shape, dtype=d, usm_type=ut, sycl_queue=q))
 
 
 def zeros_like(x: usm_ndarray, /, *, dtype: Any = None, device: Any = None, usm_type: Any = None, sycl_queue: Any = None) -> usm_ndarray:
     be, q, ut, d = _like("zeros_like", x, dtype, device, usm_type, sycl_queue)
-    return wrap_with(be, be.full(x._arr.shape, 0, dtype=d, usm_type=ut, sycl_queue=q))
+    return wrap_with(be, _alloc(be, q, d, be.full, x._arr.shape, 0, dtype=d, usm_type=ut, sycl_queue=q))
 
 
 def ones_like(x: usm_ndarray, /, *, dtype: Any = None, device: Any = None, usm_type: Any = None, sycl_queue: Any = None) -> usm_ndarray:
     be, q, ut, d = _like("ones_like", x, dtype, device, usm_type, sycl_queue)
-    return wrap_with(be, be.full(x._arr.shape, 1, dtype=d, usm_type=ut, sycl_queue=q))
+    return wrap_with(be, _alloc(be, q, d, be.full, x._arr.shape, 1, dtype=d, usm_type=ut, sycl_queue=q))
 
 
 def full_like(
@@ -148,7 +165,7 @@ def full_like(
     if type(fill_value) not in _SCALARS:
         raise TypeError(f"full_like: fill_value must be a Python scalar, got {type(fill_value).__name__}")
     check_scalar(d, fill_value, "full_like")
-    return wrap_with(be, be.full(x._arr.shape, fill_value, dtype=d, usm_type=ut, sycl_queue=q))
+    return wrap_with(be, _alloc(be, q, d, be.full, x._arr.shape, fill_value, dtype=d, usm_type=ut, sycl_queue=q))
 
 
 def _python_scalar(v: Any) -> Any:
@@ -215,7 +232,7 @@ def linspace(
         raise TypeError(f"linspace: dtype must be floating-point, got {d}")
     if is_complex and d not in dt.COMPLEX_FLOATING:
         raise TypeError(f"linspace: complex start/stop need a complex dtype, got {d}")
-    return wrap_with(be, be.linspace(start, stop, num, dtype=d, endpoint=endpoint, usm_type=ut, sycl_queue=q))
+    return wrap_with(be, _alloc_n(be, q, d, num, be.linspace, start, stop, num, dtype=d, endpoint=endpoint, usm_type=ut, sycl_queue=q))
 
 
 def eye(
@@ -234,7 +251,7 @@ def eye(
         if v is not None and (type(v) is not int):
             raise TypeError(f"eye: {name} must be an int, got {type(v).__name__}")
     d = _dtype_or(dtype, default_float(q), q, "eye")
-    return wrap_with(be, be.eye(n_rows, n_cols, k=k, dtype=d, usm_type=ut, sycl_queue=q))
+    return wrap_with(be, _alloc_n(be, q, d, n_rows * (n_rows if n_cols is None else n_cols), be.eye, n_rows, n_cols, k=k, dtype=d, usm_type=ut, sycl_queue=q))
 
 
 def meshgrid(*arrays: usm_ndarray, indexing: str = "xy") -> tuple[usm_ndarray, ...]:

@@ -76,7 +76,14 @@ def _array_key(raw: Any, k: Any, axis: int) -> Any:
     be = k._be
     if be.multi_queue and a.sycl_queue != raw.sycl_queue:
         raise placement_error("indexing", k.device, raw.sycl_queue)
-    if d is not dt.bool and a.size and axis < raw.ndim:
+    if d is dt.bool:
+        want = raw.shape[axis:axis + a.ndim]
+        if a.shape != want:
+            raise IndexError(
+                f"boolean index of shape {a.shape} does not match the indexed dimensions "
+                f"{want} of an array of shape {raw.shape}"
+            )
+    elif a.size and axis < raw.ndim:
         n = raw.shape[axis]
         lo, hi = int(be.min(a)), int(be.max(a))
         if lo < -n or hi >= n:
@@ -101,6 +108,8 @@ def setitem(x: Any, key: Any, value: Any) -> None:
                 f"__setitem__: cannot assign an array of dtype {v.dtype} into an array of "
                 f"dtype {d}; the value's dtype must promote to the target's"
             )
+        if x._be.may_share_memory(raw, v):
+            v = x._be.provider.copy(v)  # the provider refuses overlapping scatter sources
         raw[rk] = v
         return
     if type(value) in (bool, int, float, complex):

@@ -177,6 +177,8 @@ def asarray(
             src = obj
     try:
         raw = be.provider.asarray(src, dtype=d, copy=copy, usm_type=usm_type, sycl_queue=q)
+    except getattr(be, "alloc_errors", ()) as exc:
+        raise be.memory_error(getattr(src, "nbytes", 0), q) from exc
     except OverflowError:
         raise
     except (TypeError, ValueError) as exc:

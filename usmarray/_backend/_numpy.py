@@ -339,6 +339,13 @@ class NumpyBackend:
     def to_host(self, raw: np.ndarray) -> np.ndarray:
         return np.array(raw, copy=True)
 
+    alloc_errors: tuple[type[BaseException], ...] = ()
+    may_share_memory = staticmethod(np.may_share_memory)
+
+    @staticmethod
+    def memory_error(nbytes: int, q: Any) -> MemoryError:
+        return MemoryError(f"could not allocate {nbytes} bytes of host memory")
+
     def memory_object(self, obj: Any) -> bool:
         return False
 

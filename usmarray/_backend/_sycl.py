@@ -156,6 +156,16 @@ class SyclBackend:
         return Capabilities(fp64=d.has_aspect_fp64, fp16=d.has_aspect_fp16)
 
     # ---- memory ------------------------------------------------------------
+    alloc_errors: tuple[type[BaseException], ...] = (dpmem.USMAllocationError,)
+
+    @staticmethod
+    def memory_error(nbytes: int, q: Any) -> MemoryError:
+        d = q.sycl_device
+        return MemoryError(
+            f"could not allocate {nbytes} bytes of USM memory on {d.filter_string} "
+            f"({d.name}, {d.global_mem_size} bytes of global memory)"
+        )
+
     def full(self, shape: Any, fill_value: Any, dtype: Any = None, **kw: Any) -> Any:
         """The provider's full, except for Python ints beyond int64, which the legacy
         dpctl.tensor rounds through float64: those are filled from an exact host value."""
@@ -180,6 +190,11 @@ class SyclBackend:
     @staticmethod
     def as_array(r: Any) -> Any:
         return r
+
+    @staticmethod
+    def may_share_memory(a: Any, b: Any) -> bool:
+        """Whether two raw arrays view one USM allocation."""
+        return bool(a.usm_data._pointer == b.usm_data._pointer)
 
     def memory_object(self, obj: Any) -> bool:
         return isinstance(obj, (dpmem.MemoryUSMDevice, dpmem.MemoryUSMShared, dpmem.MemoryUSMHost))
