@@ -1,0 +1,147 @@
+"""Threads: 8 threads running a mixed workload give the serial results, without deadlock.
+
+Each thread runs ``thread_work`` on its own queue (``dpctl.SyclQueue(dev)``), on a
+queue shared by all threads, on a sub-device queue (another context) shared by all
+threads, and on the NumPy backend: creation, elementwise chains, reductions, sort,
+matmul, integer-array and mask indexing, assignments, ``to_device`` within and across
+contexts and backends, DLPack to the device and to the host.  All threads also write
+their own rows of one array on the shared queue and read a common input array.
+
+The same function runs first serially (the reference), then in 8 threads started
+together by a barrier, for ``ROUNDS`` rounds; every thread's results must equal the
+serial ones (integers exactly, floats to 1e-12), and every thread must finish within
+``JOIN_TIMEOUT`` seconds (``join(timeout=...)``; a thread still alive is a deadlock).
+The whole check runs in a child interpreter, which pytest kills if it hangs.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+from test_reliability_common import assert_child_ok, begin, child_main
+
+MOD = "test_reliability_threads"
+THREADS = 8
+ROUNDS = 6
+JOIN_TIMEOUT = 60.0
+
+
+class _DevProducer:
+    def __init__(self, x, host=False):
+        self.x, self.host = x, host
+
+    def __dlpack_device__(self):
+        return (1, 0) if self.host else self.x.__dlpack_device__()
+
+    def __dlpack__(self, **kw):
+        if self.host:
+            kw["dl_device"] = (1, 0)
+        return self.x.__dlpack__(**kw)
+
+
+def thread_work(xp, t: int, own_q, shared_q, sub_q, common, rows) -> dict:
+    """The per-thread workload; returns NumPy results."""
+    out = {}
+    a = xp.arange(1000 + 37 * t, dtype=xp.int64, sycl_queue=own_q)
+    b = xp.asarray(np.linspace(0.0, 1.0, 4096) * (t + 1), sycl_queue=own_q)
+    out["sum"] = int(xp.sum(a * 3 + t))
+    out["chain"] = xp.asnumpy(xp.sqrt(xp.abs(xp.sin(b) * 10.0 - t)) + xp.exp(-b))
+    out["mean"] = float(xp.mean(b))
+    out["sort"] = xp.asnumpy(xp.sort(xp.flip(a) % 97))
+    out["argsort"] = xp.asnumpy(xp.argsort(xp.flip(a) % 89, stable=True))
+    m = xp.reshape(b[:256], (16, 16))
+    out["matmul"] = xp.asnumpy(xp.matmul(m, m.mT))
+    out["take"] = xp.asnumpy(a[xp.asarray([0, 5, t, -1], sycl_queue=own_q)])
+    out["mask"] = xp.asnumpy(a[a % 7 == t % 7])
+    c = xp.zeros(100, dtype=xp.int64, sycl_queue=own_q)
+    c[::3] = t
+    c[xp.asarray([1, 2, 98], sycl_queue=own_q)] = 5
+    c[c == 0] = -1
+    out["setitem"] = xp.asnumpy(c)
+    # a common input array (on the shared queue), read by every thread at once
+    cm = common.to_device(own_q)  # same context: a view
+    out["common"] = xp.asnumpy(cm[t::THREADS] * 2 + t)
+    # work on the shared queue and on a shared sub-device queue (another context)
+    d = b.to_device(shared_q)
+    out["shared"] = xp.asnumpy(xp.cumulative_sum(d * 2.0 + 1.0))
+    e = d.to_device(sub_q)
+    out["sub"] = xp.asnumpy(xp.max(e, axis=0) + xp.min(e * e))
+    out["numpy"] = xp.asnumpy(xp.sum(xp.reshape(b.to_device("numpy"), (64, 64)), axis=1))
+    # DLPack
+    out["dl_device"] = xp.asnumpy(xp.from_dlpack(_DevProducer(a)) + 1)
+    out["dl_host"] = np.from_dlpack(_DevProducer(b[::-5], host=True)).copy()
+    # this thread's own rows of an array shared by all threads
+    rows[t] = xp.asarray(np.arange(16) + 100 * t, dtype=xp.int64, sycl_queue=shared_q)
+    return out
+
+
+def _compare(got: dict, want: dict, who: str) -> list[str]:
+    bad = []
+    for k, w in want.items():
+        g = got.get(k)
+        if isinstance(w, (int, np.integer)) or (isinstance(w, np.ndarray) and w.dtype.kind in "iub"):
+            ok = np.array_equal(g, w)
+        else:
+            ok = g is not None and np.allclose(g, w, rtol=1e-12, atol=0)
+        if not ok:
+            bad.append(f"{who}: {k} differs")
+    return bad
+
+
+def _threads_match_serial(threads, rounds, join_timeout):
+    import dpctl
+
+    import usmarray as xp
+
+    dev = dpctl.SyclDevice()
+    shared_q = dpctl.SyclQueue(dev)
+    sub_q = dpctl.SyclQueue(dev.create_sub_devices(partition=1)[0])
+    common = xp.asarray(np.arange(4096, dtype=np.float64) ** 0.5, sycl_queue=shared_q)
+
+    def fresh_rows():
+        return xp.full((threads, 16), -1, dtype=xp.int64, sycl_queue=shared_q)
+
+    begin("serial reference")
+    ref_rows = fresh_rows()
+    reference = [thread_work(xp, t, dpctl.SyclQueue(dev), shared_q, sub_q, common, ref_rows)
+                 for t in range(threads)]
+    ref_rows_np = xp.asnumpy(ref_rows)
+    problems = []
+    for r in range(rounds):
+        begin(f"round {r}: {threads} threads")
+        rows = fresh_rows()
+        results: list = [None] * threads
+        barrier = threading.Barrier(threads)
+
+        def run(t, rows=rows, results=results, barrier=barrier):
+            try:
+                q = dpctl.SyclQueue(dev)  # the thread's own queue
+                barrier.wait(timeout=join_timeout)
+                results[t] = thread_work(xp, t, q, shared_q, sub_q, common, rows)
+            except BaseException as exc:  # noqa: BLE001 - reported below
+                results[t] = exc
+
+        ths = [threading.Thread(target=run, args=(t,), daemon=True) for t in range(threads)]
+        for th in ths:
+            th.start()
+        for th in ths:
+            th.join(timeout=join_timeout)
+        alive = [i for i, th in enumerate(ths) if th.is_alive()]
+        assert not alive, f"round {r}: threads {alive} still running after {join_timeout} s (deadlock)"
+        for t, res in enumerate(results):
+            if isinstance(res, BaseException):
+                problems.append(f"round {r} thread {t}: {type(res).__name__}: {res}")
+            else:
+                problems += _compare(res, reference[t], f"round {r} thread {t}")
+        if not np.array_equal(xp.asnumpy(rows), ref_rows_np):
+            problems.append(f"round {r}: shared rows {xp.asnumpy(rows)} != {ref_rows_np}")
+    assert not problems, "\n".join(problems)
+
+
+def test_eight_threads_match_the_serial_run_without_deadlock():
+    assert_child_ok(MOD, "_threads_match_serial", THREADS, ROUNDS, JOIN_TIMEOUT, timeout=170)
+
+
+if __name__ == "__main__":
+    child_main(globals())
