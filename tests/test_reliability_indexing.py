@@ -234,6 +234,15 @@ def _broadcasts(arrays):
     return True
 
 
+def _zero_mask_dim(n, comps):
+    """A sole boolean index with a 0-size dimension where the array's is not 0 (the
+    standard allows it; the xfail test below covers it)."""
+    if len(comps) != 1 or comps[0][0] != "array" or comps[0][1].dtype != bool:
+        return False
+    b = comps[0][1]
+    return b.ndim <= n.ndim and any(b.shape[k] == 0 != n.shape[k] for k in range(b.ndim))
+
+
 def _draw_case(data):
     from hypothesis import strategies as st
 
@@ -246,7 +255,7 @@ def _draw_case(data):
 
 
 def _prop_getitem():
-    from hypothesis import given, settings
+    from hypothesis import assume, given, settings
     from hypothesis import strategies as st
 
     import usmarray as xp
@@ -258,6 +267,7 @@ def _prop_getitem():
     def check(data):
         device, shape, cat, comps, bare = _draw_case(data)
         n = np.arange(int(np.prod(shape)), dtype=np.int32).reshape(shape)
+        assume(not _zero_mask_dim(n, comps))
         x = xp.asarray(n, device=device)
         key, nkey = _materialise(comps, bare, xp, device)
         begin(f"{device or 'sycl'} shape={shape} {cat} key={comps!r} bare={bare}")
@@ -293,8 +303,9 @@ def _prop_setitem():
     def check(data):
         device, shape, cat, comps, bare = _draw_case(data)
         n = np.arange(int(np.prod(shape)), dtype=np.int32).reshape(shape)
-        if cat == "bool":  # a mismatched mask in __setitem__ is the xfail test below
+        if cat == "bool":  # mismatched masks: _setitem_mask_shape
             assume(_standard_bool(n, comps[0][1])[0] == "ok")
+        assume(not _zero_mask_dim(n, comps))
         x = xp.asarray(n, device=device)
         key, nkey = _materialise(comps, bare, xp, device)
         exp = _expected(cat, comps, nkey, n)
@@ -352,6 +363,32 @@ def _setitem_mask_shape():
                 continue
             problems.append(f"{what} {bshape}: accepted")
     assert np.array_equal(xp.asnumpy(x), np.arange(12).reshape(3, 4))
+    assert not problems, "\n".join(problems)
+
+
+def _zero_size_mask_dims():
+    """The standard: each dimension of a sole boolean index equals the array's *or is 0*."""
+    import usmarray as xp
+
+    problems = []
+    for shape, bshape in [((3, 4), (0, 4)), ((3, 4), (3, 0)), ((3, 4), (0,)), ((1, 0, 2), (0,))]:
+        n = np.arange(int(np.prod(shape)), dtype=np.int32).reshape(shape)
+        x = xp.asarray(n)
+        mask = xp.asarray(np.zeros(bshape, dtype=bool))
+        want_shape = (0,) + shape[len(bshape):]
+        begin(f"x[mask of shape {bshape}] on shape {shape}")
+        try:
+            got = xp.asnumpy(x[mask])
+            if got.shape != want_shape:
+                problems.append(f"get {bshape} on {shape}: shape {got.shape}, want {want_shape}")
+        except Exception as exc:  # noqa: BLE001
+            problems.append(f"get {bshape} on {shape}: {type(exc).__name__}: {exc}")
+        try:
+            x[mask] = 7
+            if not np.array_equal(xp.asnumpy(x), n):
+                problems.append(f"set {bshape} on {shape}: wrote")
+        except Exception as exc:  # noqa: BLE001
+            problems.append(f"set {bshape} on {shape}: {type(exc).__name__}: {exc}")
     assert not problems, "\n".join(problems)
 
 
@@ -435,18 +472,18 @@ def test_index_arrays_on_another_context_are_refused():
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "usmarray/_indexing.py raw_key does not check a boolean key's shape; the provider's "
-    "__setitem__ then raises ValueError ('Inconsistent array dimensions', 'Parameter p is "
-    "inconsistent...') where __getitem__ and the standard raise IndexError"))
+    "usmarray/_indexing.py (the boolean shape check of 167168b) refuses a mask dimension of "
+    "size 0 where the array's is not 0, e.g. x[zeros((0, 4), bool)] on shape (3, 4) raises "
+    "IndexError; the standard allows 'equal to the array's dimension or 0' (result shape "
+    "(0,) + the rest); 7b0ed2c returned the empty result"))
+def test_zero_size_mask_dimensions_select_nothing():
+    assert_child_ok(MOD, "_zero_size_mask_dims", timeout=60)
+
+
 def test_setitem_mismatched_mask_raises_index_error():
     assert_child_ok(MOD, "_setitem_mask_shape", timeout=60)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "usmarray/_indexing.py setitem passes an overlapping value to the provider, whose "
-    "integer-array and mask assignment refuse it (ValueError 'Arrays index overlapping "
-    "segments of memory' / 'Destination array overlaps with inputs'); copy the value first "
-    "when its memory overlaps x"))
 def test_setitem_with_an_overlapping_value():
     assert_child_ok(MOD, "_setitem_overlap", timeout=60)
 
