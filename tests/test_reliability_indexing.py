@@ -471,11 +471,6 @@ def test_index_arrays_on_another_context_are_refused():
     assert_child_ok(MOD, "_index_on_other_queue", timeout=60)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "usmarray/_indexing.py (the boolean shape check of 167168b) refuses a mask dimension of "
-    "size 0 where the array's is not 0, e.g. x[zeros((0, 4), bool)] on shape (3, 4) raises "
-    "IndexError; the standard allows 'equal to the array's dimension or 0' (result shape "
-    "(0,) + the rest); 7b0ed2c returned the empty result"))
 def test_zero_size_mask_dimensions_select_nothing():
     assert_child_ok(MOD, "_zero_size_mask_dims", timeout=60)
 

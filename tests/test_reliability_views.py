@@ -457,11 +457,6 @@ def test_constructor_refuses_allocations_whose_extent_overflows():
     assert_child_ok(MOD, "_overflowing_allocations", timeout=60)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "wrong read: the provider flags a view that covers exactly size elements with some twice "
-    "as contiguous ((4, 4) strides (2, 3) is 'F-contiguous') and its copy kernel reads it as "
-    "one; the constructor now refuses such views (167168b), but usmarray/_migration.py "
-    "asarray of such a __sycl_usm_array_interface__ still returns buf[i + 4j]"))
 def test_dense_overlapping_views_read_the_formula():
     assert_child_ok(MOD, "_dense_overlapping_views", timeout=60)
 
@@ -654,10 +649,6 @@ def test_suai_views_read_what_the_interface_names():
     assert_child_ok(MOD, "_prop_suai", timeout=170)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "an interface with typestr None (it names no element type) is accepted as the default "
-    "float dtype by the provider's importer, reached unvalidated from "
-    "usmarray/_migration.py asarray"))
 def test_suai_typestr_none_is_refused():
     assert_child_ok(MOD, "_suai_typestr_none", timeout=60)
 

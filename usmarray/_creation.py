@@ -202,7 +202,7 @@ def arange(
     if is_float and d in dt.INTEGER:
         raise TypeError(f"arange: float arguments with integer dtype {d}")
     n = max(0, math.ceil((stop - start) / step))
-    raw = be.arange(start, stop, step, dtype=d, usm_type=ut, sycl_queue=q)
+    raw = _alloc_n(be, q, d, n, be.arange, start, stop, step, dtype=d, usm_type=ut, sycl_queue=q)
     if raw.shape[0] != n:  # the provider rounds differently: make the standard's length
         raw = be.arange(0, n, 1, dtype=d, usm_type=ut, sycl_queue=q) * step + start if n else raw[:0]
     return wrap_with(be, raw)

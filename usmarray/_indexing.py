@@ -78,7 +78,8 @@ def _array_key(raw: Any, k: Any, axis: int) -> Any:
         raise placement_error("indexing", k.device, raw.sycl_queue)
     if d is dt.bool:
         want = raw.shape[axis:axis + a.ndim]
-        if a.shape != want:
+        # each mask dimension matches the array's, or is 0 (an empty selection)
+        if len(want) != a.ndim or any(m != n and m != 0 for m, n in zip(a.shape, want, strict=True)):
             raise IndexError(
                 f"boolean index of shape {a.shape} does not match the indexed dimensions "
                 f"{want} of an array of shape {raw.shape}"

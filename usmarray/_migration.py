@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -108,6 +109,60 @@ def _host_sequence(obj: Any, d: np.dtype | None, q: Any) -> tuple[Any, np.dtype 
     return host, d
 
 
+_INDEX_LIMIT = 2**62
+
+
+def check_usm_interface(iface: Any) -> None:
+    """Refuse a ``__sycl_usm_array_interface__`` the provider could misread: wrong
+    types or lengths, a non-standard typestr, negative sizes, an extent past the 64-bit
+    range, or strides that make elements overlap.  (An extent past the producer's
+    allocation cannot be seen from a pointer: the producer is trusted for that.)"""
+    def bad(why: str) -> ValueError:
+        return ValueError(f"asarray: invalid __sycl_usm_array_interface__: {why}")
+
+    if not isinstance(iface, dict):
+        raise TypeError(f"asarray: __sycl_usm_array_interface__ must be a dict, got {type(iface).__name__}")
+    data, shape, strides = iface.get("data"), iface.get("shape"), iface.get("strides")
+    typestr, offset = iface.get("typestr"), iface.get("offset", 0)
+    if not (isinstance(data, tuple) and len(data) == 2 and type(data[0]) is int and data[0] >= 0):
+        raise bad(f"'data' must be (pointer, read_only) with a non-negative int pointer, got {data!r}")
+    if not (isinstance(shape, tuple) and all(type(n) is int and 0 <= n < _INDEX_LIMIT for n in shape)):
+        raise bad(f"'shape' must be a tuple of non-negative ints, got {shape!r}")
+    if strides is not None and not (
+        isinstance(strides, tuple) and len(strides) == len(shape)
+        and all(type(s) is int and -_INDEX_LIMIT < s < _INDEX_LIMIT for s in strides)
+    ):
+        raise bad(f"'strides' must be None or a tuple of {len(shape)} ints, got {strides!r}")
+    if type(offset) is not int or not -_INDEX_LIMIT < offset < _INDEX_LIMIT:
+        raise bad(f"'offset' must be an int, got {offset!r}")
+    if not isinstance(typestr, str):
+        raise bad(f"'typestr' must be a string, got {typestr!r}")
+    try:
+        d = np.dtype(typestr)
+    except TypeError:
+        raise bad(f"'typestr' {typestr!r} is not a data type") from None
+    if not dt.is_np_standard(d):
+        raise TypeError(f"asarray: interface typestr {typestr!r} is not one of the standard's dtypes")
+    size = math.prod(shape)
+    if size == 0 or strides is None:
+        if abs(offset + size) * d.itemsize >= _INDEX_LIMIT:
+            raise bad(f"shape {shape} spans more than the 64-bit range")
+        return
+    lo = sum(s * (n - 1) for s, n in zip(strides, shape, strict=True) if s < 0)
+    hi = sum(s * (n - 1) for s, n in zip(strides, shape, strict=True) if s > 0)
+    if (abs(offset) + hi - lo + 1) * d.itemsize >= _INDEX_LIMIT:
+        raise bad(f"shape {shape}, strides {strides} and offset {offset} leave the 64-bit range")
+    if hi - lo + 1 != size:
+        return  # overlapping views with a shorter span are read by the strided formula
+    # a span of exactly `size` elements looks dense to the provider, which then copies
+    # it as one block: that is right only when no two elements share an address
+    expect = 1
+    for st, n in sorted((abs(st), n) for st, n in zip(strides, shape, strict=True) if n > 1):
+        if st != expect:
+            raise bad(f"strides {strides} make the elements of shape {shape} overlap")
+        expect = st * n
+
+
 def _check_usm_type(be: Any, usm_type: Any) -> None:
     if usm_type is not None and usm_type not in be.usm_types:
         if usm_type not in USM_TYPES:
@@ -174,6 +229,10 @@ def asarray(
             host, d = _host_sequence(obj, d, q)
             src = _nested(be, obj) if host is None else host
         else:
+            if be is _sycl and not isinstance(obj, _sycl.array_type):
+                iface = getattr(obj, "__sycl_usm_array_interface__", None)
+                if iface is not None:
+                    check_usm_interface(iface)
             src = obj
     try:
         raw = be.provider.asarray(src, dtype=d, copy=copy, usm_type=usm_type, sycl_queue=q)
