@@ -163,6 +163,8 @@ def run_linalg(quick: bool) -> dict[str, Any]:
     kwargs: dict[str, Any] = {}
     if "quick" in params:
         kwargs["quick"] = quick
+    elif "argv" in params:  # a command-line main(): hand it its own arguments
+        kwargs["argv"] = ["--quick"] if quick else []
     elif quick:
         return {"status": f"skipped in quick mode ({name}() takes no quick= argument)"}
     required = [p for p in params.values() if p.default is p.empty and p.name not in kwargs
