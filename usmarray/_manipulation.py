@@ -92,6 +92,22 @@ def _cast_all(be: Any, arrays: list[usm_ndarray], d: Any) -> list[Any]:
     return [a._arr if a._arr.dtype is d else be.astype(a._arr, d) for a in arrays]
 
 
+def _promoted_raws(arrays: list[usm_ndarray], fname: str) -> tuple[list[Any], Any]:
+    """The raw arrays cast to their common dtype, reading each dtype once (the
+    provider builds a dtype object on every read)."""
+    raws = [a._arr for a in arrays]
+    dtypes = [r.dtype for r in raws]
+    d = dtypes[0]
+    for d2 in dtypes[1:]:
+        if d2 is not d:
+            r = _PROMOTION.get((d, d2))
+            if r is None:
+                dt.promote(d, d2, fname)
+            d = r
+    be = arrays[0]._be
+    return [r if rd is d else be.astype(r, d) for r, rd in zip(raws, dtypes, strict=True)], d
+
+
 # ---- broadcasting ---------------------------------------------------------------------------
 def broadcast_shape_of(shapes: Any, fname: str) -> tuple[int, ...]:
     ndim = max(len(s) for s in shapes)
@@ -166,9 +182,8 @@ def concat(arrays: Any, /, *, axis: int | None = 0) -> usm_ndarray:
     """Join arrays along an existing axis (``axis=None``: flatten first), with the
     standard's type promotion."""
     arrs = _array_sequence(arrays, "concat")
-    d = common_dtype(arrs, "concat")
     be = arrs[0]._be
-    raws = _cast_all(be, arrs, d)
+    raws, d = _promoted_raws(arrs, "concat")
     if axis is None:
         flat = [r if r.ndim == 1 else be.reshape(r, (r.size,)) for r in raws]
         return wrap_with(be, be.concat(flat, axis=0))
