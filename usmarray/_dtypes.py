@@ -41,24 +41,7 @@ FLOATING = REAL_FLOATING | COMPLEX_FLOATING
 REAL_NUMERIC = INTEGER | REAL_FLOATING
 NUMERIC = REAL_NUMERIC | COMPLEX_FLOATING
 INTEGER_OR_BOOLEAN = INTEGER | BOOLEAN
-REAL_FLOATING_OR_BOOLEAN = REAL_FLOATING | BOOLEAN
 ANY = frozenset(ALL_DTYPES)
-
-#: category name (as used in error messages and ``isdtype`` kinds) -> dtypes
-CATEGORIES: dict[str, frozenset[np.dtype]] = {
-    "bool": BOOLEAN,
-    "signed integer": SIGNED,
-    "unsigned integer": UNSIGNED,
-    "integral": INTEGER,
-    "real floating": REAL_FLOATING,
-    "complex floating": COMPLEX_FLOATING,
-    "numeric": NUMERIC,
-    "real numeric": REAL_NUMERIC,
-    "integer or boolean": INTEGER_OR_BOOLEAN,
-    "floating-point": FLOATING,
-    "real floating or boolean": REAL_FLOATING_OR_BOOLEAN,
-    "any": ANY,
-}
 
 #: the kind names ``isdtype`` and ``__array_namespace_info__().dtypes(kind=)`` accept
 KINDS: dict[str, frozenset[np.dtype]] = {
