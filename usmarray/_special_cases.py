@@ -177,7 +177,10 @@ def _np_floor_divide(be: Any, x1: Any, x2: Any, out: Any) -> Any:
 FIXUPS: dict[str, tuple[Fixups, Fixups]] = {
     "sycl": (SYCL_UNARY, {}),
     "numpy": (
-        {"expm1": (dt.COMPLEX_FLOATING, _np_expm1_complex)},
+        {
+            "expm1": (dt.COMPLEX_FLOATING, _np_expm1_complex),
+            "tanh": (dt.COMPLEX_FLOATING, _tanh_complex),
+        },
         {"floor_divide": (dt.REAL_FLOATING, _np_floor_divide)},
     ),
 }
