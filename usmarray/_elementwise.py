@@ -8,6 +8,7 @@ Where a provider kernel misses one of the standard's special cases, a fix-up in
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -25,6 +26,7 @@ _PROMOTION = dt.PROMOTION_TABLE
 _NUMERIC = (dt.NUMERIC, "numeric")
 _REAL_NUMERIC = (dt.REAL_NUMERIC, "real numeric")
 _FLOATING = (dt.FLOATING, "floating-point")
+_COMPLEX = (dt.COMPLEX_FLOATING, "complex floating-point")
 _REAL_FLOATING = (dt.REAL_FLOATING, "real floating-point")
 _INT_OR_BOOL = (dt.INTEGER_OR_BOOLEAN, "integer or boolean")
 _INTEGER = (dt.INTEGER, "integer")
@@ -36,7 +38,7 @@ UNARY: dict[str, tuple[frozenset, str]] = {
     "asinh": _FLOATING, "atan": _FLOATING, "atanh": _FLOATING,
     "bitwise_invert": _INT_OR_BOOL, "ceil": _REAL_NUMERIC, "conj": _NUMERIC,
     "cos": _FLOATING, "cosh": _FLOATING, "exp": _FLOATING, "expm1": _FLOATING,
-    "floor": _REAL_NUMERIC, "imag": _NUMERIC, "isfinite": _NUMERIC, "isinf": _NUMERIC,
+    "floor": _REAL_NUMERIC, "imag": _COMPLEX, "isfinite": _NUMERIC, "isinf": _NUMERIC,
     "isnan": _NUMERIC, "log": _FLOATING, "log1p": _FLOATING, "log2": _FLOATING,
     "log10": _FLOATING, "logical_not": _BOOLEAN, "negative": _NUMERIC,
     "positive": _NUMERIC, "real": _NUMERIC, "reciprocal": _FLOATING,
@@ -70,6 +72,14 @@ def _category_error(fname: str, catname: str, dtype: Any) -> TypeError:
     return TypeError(f"{fname} is defined for {catname} dtypes only, got dtype {dtype}")
 
 
+def _out_of_memory(be: Any, a1: Any, a2: Any) -> MemoryError:
+    """The result of a kernel did not fit: a MemoryError naming its size."""
+    arrays = [a for a in (a1, a2) if hasattr(a, "shape")]
+    shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    nbytes = math.prod(shape) * max(a.itemsize for a in arrays)
+    return be.memory_error(nbytes, be.queue_of(arrays[0]))
+
+
 def _make_unary(name: str) -> Callable[..., usm_ndarray]:
     category, catname = UNARY[name]
     fixups = {bn: t[0][name] for bn, t in FIXUPS.items() if name in t[0]}
@@ -82,7 +92,10 @@ def _make_unary(name: str) -> Callable[..., usm_ndarray]:
         if d not in category:
             raise _category_error(name, catname, d)
         be = x._be
-        out = getattr(be, name)(a)
+        try:
+            out = getattr(be, name)(a)
+        except getattr(be, "alloc_errors", ()) as exc:
+            raise _out_of_memory(be, a, a) from exc
         if fixups:
             fx = fixups.get(be.name)
             if fx is not None and d in fx[0]:
@@ -94,7 +107,9 @@ def _make_unary(name: str) -> Callable[..., usm_ndarray]:
     return func
 
 
-def binary_operands(x1: Any, x2: Any, fname: str) -> tuple[Any, Any, Any, Any]:
+def binary_operands(
+    x1: Any, x2: Any, fname: str, category: frozenset = dt.ANY
+) -> tuple[Any, Any, Any, Any]:
     """Validate a binary call; return (backend, raw1 or scalar, raw2 or scalar, result dtype).
 
     Exactly one operand may be a Python scalar; it takes the array's dtype, after the
@@ -112,10 +127,13 @@ def binary_operands(x1: Any, x2: Any, fname: str) -> tuple[Any, Any, Any, Any]:
             if rd is None:
                 dt.promote(d1, d2, fname)
             return be, a1, a2, rd
-        return x1._be, a1, x2, scalar_operand_dtype(a1.dtype, x2, fname)
+        d = a1.dtype
+        # a dtype outside the function's category is the error to report first
+        return x1._be, a1, x2, scalar_operand_dtype(d, x2, fname) if d in category else d
     if type(x2) is usm_ndarray:
         a2 = x2._arr
-        return x2._be, x1, a2, scalar_operand_dtype(a2.dtype, x1, fname)
+        d = a2.dtype
+        return x2._be, x1, a2, scalar_operand_dtype(d, x1, fname) if d in category else d
     raise TypeError(
         f"{fname}: at least one argument must be a usmarray.usm_ndarray; got "
         f"{type(x1).__name__} and {type(x2).__name__}"
@@ -127,10 +145,13 @@ def _make_binary(name: str) -> Callable[..., usm_ndarray]:
     fixups = {bn: t[1][name] for bn, t in FIXUPS.items() if name in t[1]}
 
     def func(x1: Any, x2: Any, /) -> usm_ndarray:
-        be, a1, a2, rd = binary_operands(x1, x2, name)
+        be, a1, a2, rd = binary_operands(x1, x2, name, category)
         if rd not in category:
             raise _category_error(name, catname, rd)
-        out = getattr(be, name)(a1, a2)
+        try:
+            out = getattr(be, name)(a1, a2)
+        except getattr(be, "alloc_errors", ()) as exc:
+            raise _out_of_memory(be, a1, a2) from exc
         if fixups:
             fx = fixups.get(be.name)
             if fx is not None and rd in fx[0]:
