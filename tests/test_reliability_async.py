@@ -20,23 +20,12 @@ from __future__ import annotations
 import threading
 
 import numpy as np
-from test_reliability_common import assert_child_ok, begin, child_main
+from test_reliability_common import DLPackProducer, assert_child_ok, begin, child_main
 
 MOD = "test_reliability_async"
 N = 1 << 19
 CHAIN = 40
 
-
-class _Host:
-    def __init__(self, x):
-        self.x = x
-
-    def __dlpack_device__(self):
-        return (1, 0)
-
-    def __dlpack__(self, **kw):
-        kw["dl_device"] = (1, 0)
-        return self.x.__dlpack__(**kw)
 
 
 class _Dev:
@@ -59,7 +48,7 @@ def _readers(xp, sub_queue):
         "__float__ of the last element": lambda y: float(y[-1]),
         "__int__ of an element": lambda y: int(xp.astype(y[N // 2], xp.int64)),
         "__float__ of sum(y)": lambda y: float(xp.sum(y)),
-        "np.from_dlpack (host export)": lambda y: np.from_dlpack(_Host(y)).copy(),
+        "np.from_dlpack (host export)": lambda y: np.from_dlpack(DLPackProducer(y, host=True)).copy(),
         "from_dlpack (device export)": lambda y: xp.asnumpy(xp.from_dlpack(_Dev(y))),
         "to_device (other context)": lambda y: xp.asnumpy(y.to_device(sub_queue)),
         "to_device('numpy')": lambda y: xp.asnumpy(y.to_device("numpy")),

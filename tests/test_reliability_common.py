@@ -305,3 +305,19 @@ def test_live_usm_memory_counts_allocations():
 
 if __name__ == "__main__":
     child_main(globals())
+
+
+class DLPackProducer:
+    """Re-exports an array through DLPack: on its own device, or (``host=True``) as a
+    kDLCPU export, the way a host consumer such as NumPy would ask for it."""
+
+    def __init__(self, x, host=False):
+        self.x, self.host = x, host
+
+    def __dlpack_device__(self):
+        return (1, 0) if self.host else self.x.__dlpack_device__()
+
+    def __dlpack__(self, **kw):
+        if self.host:
+            kw["dl_device"] = (1, 0)
+        return self.x.__dlpack__(**kw)

@@ -31,7 +31,14 @@ import time
 
 import numpy as np
 import pytest
-from test_reliability_common import assert_child_ok, begin, child_main, live_usm_memory, rss_bytes
+from test_reliability_common import (
+    DLPackProducer,
+    assert_child_ok,
+    begin,
+    child_main,
+    live_usm_memory,
+    rss_bytes,
+)
 
 MOD = "test_reliability_leaks"
 ITERATIONS = int(os.environ.get("USMARRAY_LEAK_ITERATIONS", "2000"))
@@ -39,18 +46,6 @@ WARMUP = 300
 RSS_TOLERANCE = 8 << 20
 MAX_SLOPE = 256  # bytes of RSS per iteration
 
-
-class _Producer:
-    def __init__(self, x, host=False):
-        self.x, self.host = x, host
-
-    def __dlpack_device__(self):
-        return (1, 0) if self.host else self.x.__dlpack_device__()
-
-    def __dlpack__(self, **kw):
-        if self.host:
-            kw["dl_device"] = (1, 0)
-        return self.x.__dlpack__(**kw)
 
 
 def make_context():
@@ -92,8 +87,8 @@ def workload(xp, i: int, ctx: dict) -> float:
     h = xp.asarray(g * 2.0, device=ctx["q0"])
     s += float(xp.sum(h[:8]))
     # DLPack
-    r1 = xp.from_dlpack(_Producer(c))  # device capsule
-    r2 = np.from_dlpack(_Producer(c[::2], host=True))  # host export
+    r1 = xp.from_dlpack(DLPackProducer(c))  # device capsule
+    r2 = np.from_dlpack(DLPackProducer(c[::2], host=True))  # host export
     r3 = xp.from_dlpack(np.arange(16.0))  # a NumPy producer
     s += float(r1[3]) + float(r2[1]) + float(r3[5])
     try:

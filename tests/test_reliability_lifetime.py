@@ -20,6 +20,7 @@ import gc
 import numpy as np
 import pytest
 from test_reliability_common import (
+    DLPackProducer,
     assert_child_ok,
     begin,
     child_main,
@@ -47,19 +48,6 @@ def _fresh(xp, usm_type="device", **kw):
     return xp.asarray(_pattern(), usm_type=usm_type, **kw)
 
 
-class _HostConsumer:
-    """Asks the array for a kDLCPU export (a zero-copy host view where allowed)."""
-
-    def __init__(self, x):
-        self.x = x
-
-    def __dlpack_device__(self):
-        return (1, 0)
-
-    def __dlpack__(self, **kw):
-        kw["dl_device"] = (1, 0)
-        return self.x.__dlpack__(**kw)
-
 
 def _survivors(xp, dpctl, sub_queue):
     """name -> (make(x) -> survivor, read(survivor) -> NumPy, expected(pattern))."""
@@ -78,13 +66,13 @@ def _survivors(xp, dpctl, sub_queue):
                                                lambda p: p),
         "to_device other context": (lambda x: x.to_device(sub_queue), xp.asnumpy, lambda p: p),
         "to_device numpy backend": (lambda x: x.to_device("numpy"), xp.asnumpy, lambda p: p),
-        "DLPack to host, np.from_dlpack": (lambda x: np.from_dlpack(_HostConsumer(x)), np.asarray,
+        "DLPack to host, np.from_dlpack": (lambda x: np.from_dlpack(DLPackProducer(x, host=True)), np.asarray,
                                            lambda p: p),
-        "DLPack to host of a view": (lambda x: np.from_dlpack(_HostConsumer(x[::-2])), np.asarray,
+        "DLPack to host of a view": (lambda x: np.from_dlpack(DLPackProducer(x[::-2], host=True)), np.asarray,
                                      lambda p: p[::-2]),
         "DLPack to host, legacy capsule": (
             lambda x: np.from_dlpack(_LegacyHost(x)), np.asarray, lambda p: p),
-        "DLPack on device, from_dlpack": (lambda x: xp.from_dlpack(_DeviceProducer(x)), xp.asnumpy,
+        "DLPack on device, from_dlpack": (lambda x: xp.from_dlpack(DLPackProducer(x)), xp.asnumpy,
                                           lambda p: p),
         "unconsumed capsule, consumed later": (
             lambda x: _Deferred(x.__dlpack__()), lambda d: xp.asnumpy(xp.from_dlpack(d)),
@@ -92,22 +80,14 @@ def _survivors(xp, dpctl, sub_queue):
     }
 
 
-class _LegacyHost(_HostConsumer):
-    def __dlpack__(self, **kw):
-        return self.x.__dlpack__(dl_device=(1, 0))
-
-
-class _DeviceProducer:
-    """Hides the array type, so that from_dlpack must go through the capsule."""
+class _LegacyHost(DLPackProducer):
+    """A consumer that asks for kDLCPU with no other keyword (an older protocol)."""
 
     def __init__(self, x):
-        self.x = x
-
-    def __dlpack_device__(self):
-        return self.x.__dlpack_device__()
+        super().__init__(x, host=True)
 
     def __dlpack__(self, **kw):
-        return self.x.__dlpack__(**kw)
+        return self.x.__dlpack__(dl_device=(1, 0))
 
 
 class _Deferred:

@@ -20,25 +20,13 @@ import threading
 
 import numpy as np
 import pytest
-from test_reliability_common import assert_child_ok, begin, child_main
+from test_reliability_common import DLPackProducer, assert_child_ok, begin, child_main
 
 MOD = "test_reliability_threads"
 THREADS = 8
 ROUNDS = 6
 JOIN_TIMEOUT = 60.0
 
-
-class _DevProducer:
-    def __init__(self, x, host=False):
-        self.x, self.host = x, host
-
-    def __dlpack_device__(self):
-        return (1, 0) if self.host else self.x.__dlpack_device__()
-
-    def __dlpack__(self, **kw):
-        if self.host:
-            kw["dl_device"] = (1, 0)
-        return self.x.__dlpack__(**kw)
 
 
 def thread_work(xp, t: int, own_q, shared_q, sub_q, common, rows) -> dict:
@@ -70,8 +58,8 @@ def thread_work(xp, t: int, own_q, shared_q, sub_q, common, rows) -> dict:
     out["sub"] = xp.asnumpy(xp.max(e, axis=0) + xp.min(e * e))
     out["numpy"] = xp.asnumpy(xp.sum(xp.reshape(b.to_device("numpy"), (64, 64)), axis=1))
     # DLPack
-    out["dl_device"] = xp.asnumpy(xp.from_dlpack(_DevProducer(a)) + 1)
-    out["dl_host"] = np.from_dlpack(_DevProducer(b[::-5], host=True)).copy()
+    out["dl_device"] = xp.asnumpy(xp.from_dlpack(DLPackProducer(a)) + 1)
+    out["dl_host"] = np.from_dlpack(DLPackProducer(b[::-5], host=True)).copy()
     # this thread's own rows of an array shared by all threads
     rows[t] = xp.asarray(np.arange(16) + 100 * t, dtype=xp.int64, sycl_queue=shared_q)
     return out
