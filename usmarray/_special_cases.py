@@ -174,8 +174,15 @@ def _np_floor_divide(be: Any, x1: Any, x2: Any, out: Any) -> Any:
         return np.asarray(np.where(opposite, -0.0, out), dtype=out.dtype)
 
 
+def _pow_complex_zero_exponent(be: Any, x1: Any, x2: Any, out: Any) -> Any:
+    # pow(x1, +-0) = 1 + 0j for every x1; the provider gives NaN + NaN j for x1 = 0j
+    if not hasattr(x2, "shape"):
+        return be.full_like(out, 1 + 0j) if x2 == 0 else out
+    return be.where(be.equal(x2, 0), _const_like(be, out, 1 + 0j), out)
+
+
 FIXUPS: dict[str, tuple[Fixups, Fixups]] = {
-    "sycl": (SYCL_UNARY, {}),
+    "sycl": (SYCL_UNARY, {"pow": (dt.COMPLEX_FLOATING, _pow_complex_zero_exponent)}),
     "numpy": (
         {
             "expm1": (dt.COMPLEX_FLOATING, _np_expm1_complex),
