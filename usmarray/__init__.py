@@ -64,3 +64,7 @@ __version__ = "0.1.0"
 #: the SYCL kernel provider in use: "dpnp.tensor", "dpctl.tensor", or None without SYCL
 provider = _backend.sycl.provider_name if _backend.sycl is not None else None
 from . import linalg, fft  # noqa: E402
+from ._serial import serialize_namespace as _serialize_namespace  # noqa: E402
+
+for _ns in (globals(), vars(linalg), vars(fft)):
+    _serialize_namespace(_ns)

@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
 
-from . import _backend, _dlpack
+from . import _backend, _dlpack, _serial
 from . import _dtypes as dt
 from ._device import Device
+from ._serial import serialize_methods
 
 _sycl = _backend.sycl
 _Scalar = bool | int | float | complex
@@ -313,7 +314,12 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
         if type(key) is slice:
             out._arr = self._arr[key]
             return out
-        r = self._arr[_raw_key(self._arr, key)]
+        with _serial.LOCK:
+            rk = _raw_key(self._arr, key)
+            try:
+                r = self._arr[rk]
+            except Exception as exc:
+                _indexing.gather_failed(exc, be, self._arr, rk)
         out._arr = r if r.__class__ is be.array_type else be.as_array(r)
         return out
 
@@ -354,6 +360,18 @@ def _install_operators() -> None:
     usm_ndarray.__pos__ = lambda self: ew.positive(self)  # type: ignore[method-assign]
     usm_ndarray.__abs__ = lambda self: ew.abs(self)  # type: ignore[method-assign]
     usm_ndarray.__invert__ = lambda self: ew.bitwise_invert(self)  # type: ignore[method-assign]
+    operators = tuple(
+        [f"__{p}{n}__" for n in binary for p in ("", "r", "i")]
+        + [f"__{n}__" for n in (*comparisons, "neg", "pos", "abs", "invert")]
+    )
+    serialize_methods(usm_ndarray, operators + _SUBMITTING_METHODS)
+
+
+# methods that may submit work or wait for it (see _serial.py); __getitem__ locks itself
+_SUBMITTING_METHODS = (
+    "__dlpack__", "to_device", "__array__", "__bool__", "__complex__", "__float__",
+    "__int__", "__index__", "__repr__", "__str__", "__format__", "__setitem__",
+)
 
 
 from . import _indexing, _migration  # noqa: E402  (need usm_ndarray defined)

@@ -11,7 +11,7 @@ import numpy as np
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
 from ._device import Device
-from ._helpers import check_array, check_scalar
+from ._helpers import alloc_failed, check_array, check_scalar
 from ._migration import asarray, from_dlpack, to_device
 from ._placement import (
     check_device_dtype,
@@ -277,9 +277,13 @@ def _tri(fname: str, x: usm_ndarray, k: int) -> usm_ndarray:
     check_array(x, fname)
     if type(k) is not int:
         raise TypeError(f"{fname}: k must be an int, got {type(k).__name__}")
-    if x._arr.ndim < 2:
-        raise ValueError(f"{fname}: x must have at least 2 dimensions, got shape {x._arr.shape}")
-    return wrap_with(x._be, getattr(x._be, fname)(x._arr, k=k))
+    a = x._arr
+    if a.ndim < 2:
+        raise ValueError(f"{fname}: x must have at least 2 dimensions, got shape {a.shape}")
+    try:
+        return wrap_with(x._be, getattr(x._be, fname)(a, k=k))
+    except Exception as exc:
+        alloc_failed(exc, x._be, a, a.size * a.itemsize, fname)
 
 
 def tril(x: usm_ndarray, /, *, k: int = 0) -> usm_ndarray:

@@ -15,6 +15,7 @@ import numpy as np
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
 from ._device import Device
+from ._helpers import alloc_failed
 from ._migration import to_device
 from ._placement import has_fp64
 
@@ -108,14 +109,18 @@ def astype(x: usm_ndarray, dtype: Any, /, *, copy: bool = True, device: Any = No
                     f"astype: dtype {d} needs double precision, which device "
                     f"{q.sycl_device.filter_string} does not support"
                 )
-            if src is not d:
-                a = be.astype(a, d)
+            try:
+                if src is not d:
+                    a = be.astype(a, d)
+            except Exception as exc:
+                alloc_failed(exc, be, a, a.size * d.itemsize, "astype")
             return to_device(wrap_with(be, a), target)
-    if src is d:
-        if not copy:
-            return x
-        return wrap_with(be, be.provider.copy(a))
-    return wrap_with(be, be.astype(a, d))
+    if src is d and not copy:
+        return x
+    try:
+        return wrap_with(be, be.provider.copy(a) if src is d else be.astype(a, d))
+    except Exception as exc:
+        alloc_failed(exc, be, a, a.size * d.itemsize, "astype")
 
 
 # ---- can_cast / result_type -------------------------------------------------------------

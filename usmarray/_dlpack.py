@@ -35,7 +35,7 @@ class _HostView:
 
 
 def host_accessible(raw: Any) -> bool:
-    return raw.usm_type != "device" or raw.sycl_device.is_cpu
+    return raw.sycl_device.is_cpu or raw.usm_type != "device"
 
 
 def export(raw: Any, be: Any, stream: Any, max_version: Any, dl_device: Any, copy: Any) -> Any:

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
 from ._device import placement_error
-from ._helpers import check_scalar, scalar_operand_dtype
+from ._helpers import alloc_failed, check_scalar, scalar_operand_dtype
 from ._special_cases import FIXUPS
 
 _PROMOTION = dt.PROMOTION_TABLE
@@ -72,12 +72,22 @@ def _category_error(fname: str, catname: str, dtype: Any) -> TypeError:
     return TypeError(f"{fname} is defined for {catname} dtypes only, got dtype {dtype}")
 
 
-def _out_of_memory(be: Any, a1: Any, a2: Any) -> MemoryError:
-    """The result of a kernel did not fit: a MemoryError naming its size."""
+#: functions whose result is boolean whatever the operands' dtype
+_PREDICATES = frozenset({
+    "equal", "not_equal", "greater", "greater_equal", "less", "less_equal", "isfinite",
+    "isinf", "isnan", "signbit", "logical_and", "logical_or", "logical_xor", "logical_not",
+})
+
+
+def _out_of_memory(exc: Exception, be: Any, name: str, a1: Any, a2: Any) -> NoReturn:
+    """Raise for ``exc`` from kernel ``name``: a MemoryError naming the result's size
+    when it could not be allocated (see ``alloc_failed``)."""
     arrays = [a for a in (a1, a2) if hasattr(a, "shape")]
     shape = np.broadcast_shapes(*(a.shape for a in arrays))
-    nbytes = math.prod(shape) * max(a.itemsize for a in arrays)
-    return be.memory_error(nbytes, be.queue_of(arrays[0]))
+    itemsize = 1 if name in _PREDICATES else max(a.itemsize for a in arrays)
+    if name in ("abs", "real", "imag") and arrays[0].dtype in dt.COMPLEX_FLOATING:
+        itemsize //= 2
+    alloc_failed(exc, be, arrays[0], math.prod(shape) * itemsize, name)
 
 
 def _make_unary(name: str) -> Callable[..., usm_ndarray]:
@@ -94,8 +104,8 @@ def _make_unary(name: str) -> Callable[..., usm_ndarray]:
         be = x._be
         try:
             out = getattr(be, name)(a)
-        except getattr(be, "alloc_errors", ()) as exc:
-            raise _out_of_memory(be, a, a) from exc
+        except Exception as exc:
+            _out_of_memory(exc, be, name, a, a)
         if fixups:
             fx = fixups.get(be.name)
             if fx is not None and d in fx[0]:
@@ -150,8 +160,8 @@ def _make_binary(name: str) -> Callable[..., usm_ndarray]:
             raise _category_error(name, catname, rd)
         try:
             out = getattr(be, name)(a1, a2)
-        except getattr(be, "alloc_errors", ()) as exc:
-            raise _out_of_memory(be, a1, a2) from exc
+        except Exception as exc:
+            _out_of_memory(exc, be, name, a1, a2)
         if fixups:
             fx = fixups.get(be.name)
             if fx is not None and rd in fx[0]:
@@ -277,11 +287,15 @@ def clip(
                 check_scalar(d, b, "clip")
             bounds.append(b)
     lo, hi = bounds
-    if lo is None and hi is None:
-        return wrap_with(be, be.astype(a, d, copy=True))
-    out = be.clip(a, lo, hi)
-    if out.dtype != d:
-        out = be.astype(out, d)
+    try:
+        if lo is None and hi is None:
+            return wrap_with(be, be.astype(a, d, copy=True))
+        out = be.clip(a, lo, hi)
+        if out.dtype != d:
+            out = be.astype(out, d)
+    except Exception as exc:
+        shape = np.broadcast_shapes(*(b.shape for b in (a, lo, hi) if hasattr(b, "shape")))
+        alloc_failed(exc, be, a, math.prod(shape) * d.itemsize, "clip")
     return wrap_with(be, out)
 
 

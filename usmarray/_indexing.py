@@ -7,12 +7,15 @@ refused with IndexError, out-of-range integers too.
 
 from __future__ import annotations
 
-from typing import Any
+import math
+from typing import Any, NoReturn
+
+import numpy as np
 
 from . import _dtypes as dt
 from ._array import usm_ndarray
 from ._device import placement_error
-from ._helpers import check_scalar
+from ._helpers import alloc_failed, check_scalar
 
 _SIMPLE = frozenset({int, slice, type(None), type(Ellipsis), bool})
 
@@ -93,6 +96,32 @@ def _array_key(raw: Any, k: Any, axis: int) -> Any:
                 f"integer array index {bad} is out of bounds for axis {axis} with size {n}"
             )
     return a
+
+
+def gather_failed(exc: Exception, be: Any, raw: Any, rk: Any) -> NoReturn:
+    """Raise for ``exc`` from ``raw[rk]`` (``rk`` from :func:`raw_key`): a MemoryError
+    naming the size when the copy that array keys make could not be allocated."""
+    if isinstance(exc, IndexError):  # the provider's range and count checks
+        raise exc
+    keys = rk if type(rk) is tuple else (rk,)
+    arrays = [k for k in keys if isinstance(k, be.array_type)]
+    masks = [k.size for k in arrays if k.dtype is dt.bool]
+    if masks:  # the provider first counts through each mask (an int64 per element)
+        alloc_failed(exc, be, raw, max(masks) * 8, "__getitem__")
+    count = math.prod(np.broadcast_shapes(*(k.shape for k in arrays))) if arrays else 0
+    # every key but None, a bool and ... consumes one axis (masks are handled above)
+    consumed = [k is not None and type(k) is not bool and k is not Ellipsis for k in keys]
+    axis = 0
+    for k, uses in zip(keys, consumed, strict=True):
+        if type(k) is slice:
+            count *= len(range(*k.indices(raw.shape[axis])))
+        elif k is Ellipsis:
+            rest = raw.ndim - sum(consumed)
+            count *= math.prod(raw.shape[axis:axis + rest])
+            axis += rest
+        axis += uses
+    count *= math.prod(raw.shape[axis:])
+    alloc_failed(exc, be, raw, count * raw.itemsize, "__getitem__")
 
 
 def setitem(x: Any, key: Any, value: Any) -> None:

@@ -6,11 +6,12 @@ standard leaves them unspecified); the provider's "wrap" mode applies.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
-from ._helpers import check_array, normalize_axis, same_device
+from ._helpers import alloc_failed, check_array, normalize_axis, same_device
 
 __all__ = ["take", "take_along_axis"]
 
@@ -48,7 +49,11 @@ def take(x: usm_ndarray, indices: usm_ndarray, /, *, axis: int | None = None) ->
     be = x._be
     if a.shape[ax] == 0 and i.shape[0]:
         raise IndexError(f"take: cannot take from the empty axis {ax} of shape {a.shape}")
-    return wrap_with(be, be.take(a, i, axis=ax))
+    try:
+        return wrap_with(be, be.take(a, i, axis=ax))
+    except Exception as exc:
+        count = math.prod(a.shape[:ax] + a.shape[ax + 1:]) * i.shape[0]
+        alloc_failed(exc, be, a, count * a.itemsize, "take")
 
 
 def take_along_axis(x: usm_ndarray, indices: usm_ndarray, /, *, axis: int = -1) -> usm_ndarray:
@@ -74,4 +79,8 @@ def take_along_axis(x: usm_ndarray, indices: usm_ndarray, /, *, axis: int = -1) 
         raise IndexError(
             f"take_along_axis: cannot take from the empty axis {ax} of shape {xs}"
         )
-    return wrap_with(be, be.take_along_axis(a, i, axis=ax))
+    try:
+        return wrap_with(be, be.take_along_axis(a, i, axis=ax))
+    except Exception as exc:
+        shape = [n if m == 1 and k != ax else m for k, (n, m) in enumerate(zip(xs, js, strict=True))]
+        alloc_failed(exc, be, a, math.prod(shape) * a.itemsize, "take_along_axis")

@@ -8,13 +8,14 @@ operands' queue; the result has exactly the promoted dtype.  Shape errors are
 
 from __future__ import annotations
 
+import math
 import operator
 from typing import Any
 
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
 from ._backend import _onemkl
-from ._helpers import check_array, same_device
+from ._helpers import alloc_failed, check_array, same_device
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
 
@@ -50,10 +51,13 @@ def binary_numeric(fname: str, x1: Any, x2: Any) -> tuple[Any, Any, Any, Any]:
             f"{fname} is defined for numeric dtypes only, got {a1.dtype} and {a2.dtype}"
         )
     be = x1._be
-    if a1.dtype != rd:
-        a1 = be.astype(a1, rd)
-    if a2.dtype != rd:
-        a2 = be.astype(a2, rd)
+    try:
+        if a1.dtype != rd:
+            a1 = be.astype(a1, rd)
+        if a2.dtype != rd:
+            a2 = be.astype(a2, rd)
+    except Exception as exc:
+        alloc_failed(exc, be, a1, (a1 if a1.dtype != rd else a2).size * rd.itemsize, fname)
     return be, a1, a2, rd
 
 
@@ -88,7 +92,12 @@ def matmul(x1: usm_ndarray, x2: usm_ndarray, /) -> usm_ndarray:
         )
     if len(s1) > 2 or len(s2) > 2:
         broadcast_shapes("matmul (stack dimensions)", s1[:-2], s2[:-2])
-    return wrap_with(be, _as_dtype(be, matmul_raw(be, a1, a2), rd))
+    try:
+        return wrap_with(be, _as_dtype(be, matmul_raw(be, a1, a2), rd))
+    except Exception as exc:
+        stack = broadcast_shapes("matmul", s1[:-2], s2[:-2])
+        count = math.prod(stack) * (s1[-2] if len(s1) > 1 else 1) * (s2[-1] if len(s2) > 1 else 1)
+        alloc_failed(exc, be, a1, count * rd.itemsize, "matmul")
 
 
 def matrix_transpose(x: usm_ndarray, /) -> usm_ndarray:
@@ -171,11 +180,16 @@ def tensordot(
                 f"{a2.shape}); they must be equal, contracted axes do not broadcast"
             )
     res = None
-    if rd in dt.FLOATING and a1.ndim and a2.ndim:
-        res = _onemkl.gemm("tensordot", a1, a2, axes=(ax1, ax2))
-    if res is None:
-        res = be.tensordot(a1, a2, axes=(ax1, ax2))
-    return wrap_with(be, _as_dtype(be, res, rd))
+    try:
+        if rd in dt.FLOATING and a1.ndim and a2.ndim:
+            res = _onemkl.gemm("tensordot", a1, a2, axes=(ax1, ax2))
+        if res is None:
+            res = be.tensordot(a1, a2, axes=(ax1, ax2))
+        return wrap_with(be, _as_dtype(be, res, rd))
+    except Exception as exc:
+        count = math.prod([n for i, n in enumerate(a1.shape) if i not in ax1])
+        count *= math.prod([n for i, n in enumerate(a2.shape) if i not in ax2])
+        alloc_failed(exc, be, a1, count * rd.itemsize, "tensordot")
 
 
 def vecdot(x1: usm_ndarray, x2: usm_ndarray, /, *, axis: int = -1) -> usm_ndarray:
@@ -202,6 +216,8 @@ def vecdot(x1: usm_ndarray, x2: usm_ndarray, /, *, axis: int = -1) -> usm_ndarra
         )
     rest1 = a1.shape[:axis] + a1.shape[axis:][1:]
     rest2 = a2.shape[:axis] + a2.shape[axis:][1:]
-    broadcast_shapes("vecdot (non-contracted dimensions)", rest1, rest2)
-    res = be.vecdot(a1, a2, axis=axis)
-    return wrap_with(be, _as_dtype(be, res, rd))
+    rest = broadcast_shapes("vecdot (non-contracted dimensions)", rest1, rest2)
+    try:
+        return wrap_with(be, _as_dtype(be, be.vecdot(a1, a2, axis=axis), rd))
+    except Exception as exc:
+        alloc_failed(exc, be, a1, math.prod(rest) * rd.itemsize, "vecdot")

@@ -8,12 +8,22 @@ errors TypeError.
 
 from __future__ import annotations
 
+import math
 import operator
 from typing import Any, cast
 
+import numpy as np
+
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
-from ._helpers import check_array, normalize_axis, same_device
+from ._helpers import (
+    MAX_NBYTES,
+    alloc_failed,
+    check_array,
+    check_nbytes,
+    normalize_axis,
+    same_device,
+)
 
 __all__ = [
     "broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat", "expand_dims",
@@ -58,18 +68,6 @@ def int_tuple(value: Any, fname: str, argname: str) -> tuple[int, ...]:
     return value
 
 
-def common_dtype(arrays: list[usm_ndarray], fname: str) -> Any:
-    d = arrays[0]._arr.dtype
-    for a in arrays[1:]:
-        d2 = a._arr.dtype
-        if d2 is not d:
-            r = _PROMOTION.get((d, d2))
-            if r is None:
-                dt.promote(d, d2, fname)
-            d = r
-    return d
-
-
 def _array_sequence(arrays: Any, fname: str) -> list[usm_ndarray]:
     if type(arrays) is not tuple and type(arrays) is not list:
         raise TypeError(
@@ -88,12 +86,8 @@ def _array_sequence(arrays: Any, fname: str) -> list[usm_ndarray]:
     return list(arrays)
 
 
-def _cast_all(be: Any, arrays: list[usm_ndarray], d: Any) -> list[Any]:
-    return [a._arr if a._arr.dtype is d else be.astype(a._arr, d) for a in arrays]
-
-
-def _promoted_raws(arrays: list[usm_ndarray], fname: str) -> tuple[list[Any], Any]:
-    """The raw arrays cast to their common dtype, reading each dtype once (the
+def _promotion(arrays: list[usm_ndarray], fname: str) -> tuple[list[Any], list[Any], Any]:
+    """The raw arrays, their dtypes and the common dtype, reading each dtype once (the
     provider builds a dtype object on every read)."""
     raws = [a._arr for a in arrays]
     dtypes = [r.dtype for r in raws]
@@ -104,8 +98,11 @@ def _promoted_raws(arrays: list[usm_ndarray], fname: str) -> tuple[list[Any], An
             if r is None:
                 dt.promote(d, d2, fname)
             d = r
-    be = arrays[0]._be
-    return [r if rd is d else be.astype(r, d) for r, rd in zip(raws, dtypes, strict=True)], d
+    return raws, dtypes, d
+
+
+def _cast_all(be: Any, raws: list[Any], dtypes: list[Any], d: Any) -> list[Any]:
+    return [r if rd is d else be.astype(r, d) for r, rd in zip(raws, dtypes, strict=True)]
 
 
 # ---- broadcasting ---------------------------------------------------------------------------
@@ -183,10 +180,16 @@ def concat(arrays: Any, /, *, axis: int | None = 0) -> usm_ndarray:
     standard's type promotion."""
     arrs = _array_sequence(arrays, "concat")
     be = arrs[0]._be
-    raws, d = _promoted_raws(arrs, "concat")
+    raws, dtypes, d = _promotion(arrs, "concat")
+    nbytes = sum([r.size for r in raws]) * d.itemsize
+    check_nbytes(be, raws[0], nbytes, "concat")
     if axis is None:
-        flat = [r if r.ndim == 1 else be.reshape(r, (r.size,)) for r in raws]
-        return wrap_with(be, be.concat(flat, axis=0))
+        try:
+            flat = [r if r.ndim == 1 else be.reshape(r, (r.size,))
+                    for r in _cast_all(be, raws, dtypes, d)]
+            return wrap_with(be, be.concat(flat, axis=0))
+        except Exception as exc:
+            alloc_failed(exc, be, raws[0], nbytes, "concat")
     first = raws[0].shape
     ndim = len(first)
     if ndim == 0:
@@ -199,9 +202,13 @@ def concat(arrays: Any, /, *, axis: int | None = 0) -> usm_ndarray:
                 f"concat: arrays[{i}] has shape {s}, arrays[0] has shape {first}; shapes "
                 f"must agree except along axis {ax}"
             )
-    if len(raws) == 1:
-        return wrap_with(be, be.provider.copy(raws[0]) if raws[0] is arrs[0]._arr else raws[0])
-    return wrap_with(be, be.concat(raws, axis=ax))
+    try:
+        if len(raws) == 1:
+            r = raws[0]
+            return wrap_with(be, be.provider.copy(r) if dtypes[0] is d else be.astype(r, d))
+        return wrap_with(be, be.concat(_cast_all(be, raws, dtypes, d), axis=ax))
+    except Exception as exc:
+        alloc_failed(exc, be, raws[0], nbytes, "concat")
 
 
 def stack(arrays: Any, /, *, axis: int = 0) -> usm_ndarray:
@@ -214,10 +221,15 @@ def stack(arrays: Any, /, *, axis: int = 0) -> usm_ndarray:
                 f"stack: arrays[{i}] has shape {a._arr.shape}, arrays[0] has shape {first}; "
                 "all arrays must have the same shape"
             )
-    d = common_dtype(arrs, "stack")
+    raws, dtypes, d = _promotion(arrs, "stack")
     ax = normalize_axis(axis, len(first) + 1, "stack")
     be = arrs[0]._be
-    return wrap_with(be, be.stack(_cast_all(be, arrs, d), axis=ax))
+    nbytes = len(raws) * raws[0].size * d.itemsize
+    check_nbytes(be, raws[0], nbytes, "stack")
+    try:
+        return wrap_with(be, be.stack(_cast_all(be, raws, dtypes, d), axis=ax))
+    except Exception as exc:
+        alloc_failed(exc, be, raws[0], nbytes, "stack")
 
 
 def unstack(x: usm_ndarray, /, *, axis: int = 0) -> tuple[usm_ndarray, ...]:
@@ -329,6 +341,8 @@ def reshape(x: usm_ndarray, /, shape: tuple[int, ...], *, copy: bool | None = No
             return wrap_with(x._be, x._be.reshape(x._arr, shape))
         except (ValueError, TypeError):
             pass
+        except Exception as exc:  # a copy that could not be allocated
+            alloc_failed(exc, x._be, x._arr, x._arr.size * x._arr.itemsize, "reshape")
     if type(shape) is int:
         shape = (shape,)
     shape = int_tuple(shape, "reshape", "shape")
@@ -361,11 +375,16 @@ def reshape(x: usm_ndarray, /, shape: tuple[int, ...], *, copy: bool | None = No
         )
     be = x._be
     if copy:
-        return wrap_with(be, be.reshape(be.provider.copy(a), shape))
+        try:
+            return wrap_with(be, be.reshape(be.provider.copy(a), shape))
+        except Exception as exc:
+            alloc_failed(exc, be, a, size * a.itemsize, "reshape")
     try:
         return wrap_with(be, be.reshape(a, shape, copy=copy))
     except ValueError as exc:
         raise ValueError(f"reshape: {exc}") from None
+    except Exception as exc:
+        alloc_failed(exc, be, a, size * a.itemsize, "reshape")
 
 
 def roll(
@@ -386,29 +405,32 @@ def roll(
         shift = operator.index(shift)
     else:
         raise TypeError(f"roll: shift must be an int or a tuple of ints, got {type(shift).__name__}")
+    # how: (shift, axis) for the provider's roll, or None for a plain copy
+    how: tuple[Any, Any] | None
     if axis is None:
         if shifts is not None:
             raise ValueError("roll: a tuple shift needs a tuple axis of the same length")
-        if a.size == 0:
-            return wrap_with(be, be.provider.copy(a))
-        return wrap_with(be, be.roll(a, shift, axis=None))
-    if type(axis) is tuple:
-        axes = tuple([normalize_axis(ax, a.ndim, "roll") for ax in axis])
+        how = (shift, None) if a.size else None
     else:
-        axes = (normalize_axis(axis, a.ndim, "roll"),)
-    if shifts is None:
-        shifts = (cast(int, shift),) * len(axes)
-    elif len(shifts) != len(axes) or type(axis) is not tuple:
-        raise ValueError(
-            f"roll: shift {shift} and axis {axis} must be tuples of the same length"
-        )
-    total = [0] * a.ndim
-    for s, ax in zip(shifts, axes, strict=True):
-        total[ax] += s
-    used = tuple(i for i in range(a.ndim) if total[i] and a.shape[i])
-    if not used:
-        return wrap_with(be, be.provider.copy(a))
-    return wrap_with(be, be.roll(a, tuple(total[i] for i in used), axis=used))
+        if type(axis) is tuple:
+            axes = tuple([normalize_axis(ax, a.ndim, "roll") for ax in axis])
+        else:
+            axes = (normalize_axis(axis, a.ndim, "roll"),)
+        if shifts is None:
+            shifts = (cast(int, shift),) * len(axes)
+        elif len(shifts) != len(axes) or type(axis) is not tuple:
+            raise ValueError(
+                f"roll: shift {shift} and axis {axis} must be tuples of the same length"
+            )
+        total = [0] * a.ndim
+        for s, ax in zip(shifts, axes, strict=True):
+            total[ax] += s
+        used = tuple(i for i in range(a.ndim) if total[i] and a.shape[i])
+        how = (tuple(total[i] for i in used), used) if used else None
+    try:
+        return wrap_with(be, be.provider.copy(a) if how is None else be.roll(a, how[0], axis=how[1]))
+    except Exception as exc:
+        alloc_failed(exc, be, a, a.size * a.itemsize, "roll")
 
 
 def repeat(x: usm_ndarray, repeats: int | usm_ndarray, /, *, axis: int | None = None) -> usm_ndarray:
@@ -418,12 +440,14 @@ def repeat(x: usm_ndarray, repeats: int | usm_ndarray, /, *, axis: int | None = 
     a = x._arr
     be = x._be
     if axis is None:
-        if a.ndim != 1:
-            a = be.reshape(a, (a.size,))
         ax = 0
+        n = a.size
     else:
         ax = normalize_axis(axis, a.ndim, "repeat")
-    n = a.shape[ax]
+        n = a.shape[ax]
+    # the result holds total * rest elements, rest being the elements per index along axis
+    rest = a.size // n if n else 0
+    reps: Any = repeats
     if type(repeats) is usm_ndarray:
         r = repeats._arr
         same_device("repeat", x, repeats)
@@ -433,26 +457,45 @@ def repeat(x: usm_ndarray, repeats: int | usm_ndarray, /, *, axis: int | None = 
             raise ValueError(
                 f"repeat: a repeats array must have shape (1,) or ({n},), got {r.shape}"
             )
-        if r.dtype is not dt.int64:
-            if r.dtype is dt.uint64 and r.size and be.to_host(be.max(r)) > 2**63 - 1:
-                raise ValueError("repeat: repeats are too large")
-            r = be.astype(r, dt.int64)
         if r.shape[0] == 1:
-            rep = be.to_host(r)[0]
-            if rep < 0:
-                raise ValueError(f"repeat: repeats must be non-negative, got {rep}")
-            return wrap_with(be, be.repeat(a, int(rep), axis=ax))
-        try:
-            return wrap_with(be, be.repeat(a, r, axis=ax))
-        except ValueError as exc:
-            raise ValueError(f"repeat: {exc}") from None
-    if type(repeats) is not int:
-        raise TypeError(
-            f"repeat: repeats must be an int or an integer array, got {type(repeats).__name__}"
-        )
-    if repeats < 0:
-        raise ValueError(f"repeat: repeats must be non-negative, got {repeats}")
-    return wrap_with(be, be.repeat(a, repeats, axis=ax))
+            reps = int(be.to_host(r)[0])
+            if reps < 0:
+                raise ValueError(f"repeat: repeats must be non-negative, got {reps}")
+            if reps > 2**63 - 1:
+                raise ValueError("repeat: repeats are too large")
+            total = n * reps
+        else:
+            # a bound on the total from the dtype, else from the largest repeat (a copy
+            # to the host is quicker than a reduction for up to 2**16 repeats)
+            most = int(np.iinfo(r.dtype).max)
+            if n * most * rest * a.itemsize > MAX_NBYTES:
+                most = int(be.to_host(r).max() if n <= 1 << 16 else be.to_host(be.max(r)))
+                if most > 2**63 - 1:
+                    raise ValueError("repeat: repeats are too large")
+            total = n * most
+            if total * rest * a.itemsize > MAX_NBYTES:
+                # the provider's int64 running sum could wrap around: sum exactly
+                host = be.to_host(r).tolist()
+                total = sum(host) if min(host) >= 0 else 0
+            reps = r if r.dtype is dt.int64 else be.astype(r, dt.int64)
+    else:
+        if type(repeats) is not int:
+            raise TypeError(
+                f"repeat: repeats must be an int or an integer array, got {type(repeats).__name__}"
+            )
+        if repeats < 0:
+            raise ValueError(f"repeat: repeats must be non-negative, got {repeats}")
+        total = n * repeats
+    nbytes = total * rest * a.itemsize
+    check_nbytes(be, a, nbytes, "repeat")
+    try:
+        if axis is None and a.ndim != 1:
+            a = be.reshape(a, (n,))
+        return wrap_with(be, be.repeat(a, reps, axis=ax))
+    except ValueError as exc:
+        raise ValueError(f"repeat: {exc}") from None
+    except Exception as exc:
+        alloc_failed(exc, be, a, nbytes, "repeat")
 
 
 def tile(x: usm_ndarray, repetitions: tuple[int, ...], /) -> usm_ndarray:
@@ -462,4 +505,11 @@ def tile(x: usm_ndarray, repetitions: tuple[int, ...], /) -> usm_ndarray:
     for r in reps:
         if r < 0:
             raise ValueError(f"tile: repetitions must be non-negative, got {reps}")
-    return wrap_with(x._be, x._be.tile(x._arr, reps))
+    a = x._arr
+    be = x._be
+    nbytes = a.size * math.prod(reps) * a.itemsize
+    check_nbytes(be, a, nbytes, "tile")
+    try:
+        return wrap_with(be, be.tile(a, reps))
+    except Exception as exc:
+        alloc_failed(exc, be, a, nbytes, "tile")

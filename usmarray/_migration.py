@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
-from . import _backend
+from . import _backend, _suai
+from . import _dlpack_import as _dl
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
 from ._device import Device, resolve
@@ -22,7 +22,6 @@ from ._placement import (
 _sycl = _backend.sycl
 _QUEUE_TYPE = type(_sycl.default_queue()) if _sycl is not None else type(None)
 _SCALARS = (bool, int, float, complex)
-_KDL_CPU = 1
 
 
 def to_device(x: usm_ndarray, device: Any, /, *, stream: Any = None) -> usm_ndarray:
@@ -60,6 +59,10 @@ def _nested(be: Any, obj: Any) -> Any:
         return obj._arr if obj._be is be else obj._be.to_host(obj._arr)
     if isinstance(obj, (list, tuple)):
         return [_nested(be, o) for o in obj]
+    iface = _suai.foreign_interface(obj)
+    if iface is not None:
+        raw = _suai.import_view(obj, iface)
+        return raw if be is _sycl else _sycl.to_host(raw)
     return obj
 
 
@@ -109,60 +112,6 @@ def _host_sequence(obj: Any, d: np.dtype | None, q: Any) -> tuple[Any, np.dtype 
     return host, d
 
 
-_INDEX_LIMIT = 2**62
-
-
-def check_usm_interface(iface: Any) -> None:
-    """Refuse a ``__sycl_usm_array_interface__`` the provider could misread: wrong
-    types or lengths, a non-standard typestr, negative sizes, an extent past the 64-bit
-    range, or strides that make elements overlap.  (An extent past the producer's
-    allocation cannot be seen from a pointer: the producer is trusted for that.)"""
-    def bad(why: str) -> ValueError:
-        return ValueError(f"asarray: invalid __sycl_usm_array_interface__: {why}")
-
-    if not isinstance(iface, dict):
-        raise TypeError(f"asarray: __sycl_usm_array_interface__ must be a dict, got {type(iface).__name__}")
-    data, shape, strides = iface.get("data"), iface.get("shape"), iface.get("strides")
-    typestr, offset = iface.get("typestr"), iface.get("offset", 0)
-    if not (isinstance(data, tuple) and len(data) == 2 and type(data[0]) is int and data[0] >= 0):
-        raise bad(f"'data' must be (pointer, read_only) with a non-negative int pointer, got {data!r}")
-    if not (isinstance(shape, tuple) and all(type(n) is int and 0 <= n < _INDEX_LIMIT for n in shape)):
-        raise bad(f"'shape' must be a tuple of non-negative ints, got {shape!r}")
-    if strides is not None and not (
-        isinstance(strides, tuple) and len(strides) == len(shape)
-        and all(type(s) is int and -_INDEX_LIMIT < s < _INDEX_LIMIT for s in strides)
-    ):
-        raise bad(f"'strides' must be None or a tuple of {len(shape)} ints, got {strides!r}")
-    if type(offset) is not int or not -_INDEX_LIMIT < offset < _INDEX_LIMIT:
-        raise bad(f"'offset' must be an int, got {offset!r}")
-    if not isinstance(typestr, str):
-        raise bad(f"'typestr' must be a string, got {typestr!r}")
-    try:
-        d = np.dtype(typestr)
-    except TypeError:
-        raise bad(f"'typestr' {typestr!r} is not a data type") from None
-    if not dt.is_np_standard(d):
-        raise TypeError(f"asarray: interface typestr {typestr!r} is not one of the standard's dtypes")
-    size = math.prod(shape)
-    if size == 0 or strides is None:
-        if abs(offset + size) * d.itemsize >= _INDEX_LIMIT:
-            raise bad(f"shape {shape} spans more than the 64-bit range")
-        return
-    lo = sum(s * (n - 1) for s, n in zip(strides, shape, strict=True) if s < 0)
-    hi = sum(s * (n - 1) for s, n in zip(strides, shape, strict=True) if s > 0)
-    if (abs(offset) + hi - lo + 1) * d.itemsize >= _INDEX_LIMIT:
-        raise bad(f"shape {shape}, strides {strides} and offset {offset} leave the 64-bit range")
-    if hi - lo + 1 != size:
-        return  # overlapping views with a shorter span are read by the strided formula
-    # a span of exactly `size` elements looks dense to the provider, which then copies
-    # it as one block: that is right only when no two elements share an address
-    expect = 1
-    for st, n in sorted((abs(st), n) for st, n in zip(strides, shape, strict=True) if n > 1):
-        if st != expect:
-            raise bad(f"strides {strides} make the elements of shape {shape} overlap")
-        expect = st * n
-
-
 def _check_usm_type(be: Any, usm_type: Any) -> None:
     if usm_type is not None and usm_type not in be.usm_types:
         if usm_type not in USM_TYPES:
@@ -188,6 +137,7 @@ def asarray(
     if copy not in (None, True, False):
         raise ValueError(f"asarray: copy must be True, False or None, got {copy!r}")
     t = type(obj)
+    placed = False
     if t is usm_ndarray:
         src_be = obj._be
         if device is None and sycl_queue is None:
@@ -209,7 +159,13 @@ def asarray(
                 f"not {usm_type!r}"
             )
     else:
-        if device is None and sycl_queue is None and _sycl is not None:
+        iface = None if t in _SCALARS or t is list or t is tuple else _suai.foreign_interface(obj)
+        if iface is not None:
+            # a view of exactly the memory the interface names, on its own queue
+            obj = _suai.import_view(obj, iface)
+            if device is None and sycl_queue is None:
+                device = Device._make(_sycl, obj.sycl_queue)
+        elif device is None and sycl_queue is None and _sycl is not None:
             # a foreign SYCL array (dpnp, dpctl) stays where it lives
             src_q = getattr(obj, "sycl_queue", None)
             if isinstance(src_q, _QUEUE_TYPE):
@@ -228,14 +184,16 @@ def asarray(
                 raise ValueError("asarray: copy=False needs an existing array; a sequence must be copied")
             host, d = _host_sequence(obj, d, q)
             src = _nested(be, obj) if host is None else host
+        elif iface is not None:
+            src, copy = _suai.place(obj, be, q, copy)
+            # the view's queue equals q but is another object: naming q makes the provider copy
+            placed = be is _sycl
         else:
-            if be is _sycl and not isinstance(obj, _sycl.array_type):
-                iface = getattr(obj, "__sycl_usm_array_interface__", None)
-                if iface is not None:
-                    check_usm_interface(iface)
             src = obj
     try:
-        raw = be.provider.asarray(src, dtype=d, copy=copy, usm_type=usm_type, sycl_queue=q)
+        raw = be.provider.asarray(
+            src, dtype=d, copy=copy, usm_type=usm_type, sycl_queue=None if placed else q
+        )
     except getattr(be, "alloc_errors", ()) as exc:
         raise be.memory_error(getattr(src, "nbytes", 0), q) from exc
     except OverflowError:
@@ -258,7 +216,9 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> u
     With ``device=None`` the result stays on the producer's device, as the standard
     says: a SYCL device for SYCL producers, the NumPy host device ("numpy") for host
     producers such as NumPy or CPU PyTorch (zero-copy where the producer allows).
-    Pass ``device=`` to place it elsewhere (a copy where needed)."""
+    Pass ``device=`` to place it elsewhere (a copy where needed; ``copy=False`` then
+    raises BufferError).  Foreign capsules are read and validated by
+    usmarray/_dlpack_import.py before any of their memory is touched."""
     if copy not in (None, True, False):
         raise ValueError(f"from_dlpack: copy must be True, False or None, got {copy!r}")
     if type(x) is usm_ndarray:
@@ -267,35 +227,46 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> u
         raise TypeError(
             f"from_dlpack: {type(x).__name__} does not implement __dlpack__ and __dlpack_device__"
         )
-    host_producer = int(x.__dlpack_device__()[0]) == _KDL_CPU
-    if device is None:
-        target = Device._make(_backend.numpy, _backend.numpy.default_queue()) if host_producer else None
-    else:
+    target = None
+    if device is not None:
         target = device if type(device) is Device else Device.create_device(device)
-    if target is not None and target._be is not _sycl:
-        if host_producer:
-            raw = np.from_dlpack(x, copy=copy)
-        else:
-            if copy is False:
-                raise BufferError("from_dlpack: copy=False cannot move device data to the host")
-            raw = np.asarray(asarray(x)._be.to_host(asarray(x)._arr))
-        be = target._be
-        raw = be.from_host(raw, be.usm_types[0], target._q) if be is not _backend.numpy else raw
-    elif host_producer and target is not None:
-        # a host producer (NumPy, CPU PyTorch) onto a SYCL device: USM memory cannot
+    if type(x) is np.ndarray and (target is None or target._be is _backend.numpy):
+        raw = np.from_dlpack(x, copy=copy)  # NumPy's own exporter: trusted, and 30x faster
+        if not dt.is_np_standard(raw.dtype):
+            raise TypeError(f"from_dlpack: dtype {raw.dtype} is not one of the standard's dtypes")
+        return wrap_with(_backend.numpy, raw)
+    dev = _dl.dlpack_device(x)
+    if dev[0] == _dl.KDL_CPU:
+        if target is None or target._be is _backend.numpy:
+            return wrap_with(_backend.numpy, _dl.import_dlpack(x, dev=dev, copy=copy))
+        # a host producer (NumPy, CPU PyTorch) onto another device: USM memory cannot
         # alias the producer's buffer, so import on the host and copy
-        if copy is False:
+        if copy is False and target._be is _sycl:
             raise BufferError(
                 "from_dlpack: copy=False, but host memory cannot become SYCL USM memory "
                 "without a copy; pass copy=None or device='numpy'"
             )
         be = target._be
-        raw = be.from_host(np.from_dlpack(x), be.usm_types[0], target._q)
-    else:
-        if _sycl is None:
-            raise ValueError("from_dlpack: a SYCL producer needs a SYCL runtime, and none is available")
-        be = _sycl
-        raw = _sycl.provider.from_dlpack(x, device=None if target is None else target._q, copy=copy)
-    if not dt.is_np_standard(raw.dtype):
-        raise TypeError(f"from_dlpack: dtype {raw.dtype} is not one of the standard's dtypes")
-    return wrap_with(be, raw)
+        return wrap_with(be, be.from_host(_dl.import_dlpack(x, dev=dev), be.usm_types[0], target._q))
+    # a kDLOneAPI producer
+    if target is not None and target._be is not _sycl:
+        if copy is False:
+            raise BufferError("from_dlpack: copy=False cannot move device data to the host")
+        host = _sycl.to_host(_dl.import_dlpack(x, dev=dev))
+        be = target._be
+        return wrap_with(be, host if be is _backend.numpy else be.from_host(host, be.usm_types[0], target._q))
+    if target is None:
+        return wrap_with(_sycl, _dl.import_dlpack(x, dev=dev, copy=copy))
+    q = target._q
+    home = _dl.import_queue(dev[1])
+    if q is home or q.sycl_device == home.sycl_device and q.sycl_context == home.sycl_context:
+        return wrap_with(_sycl, _dl.import_dlpack(x, dev=dev, copy=copy, stream=q).to_device(q))
+    if copy is False:
+        raise BufferError(
+            f"from_dlpack: copy=False, but the producer's data lives on {home.sycl_device.filter_string} "
+            f"(default context), not on the target {_sycl.describe(q)}"
+        )
+    raw = _dl.import_dlpack(x, dev=dev)
+    if q.sycl_device == home.sycl_device:
+        return wrap_with(_sycl, _sycl.to_queue(raw, q))
+    return wrap_with(_sycl, _sycl.from_host(_sycl.to_host(raw), raw.usm_type, q))

@@ -10,9 +10,9 @@ from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
 from ._data_type_functions import scalar_result_dtype
 from ._device import placement_error
-from ._helpers import check_array, normalize_axis, same_device
+from ._helpers import alloc_failed, check_array, normalize_axis, same_device
 from ._manipulation import broadcast_shape_of
-from ._statistical import check_bool, check_x, reduction_axes
+from ._statistical import check_bool, check_x, kept_size, reduction_axes
 
 __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]
 
@@ -36,7 +36,10 @@ def _arg_extremum(fname: str, x: Any, axis: Any, keepdims: Any) -> usm_ndarray:
                 f"{fname}: axis {ax} of x (shape {a.shape}) is empty; there is no extremum"
             )
     be = x._be
-    out = getattr(be, fname)(a, axis=ax, keepdims=keepdims)
+    try:
+        out = getattr(be, fname)(a, axis=ax, keepdims=keepdims)
+    except Exception as exc:
+        alloc_failed(exc, be, a, kept_size(a, None if ax is None else (ax,)) * 8, fname)
     if a.dtype in dt.REAL_FLOATING and a.size and math.isnan(be.to_host(be.max(a))[()]):
         # NaN is the extremum and its first occurrence is the answer; the provider may
         # pick a later NaN, so take the first NaN explicitly where there is one (the
@@ -68,12 +71,16 @@ def count_nonzero(
     check_bool(keepdims, "count_nonzero", "keepdims")
     axes = reduction_axes(axis, a.ndim, "count_nonzero")
     be = x._be
-    if axes == ():
-        out = be.astype(be.astype(a, dt.bool), _INDEX)
-    else:
-        out = be.count_nonzero(a, axis=axes, keepdims=keepdims)
-        if out.dtype is not _INDEX:
-            out = be.astype(out, _INDEX)
+    try:
+        if axes == ():
+            out = be.astype(be.astype(a, dt.bool), _INDEX)
+        else:
+            out = be.count_nonzero(a, axis=axes, keepdims=keepdims)
+            if out.dtype is not _INDEX:
+                out = be.astype(out, _INDEX)
+    except Exception as exc:  # the provider first casts x to bool
+        cast = 0 if a.dtype is dt.bool else a.size
+        alloc_failed(exc, be, a, max(cast, kept_size(a, axes) * 8), "count_nonzero")
     return wrap_with(be, out)
 
 
@@ -85,7 +92,10 @@ def nonzero(x: usm_ndarray, /) -> tuple[usm_ndarray, ...]:
             "nonzero: x must have at least one dimension; 0-D arrays are not allowed"
         )
     be = x._be
-    out = be.nonzero(a)
+    try:
+        out = be.nonzero(a)
+    except Exception as exc:  # the provider first counts into one index per element
+        alloc_failed(exc, be, a, a.size * 8, "nonzero")
     return tuple(
         wrap_with(be, r if r.dtype is _INDEX else be.astype(r, _INDEX)) for r in out
     )
@@ -134,8 +144,6 @@ def searchsorted(
             f"searchsorted: x2 must be a usmarray.usm_ndarray, int or float, got "
             f"{type(x2).__name__}"
         )
-    if d1 is not d:
-        a = be.astype(a, d)
     s = None
     if sorter is not None:
         check_array(sorter, "searchsorted", "sorter")
@@ -149,9 +157,14 @@ def searchsorted(
             )
         if s.dtype is not _INDEX:
             s = be.astype(s, _INDEX)
-    out = be.searchsorted(a, v, side=side, sorter=s)
-    if out.dtype is not _INDEX:
-        out = be.astype(out, _INDEX)
+    try:
+        if d1 is not d:
+            a = be.astype(a, d)
+        out = be.searchsorted(a, v, side=side, sorter=s)
+        if out.dtype is not _INDEX:
+            out = be.astype(out, _INDEX)
+    except Exception as exc:
+        alloc_failed(exc, be, a, v.size * 8, "searchsorted")
     return wrap_with(be, out)
 
 
@@ -177,7 +190,7 @@ def where(
             if x2._be is not be or be.queue_of(a2) != q:
                 raise placement_error("where", condition.device, x2.device)
             d1, d2 = a1.dtype, a2.dtype
-            d = _PROMOTION.get((d1, d2))
+            d: Any = _PROMOTION.get((d1, d2))
             if d is None:
                 dt.promote(d1, d2, "where")
             broadcast_shape_of((c.shape, a1.shape, a2.shape), "where")
@@ -197,8 +210,12 @@ def where(
             "where: at least one of x1 and x2 must be a usmarray.usm_ndarray; got "
             f"{t1.__name__} and {t2.__name__}"
         )
-    if a1.dtype is not d:
-        a1 = be.astype(a1, d)
-    if a2.dtype is not d:
-        a2 = be.astype(a2, d)
-    return wrap_with(be, be.where(c, a1, a2))
+    try:
+        if a1.dtype is not d:
+            a1 = be.astype(a1, d)
+        if a2.dtype is not d:
+            a2 = be.astype(a2, d)
+        return wrap_with(be, be.where(c, a1, a2))
+    except Exception as exc:
+        shape = broadcast_shape_of((c.shape, a1.shape, a2.shape), "where")
+        alloc_failed(exc, be, c, math.prod(shape) * d.itemsize, "where")

@@ -16,6 +16,7 @@ from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
 from ._data_type_functions import scalar_result_dtype
 from ._device import placement_error
+from ._helpers import alloc_failed
 from ._statistical import check_bool, check_x
 
 __all__ = ["isin", "unique_all", "unique_counts", "unique_inverse", "unique_values"]
@@ -75,15 +76,21 @@ def unique_values(x: usm_ndarray, /) -> usm_ndarray:
     """The unique elements of ``x`` (flattened), as a 1-D array."""
     a = _unique_input(x, "unique_values")
     be = x._be
-    return wrap_with(be, be.unique_values(a))
+    try:
+        return wrap_with(be, be.unique_values(a))
+    except Exception as exc:
+        alloc_failed(exc, be, a, a.size * a.itemsize, "unique_values")
 
 
 def unique_counts(x: usm_ndarray, /) -> UniqueCountsResult:
     """``(values, counts)``: the unique elements of ``x`` and how often each occurs."""
     a = _unique_input(x, "unique_counts")
     be = x._be
-    r = be.unique_counts(a)
-    return UniqueCountsResult(wrap_with(be, r.values), wrap_with(be, _index(be, r.counts)))
+    try:
+        r = be.unique_counts(a)
+        return UniqueCountsResult(wrap_with(be, r.values), wrap_with(be, _index(be, r.counts)))
+    except Exception as exc:
+        alloc_failed(exc, be, a, a.size * a.itemsize, "unique_counts")
 
 
 def unique_inverse(x: usm_ndarray, /) -> UniqueInverseResult:
@@ -91,10 +98,13 @@ def unique_inverse(x: usm_ndarray, /) -> UniqueInverseResult:
     (up to the sign of zeros); inverse_indices has x's shape."""
     a = _unique_input(x, "unique_inverse")
     be = x._be
-    r = be.unique_inverse(a)
-    values, inverse = r.values, _index(be, r.inverse_indices)
-    if a.dtype in dt.FLOATING and a.size:
-        inverse = _distinct_nans(be, a, values, inverse, None)
+    try:
+        r = be.unique_inverse(a)
+        values, inverse = r.values, _index(be, r.inverse_indices)
+        if a.dtype in dt.FLOATING and a.size:
+            inverse = _distinct_nans(be, a, values, inverse, None)
+    except Exception as exc:
+        alloc_failed(exc, be, a, a.size * 8, "unique_inverse")
     if inverse.shape != a.shape:
         inverse = be.reshape(inverse, a.shape)
     return UniqueInverseResult(wrap_with(be, values), wrap_with(be, inverse))
@@ -105,14 +115,17 @@ def unique_all(x: usm_ndarray, /) -> UniqueAllResult:
     index of each one's first occurrence, the inverse map and the counts."""
     a = _unique_input(x, "unique_all")
     be = x._be
-    r = be.unique_all(a)
-    values = r.values
-    indices = _index(be, r.indices)
-    inverse = _index(be, r.inverse_indices)
-    if a.dtype in dt.FLOATING and a.size:
-        if indices is r.indices:
-            indices = be.provider.copy(indices)
-        inverse = _distinct_nans(be, a, values, inverse, indices)
+    try:
+        r = be.unique_all(a)
+        values = r.values
+        indices = _index(be, r.indices)
+        inverse = _index(be, r.inverse_indices)
+        if a.dtype in dt.FLOATING and a.size:
+            if indices is r.indices:
+                indices = be.provider.copy(indices)
+            inverse = _distinct_nans(be, a, values, inverse, indices)
+    except Exception as exc:
+        alloc_failed(exc, be, a, a.size * 8, "unique_all")
     if inverse.shape != a.shape:
         inverse = be.reshape(inverse, a.shape)
     return UniqueAllResult(
@@ -154,13 +167,9 @@ def isin(x1: usm_ndarray | int, x2: usm_ndarray | int, /, *, invert: bool = Fals
             if u2._be is not be or be.queue_of(a2) != be.queue_of(a1):
                 raise placement_error("isin", u1.device, u2.device)
             d1, d2 = a1.dtype, a2.dtype
-            d = _PROMOTION.get((d1, d2))
+            d: Any = _PROMOTION.get((d1, d2))
             if d is None:
                 dt.promote(d1, d2, "isin")
-            if d1 is not d:
-                a1 = be.astype(a1, d)
-            if d2 is not d:
-                a2 = be.astype(a2, d)
         else:
             d = scalar_result_dtype(a1.dtype, x2, "isin")
             a2 = be.full((), x2, dtype=d, usm_type=be.usm_type_of(a1), sycl_queue=be.queue_of(a1))
@@ -170,4 +179,12 @@ def isin(x1: usm_ndarray | int, x2: usm_ndarray | int, /, *, invert: bool = Fals
         a1 = be.full((), x1, dtype=d, usm_type=be.usm_type_of(a2), sycl_queue=be.queue_of(a2))
     else:
         raise TypeError("isin: at least one of x1 and x2 must be a usmarray.usm_ndarray")
-    return wrap_with(be, be.isin(a1, a2, invert=invert))
+    try:
+        if a1.dtype is not d:
+            a1 = be.astype(a1, d)
+        if a2.dtype is not d:
+            a2 = be.astype(a2, d)
+        return wrap_with(be, be.isin(a1, a2, invert=invert))
+    except Exception as exc:
+        # the result holds a1.size bools; a failed cast of a1 asked for more
+        alloc_failed(exc, be, a1, a1.size * (1 if a1.dtype is d else d.itemsize), "isin")

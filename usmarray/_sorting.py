@@ -10,7 +10,7 @@ from typing import Any
 
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
-from ._helpers import normalize_axis
+from ._helpers import alloc_failed, normalize_axis
 from ._statistical import check_bool, check_x
 
 __all__ = ["argsort", "sort"]
@@ -31,9 +31,12 @@ def argsort(
     """Indices that sort ``x`` along ``axis`` (default index dtype)."""
     a, ax = _prepare("argsort", x, axis, descending, stable)
     be = x._be
-    out = be.argsort(a, axis=ax, descending=descending, stable=stable)
-    if out.dtype is not _INDEX:
-        out = be.astype(out, _INDEX)
+    try:
+        out = be.argsort(a, axis=ax, descending=descending, stable=stable)
+        if out.dtype is not _INDEX:
+            out = be.astype(out, _INDEX)
+    except Exception as exc:
+        alloc_failed(exc, be, a, a.size * 8, "argsort")
     return wrap_with(be, out)
 
 
@@ -43,4 +46,7 @@ def sort(
     """A sorted copy of ``x`` along ``axis``."""
     a, ax = _prepare("sort", x, axis, descending, stable)
     be = x._be
-    return wrap_with(be, be.sort(a, axis=ax, descending=descending, stable=stable))
+    try:
+        return wrap_with(be, be.sort(a, axis=ax, descending=descending, stable=stable))
+    except Exception as exc:
+        alloc_failed(exc, be, a, a.size * a.itemsize, "sort")

@@ -6,11 +6,12 @@ sum, prod and the cumulative functions) and passes it to the provider explicitly
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
-from ._helpers import normalize_axis
+from ._helpers import alloc_failed, normalize_axis
 
 __all__ = [
     "cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum", "var",
@@ -66,6 +67,13 @@ def reduced_size(a: Any, axes: tuple[int, ...] | None) -> int:
     return n
 
 
+def kept_size(a: Any, axes: tuple[int, ...] | None) -> int:
+    """The number of elements a reduction of ``a`` over ``axes`` returns."""
+    if axes is None:
+        return 1
+    return math.prod([n for i, n in enumerate(a.shape) if i not in axes])
+
+
 def _sum_dtype(a: Any, dtype: Any, fname: str) -> Any:
     if dtype is None:
         return _ACCUMULATE_DEFAULT[a.dtype]
@@ -87,9 +95,12 @@ def _sum_prod(fname: str, x: Any, axis: Any, dtype: Any, keepdims: Any) -> usm_n
     axes = reduction_axes(axis, a.ndim, fname)
     d = _sum_dtype(a, dtype, fname)
     be = x._be
-    if axes == ():
-        return wrap_with(be, be.astype(a, d, copy=True))
-    return wrap_with(be, getattr(be, fname)(a, axis=axes, dtype=d, keepdims=keepdims))
+    try:
+        if axes == ():
+            return wrap_with(be, be.astype(a, d, copy=True))
+        return wrap_with(be, getattr(be, fname)(a, axis=axes, dtype=d, keepdims=keepdims))
+    except Exception as exc:
+        alloc_failed(exc, be, a, kept_size(a, axes) * d.itemsize, fname)
 
 
 def sum(  # noqa: A001 - the standard's name
@@ -128,9 +139,12 @@ def _extremum(fname: str, x: Any, axis: Any, keepdims: Any) -> usm_ndarray:
             f"axis={axis}) and has no identity"
         )
     be = x._be
-    if axes == ():
-        return wrap_with(be, be.provider.copy(a))
-    return wrap_with(be, getattr(be, fname)(a, axis=axes, keepdims=keepdims))
+    try:
+        if axes == ():
+            return wrap_with(be, be.provider.copy(a))
+        return wrap_with(be, getattr(be, fname)(a, axis=axes, keepdims=keepdims))
+    except Exception as exc:
+        alloc_failed(exc, be, a, kept_size(a, axes) * a.itemsize, fname)
 
 
 def max(  # noqa: A001 - the standard's name
@@ -157,9 +171,12 @@ def mean(
     check_bool(keepdims, "mean", "keepdims")
     axes = reduction_axes(axis, a.ndim, "mean")
     be = x._be
-    if axes == ():
-        return wrap_with(be, be.provider.copy(a))
-    return wrap_with(be, be.mean(a, axis=axes, keepdims=keepdims))
+    try:
+        if axes == ():
+            return wrap_with(be, be.provider.copy(a))
+        return wrap_with(be, be.mean(a, axis=axes, keepdims=keepdims))
+    except Exception as exc:
+        alloc_failed(exc, be, a, kept_size(a, axes) * a.itemsize, "mean")
 
 
 def _moment(fname: str, x: Any, axis: Any, correction: Any, keepdims: Any) -> usm_ndarray:
@@ -172,19 +189,22 @@ def _moment(fname: str, x: Any, axis: Any, correction: Any, keepdims: Any) -> us
         )
     axes = reduction_axes(axis, a.ndim, fname)
     be = x._be
-    if axes == ():
-        # a reduction over no axes: every group holds one element, so M - correction
-        # is 1 - correction and each deviation is x - x (NaN for NaN or infinite x)
-        nan = float("nan")
-        if 1 - correction <= 0:
-            out = be.full(a.shape, nan, dtype=a.dtype, usm_type=be.usm_type_of(a),
-                          sycl_queue=be.queue_of(a))
-        else:
-            out = be.subtract(a, a)  # 0, or NaN where x is NaN or infinite
-        return wrap_with(be, out)
-    return wrap_with(
-        be, getattr(be, fname)(a, axis=axes, correction=float(correction), keepdims=keepdims)
-    )
+    try:
+        if axes == ():
+            # a reduction over no axes: every group holds one element, so M - correction
+            # is 1 - correction and each deviation is x - x (NaN for NaN or infinite x)
+            nan = float("nan")
+            if 1 - correction <= 0:
+                out = be.full(a.shape, nan, dtype=a.dtype, usm_type=be.usm_type_of(a),
+                              sycl_queue=be.queue_of(a))
+            else:
+                out = be.subtract(a, a)  # 0, or NaN where x is NaN or infinite
+            return wrap_with(be, out)
+        return wrap_with(
+            be, getattr(be, fname)(a, axis=axes, correction=float(correction), keepdims=keepdims)
+        )
+    except Exception as exc:
+        alloc_failed(exc, be, a, kept_size(a, axes) * a.itemsize, fname)
 
 
 def var(
@@ -229,9 +249,13 @@ def _cumulative(fname: str, x: Any, axis: Any, dtype: Any, include_initial: Any)
         ax = normalize_axis(axis, nd, fname)
     d = _sum_dtype(a, dtype, fname)
     be = x._be
-    return wrap_with(
-        be, getattr(be, fname)(a, axis=ax, dtype=d, include_initial=include_initial)
-    )
+    try:
+        return wrap_with(
+            be, getattr(be, fname)(a, axis=ax, dtype=d, include_initial=include_initial)
+        )
+    except Exception as exc:
+        count = kept_size(a, (ax,)) * (a.shape[ax] + include_initial)
+        alloc_failed(exc, be, a, count * d.itemsize, fname)
 
 
 def cumulative_sum(

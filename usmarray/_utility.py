@@ -7,8 +7,8 @@ from typing import Any
 
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
-from ._helpers import normalize_axis, same_device
-from ._statistical import check_bool, check_x, reduction_axes
+from ._helpers import alloc_failed, normalize_axis, same_device
+from ._statistical import check_bool, check_x, kept_size, reduction_axes
 
 __all__ = ["all", "any", "diff"]
 
@@ -17,9 +17,12 @@ def _truth(fname: str, x: Any, axis: Any, keepdims: Any) -> usm_ndarray:
     check_bool(keepdims, fname, "keepdims")
     axes = reduction_axes(axis, a.ndim, fname)
     be = x._be
-    if axes == ():
-        return wrap_with(be, be.astype(a, dt.bool, copy=True))
-    return wrap_with(be, getattr(be, fname)(a, axis=axes, keepdims=keepdims))
+    try:
+        if axes == ():
+            return wrap_with(be, be.astype(a, dt.bool, copy=True))
+        return wrap_with(be, getattr(be, fname)(a, axis=axes, keepdims=keepdims))
+    except Exception as exc:
+        alloc_failed(exc, be, a, kept_size(a, axes), fname)
 
 
 def all(  # noqa: A001 - the standard's name
@@ -82,13 +85,18 @@ def diff(
     if append is not None:
         q = _extra(x, append, ax, "append")
         d = dt.promote(d, q.dtype, "diff")
-    if d is not a.dtype:
-        a = be.astype(a, d)
-    if p is not None and p.dtype is not d:
-        p = be.astype(p, d)
-    if q is not None and q.dtype is not d:
-        q = be.astype(q, d)
-    if n == 0:
-        parts = [r for r in (p, a, q) if r is not None]
-        return wrap_with(be, be.concat(parts, axis=ax) if len(parts) > 1 else be.provider.copy(a))
-    return wrap_with(be, be.diff(a, axis=ax, n=n, prepend=p, append=q))
+    try:
+        if d is not a.dtype:
+            a = be.astype(a, d)
+        if p is not None and p.dtype is not d:
+            p = be.astype(p, d)
+        if q is not None and q.dtype is not d:
+            q = be.astype(q, d)
+        if n == 0:
+            parts = [r for r in (p, a, q) if r is not None]
+            return wrap_with(be, be.concat(parts, axis=ax) if len(parts) > 1 else be.provider.copy(a))
+        return wrap_with(be, be.diff(a, axis=ax, n=n, prepend=p, append=q))
+    except Exception as exc:
+        length = builtins.sum(r.shape[ax] for r in (p, a, q) if r is not None)
+        count = kept_size(a, (ax,)) * builtins.max(length - n, 0)
+        alloc_failed(exc, be, a, count * d.itemsize, "diff")

@@ -23,7 +23,7 @@ from typing import Any
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
 from ._backend import _onemkl
-from ._helpers import check_array
+from ._helpers import alloc_failed, check_array, check_nbytes
 from ._placement import check_device_dtype, default_float, placement
 
 __all__ = [
@@ -154,6 +154,19 @@ def _finish(be: Any, raw: Any, dtype: Any) -> usm_ndarray:
     return wrap_with(be, raw if raw.dtype == dtype else be.astype(raw, dtype))
 
 
+def _run(kind: str, be: Any, a: Any, out_shape: tuple, out_dtype: Any, **kw: Any) -> usm_ndarray:
+    """The transform ``kind`` of ``a``, whose result has ``out_shape``; a result that
+    cannot be allocated is a MemoryError naming its size."""
+    nbytes = math.prod(out_shape) * out_dtype.itemsize
+    check_nbytes(be, a, nbytes, f"fft.{kind}")
+    try:
+        if nbytes == 0 or a.size == 0:
+            return _empty_or_zeros(be, a, out_shape, out_dtype)
+        return _finish(be, _onemkl.fft(kind, a, **kw), out_dtype)
+    except Exception as exc:
+        alloc_failed(exc, be, a, nbytes, f"fft.{kind}")
+
+
 # ---- one-dimensional transforms -------------------------------------------------------------
 def _transform_1d(kind: str, x: Any, n: Any, axis: Any, norm: Any) -> usm_ndarray:
     be, a, out_dtype = _input(x, kind)
@@ -169,10 +182,7 @@ def _transform_1d(kind: str, x: Any, n: Any, axis: Any, norm: Any) -> usm_ndarra
     else:
         out_len = m if n is None else n
     out_shape = a.shape[:ax] + (out_len,) + a.shape[ax + 1:]
-    if math.prod(out_shape) == 0 or a.size == 0:
-        return _empty_or_zeros(be, a, out_shape, out_dtype)
-    res = _onemkl.fft(kind, a, n=n, axis=ax, norm=norm)
-    return _finish(be, res, out_dtype)
+    return _run(kind, be, a, out_shape, out_dtype, n=n, axis=ax, norm=norm)
 
 
 def fft(x: usm_ndarray, /, *, n: int | None = None, axis: int = -1,
@@ -234,11 +244,7 @@ def _transform_nd(kind: str, x: Any, s: Any, axes: Any, norm: Any) -> usm_ndarra
         out_shape[last] = full[-1]
     if kind == "rfftn":
         out_shape[last] = full[-1] // 2 + 1
-    out_shape_t = tuple(out_shape)
-    if math.prod(out_shape_t) == 0 or a.size == 0:
-        return _empty_or_zeros(be, a, out_shape_t, out_dtype)
-    res = _onemkl.fft(kind, a, s=full, axes=axes_t, norm=norm)
-    return _finish(be, res, out_dtype)
+    return _run(kind, be, a, tuple(out_shape), out_dtype, s=full, axes=axes_t, norm=norm)
 
 
 def fftn(x: usm_ndarray, /, *, s: Sequence[int] | None = None,
@@ -291,10 +297,14 @@ def fftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None)
     ``[0, 1, ..., -(n//2), ..., -1] / (d*n)``, on ``device``."""
     n, d, out, be, q, ut = _freq_args("fftfreq", n, d, dtype, device)
     pt = be.provider
-    k = pt.arange(0, n, dtype=out, usm_type=ut, sycl_queue=q)
-    half = (n - 1) // 2 + 1
-    k = pt.where(pt.greater_equal(k, half), pt.subtract(k, float(n)), k)
-    return wrap_with(be, be.astype(pt.multiply(k, 1.0 / (n * d)), out))
+    check_nbytes(be, q, n * out.itemsize, "fft.fftfreq")
+    try:
+        k = pt.arange(0, n, dtype=out, usm_type=ut, sycl_queue=q)
+        half = (n - 1) // 2 + 1
+        k = pt.where(pt.greater_equal(k, half), pt.subtract(k, float(n)), k)
+        return wrap_with(be, be.astype(pt.multiply(k, 1.0 / (n * d)), out))
+    except Exception as exc:
+        alloc_failed(exc, be, q, n * out.itemsize, "fft.fftfreq")
 
 
 def rfftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None) -> usm_ndarray:
@@ -302,8 +312,13 @@ def rfftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None
     ``[0, 1, ..., n//2] / (d*n)``, on ``device``."""
     n, d, out, be, q, ut = _freq_args("rfftfreq", n, d, dtype, device)
     pt = be.provider
-    k = pt.arange(0, n // 2 + 1, dtype=out, usm_type=ut, sycl_queue=q)
-    return wrap_with(be, be.astype(pt.multiply(k, 1.0 / (n * d)), out))
+    nbytes = (n // 2 + 1) * out.itemsize
+    check_nbytes(be, q, nbytes, "fft.rfftfreq")
+    try:
+        k = pt.arange(0, n // 2 + 1, dtype=out, usm_type=ut, sycl_queue=q)
+        return wrap_with(be, be.astype(pt.multiply(k, 1.0 / (n * d)), out))
+    except Exception as exc:
+        alloc_failed(exc, be, q, nbytes, "fft.rfftfreq")
 
 
 def _shift(fname: str, x: Any, axes: Any, inverse: bool) -> usm_ndarray:
@@ -324,10 +339,13 @@ def _shift(fname: str, x: Any, axes: Any, inverse: bool) -> usm_ndarray:
         raise ValueError(f"fft.{fname}: repeated axis in axes={axes}; name each once")
     be = x._be
     pt = be.provider
-    if not axes_t:
-        return wrap_with(be, pt.asarray(a, copy=True))
-    shifts = tuple((-(a.shape[ax] // 2) if inverse else a.shape[ax] // 2) for ax in axes_t)
-    return wrap_with(be, pt.roll(a, shift=shifts, axis=axes_t))
+    try:
+        if not axes_t:
+            return wrap_with(be, pt.asarray(a, copy=True))
+        shifts = tuple((-(a.shape[ax] // 2) if inverse else a.shape[ax] // 2) for ax in axes_t)
+        return wrap_with(be, pt.roll(a, shift=shifts, axis=axes_t))
+    except Exception as exc:
+        alloc_failed(exc, be, a, a.size * a.itemsize, f"fft.{fname}")
 
 
 def fftshift(x: usm_ndarray, /, *, axes: int | Sequence[int] | None = None) -> usm_ndarray:

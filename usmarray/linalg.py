@@ -28,7 +28,7 @@ from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
 from ._backend import _onemkl
 from ._backend._onemkl import HostFallbackWarning, LinAlgError
-from ._helpers import check_array, same_device
+from ._helpers import alloc_failed, check_array, same_device
 from ._linalg_main import (
     binary_numeric,
     broadcast_shapes,
@@ -266,13 +266,17 @@ def solve(x1: usm_ndarray, x2: usm_ndarray, /) -> usm_ndarray:
         )
     batch = broadcast_shapes("linalg.solve (stack dimensions)", a1.shape[:-2], a2.shape[:-2])
     pt = _pt(be)
-    a1 = _as(be, pt.broadcast_to(a1, batch + a1.shape[-2:]), rd)
-    a2 = _as(be, pt.broadcast_to(a2, batch + a2.shape[-2:]), rd)
-    if a1.size == 0 or a2.size == 0:
-        res = _full(be, a1, batch + a2.shape[-2:], 0, rd)
-    else:
-        res = _as(be, _onemkl.linalg("solve", pt.asarray(a1, copy=True),
-                                     pt.asarray(a2, copy=True)), rd)
+    a1 = pt.broadcast_to(a1, batch + a1.shape[-2:])
+    a2 = pt.broadcast_to(a2, batch + a2.shape[-2:])
+    try:
+        a1, a2 = _as(be, a1, rd), _as(be, a2, rd)
+        if a1.size == 0 or a2.size == 0:
+            res = _full(be, a1, batch + a2.shape[-2:], 0, rd)
+        else:
+            res = _as(be, _onemkl.linalg("solve", pt.asarray(a1, copy=True),
+                                         pt.asarray(a2, copy=True)), rd)
+    except Exception as exc:
+        _onemkl.operands_failed(exc, "linalg.solve", a1, a2)
     if vector:
         res = pt.reshape(res, batch + (m,))
     return wrap_with(be, res)
@@ -305,8 +309,11 @@ def _svd_raw(be: Any, a: Any, full_matrices: bool, compute_uv: bool) -> Any:
         u = _identity_stack(be, a, batch + (m, m), a.dtype)[..., :, :mu]
         vh = _identity_stack(be, a, batch + (n, n), a.dtype)[..., :nv, :]
         return pt.asarray(u, copy=True), s, pt.asarray(vh, copy=True)
-    scale = _pow2_scale(be, a)
-    scaled = pt.divide(a, _as(be, scale, a.dtype))
+    try:
+        scale = _pow2_scale(be, a)
+        scaled = pt.divide(a, _as(be, scale, a.dtype))
+    except Exception as exc:
+        _onemkl.operands_failed(exc, "linalg.svd", a)
     if not compute_uv:
         s = _onemkl.linalg("svd", scaled, compute_uv=False)
         return _as(be, pt.multiply(_as(be, s, rd), pt.reshape(scale, batch + (1,))), rd)
@@ -491,13 +498,16 @@ def matrix_power(x: usm_ndarray, n: int, /) -> usm_ndarray:
         return wrap_with(be, pt.asarray(a, copy=True))
     result = None
     base = a
-    while True:
-        if n & 1:
-            result = base if result is None else matmul_raw(be, result, base)
-        n >>= 1
-        if not n:
-            break
-        base = matmul_raw(be, base, base)
+    try:
+        while True:
+            if n & 1:
+                result = base if result is None else matmul_raw(be, result, base)
+            n >>= 1
+            if not n:
+                break
+            base = matmul_raw(be, base, base)
+    except Exception as exc:
+        _onemkl.operands_failed(exc, "linalg.matrix_power", a)
     return wrap_with(be, _as(be, result, a.dtype))
 
 
@@ -524,9 +534,12 @@ def _diagonal_raw(be: Any, a: Any, offset: int) -> Any:
         start = -offset * n
     if k == 0 or math.prod(batch) == 0:
         return _full(be, a, batch + (k,), 0, a.dtype)
-    flat = pt.reshape(a, batch + (m * n,))
-    view = flat[..., start: start + (k - 1) * (n + 1) + 1: n + 1]
-    return pt.asarray(view, copy=True)
+    try:
+        flat = pt.reshape(a, batch + (m * n,))
+        view = flat[..., start: start + (k - 1) * (n + 1) + 1: n + 1]
+        return pt.asarray(view, copy=True)
+    except Exception as exc:
+        _onemkl.operands_failed(exc, "linalg.diagonal", a)
 
 
 def trace(x: usm_ndarray, /, *, offset: int = 0, dtype: Any = None) -> usm_ndarray:
@@ -567,8 +580,12 @@ def outer(x1: usm_ndarray, x2: usm_ndarray, /) -> usm_ndarray:
             f"linalg.outer: both operands must be 1-D, got shapes {a1.shape} and {a2.shape}"
         )
     pt = _pt(be)
-    res = pt.multiply(pt.reshape(a1, (a1.shape[0], 1)), pt.reshape(a2, (1, a2.shape[0])))
-    return wrap_with(be, _as(be, res, rd))
+    nbytes = a1.shape[0] * a2.shape[0] * rd.itemsize
+    try:
+        res = pt.multiply(pt.reshape(a1, (a1.shape[0], 1)), pt.reshape(a2, (1, a2.shape[0])))
+        return wrap_with(be, _as(be, res, rd))
+    except Exception as exc:
+        alloc_failed(exc, be, a1, nbytes, "linalg.outer")
 
 
 def cross(x1: usm_ndarray, x2: usm_ndarray, /, *, axis: int = -1) -> usm_ndarray:
@@ -595,19 +612,22 @@ def cross(x1: usm_ndarray, x2: usm_ndarray, /, *, axis: int = -1) -> usm_ndarray
         )
     rest1 = a1.shape[:axis] + a1.shape[axis:][1:]
     rest2 = a2.shape[:axis] + a2.shape[axis:][1:]
-    broadcast_shapes("linalg.cross (non-compute dimensions)", rest1, rest2)
+    rest = broadcast_shapes("linalg.cross (non-compute dimensions)", rest1, rest2)
     pt = _pt(be)
     b1 = pt.moveaxis(a1, axis, -1)
     b2 = pt.moveaxis(a2, axis, -1)
     u = [b1[..., i] for i in range(3)]
     v = [b2[..., i] for i in range(3)]
-    comps = [
-        pt.subtract(pt.multiply(u[1], v[2]), pt.multiply(u[2], v[1])),
-        pt.subtract(pt.multiply(u[2], v[0]), pt.multiply(u[0], v[2])),
-        pt.subtract(pt.multiply(u[0], v[1]), pt.multiply(u[1], v[0])),
-    ]
-    res = pt.moveaxis(pt.stack(comps, axis=-1), -1, axis)
-    return wrap_with(be, _as(be, res, rd))
+    try:
+        comps = [
+            pt.subtract(pt.multiply(u[1], v[2]), pt.multiply(u[2], v[1])),
+            pt.subtract(pt.multiply(u[2], v[0]), pt.multiply(u[0], v[2])),
+            pt.subtract(pt.multiply(u[0], v[1]), pt.multiply(u[1], v[0])),
+        ]
+        res = pt.moveaxis(pt.stack(comps, axis=-1), -1, axis)
+        return wrap_with(be, _as(be, res, rd))
+    except Exception as exc:
+        alloc_failed(exc, be, a1, 3 * math.prod(rest) * rd.itemsize, "linalg.cross")
 
 
 def matrix_norm(
@@ -630,7 +650,10 @@ def matrix_norm(
         )
     pt = _pt(be)
     rd = _REAL_OF[a.dtype]
-    absx = _as(be, pt.abs(a), rd)
+    try:  # the first temporary as large as x
+        absx = _as(be, pt.abs(a), rd)
+    except Exception as exc:
+        _onemkl.operands_failed(exc, "linalg.matrix_norm", a)
     batch = a.shape[:-2]
     if ord == "fro":
         res = pt.reduce_hypot(absx, axis=(-2, -1))
@@ -694,7 +717,10 @@ def vector_norm(
         axes = tuple(axes)
     pt = _pt(be)
     rd = _REAL_OF[a.dtype]
-    absx = _as(be, pt.abs(a), rd)
+    try:  # the first temporary as large as x
+        absx = _as(be, pt.abs(a), rd)
+    except Exception as exc:
+        _onemkl.operands_failed(exc, "linalg.vector_norm", a)
     if not axes:  # nothing reduced: the norm of each one-element "vector"
         res = _as(be, pt.not_equal(absx, 0), rd) if ord == 0 else absx
         return wrap_with(be, pt.asarray(res, copy=True) if res is absx else res)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import importlib
 import math
 import warnings
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
 
 import numpy as np
 
@@ -201,8 +201,23 @@ def gemm(fname: str, a1: Any, a2: Any, **kw: Any) -> Any:
 
 
 def linalg(fname: str, *raws: Any, **kw: Any) -> Any:
-    """``<kernels>.linalg.<fname>(*raws, **kw)`` on raw arrays; tuples come back as tuples."""
-    return _call("linalg", fname, raws, kw)
+    """``<kernels>.linalg.<fname>(*raws, **kw)`` on raw arrays; tuples come back as tuples.
+    A failed allocation is a MemoryError (see :func:`operands_failed`)."""
+    try:
+        return _call("linalg", fname, raws, kw)
+    except Exception as exc:
+        operands_failed(exc, f"linalg.{fname}", *raws)
+
+
+def operands_failed(exc: Exception, fname: str, *raws: Any) -> NoReturn:
+    """Raise for ``exc`` from a linear-algebra routine on ``raws``: a failed allocation
+    is a MemoryError naming the size of the largest operand, which the routines copy."""
+    from .._helpers import alloc_failed
+    from . import numpy as host
+
+    big = max(raws, key=lambda r: r.size)
+    be = _sycl if _sycl is not None and isinstance(big, _sycl.array_type) else host
+    alloc_failed(exc, be, big, big.size * big.itemsize, fname)
 
 
 def fft(fname: str, raw: Any, **kw: Any) -> Any:
@@ -242,7 +257,10 @@ def eig(raw: Any, vectors: bool) -> Any:
         if vectors:
             return k.unwrap(res[0], raw), k.unwrap(res[1], raw)
         return k.unwrap(res, raw)
-    return _eig_device(k, raw, vectors, fname)
+    try:
+        return _eig_device(k, raw, vectors, fname)
+    except Exception as exc:
+        operands_failed(exc, f"linalg.{fname}", raw)
 
 
 def _diag_view(pt: Any, a: Any, m: int) -> Any:

@@ -19,6 +19,7 @@ import numpy as np
 from dpctl._sycl_device_factory import _cached_default_device
 from dpctl._sycl_queue_manager import get_device_cached_queue
 
+from .._dlpack import _HostView, host_accessible
 from ._protocol import KERNEL_NAMES, Capabilities
 
 _INT64_MAX = 2**63 - 1
@@ -56,6 +57,18 @@ def advise_huge_pages(raw: Any) -> None:
     length = (ptr + raw.nbytes - start) // _PAGE * _PAGE
     if length > 0:
         _madvise(start, length, _MADV_HUGEPAGE)
+
+
+def _span(raw: Any) -> tuple[int, int]:
+    """(first, count): the elements from the lowest to the highest that ``raw``
+    addresses, counted from the start of its allocation."""
+    lo = hi = raw._element_offset
+    for n, s in zip(raw.shape, raw.strides, strict=True):
+        if s < 0:
+            lo += s * (n - 1)
+        else:
+            hi += s * (n - 1)
+    return lo, hi - lo + 1
 
 
 def _resolve_provider() -> ModuleType:
@@ -177,10 +190,43 @@ class SyclBackend:
 
 
     def from_host(self, a: np.ndarray, usm_type: builtins.str, q) -> Any:
-        return self.provider.asarray(a, usm_type=usm_type, sycl_queue=q)
+        try:
+            return self.provider.asarray(a, usm_type=usm_type, sycl_queue=q)
+        except self.alloc_errors as exc:
+            raise self.memory_error(a.nbytes, q) from exc
 
     def to_host(self, raw: Any) -> np.ndarray:
-        return self.provider.asnumpy(raw)
+        """A NumPy copy of ``raw`` read from the elements it addresses, never from the
+        rest of its allocation.  Host-accessible memory is copied by NumPy once the queue
+        is idle (a compact copy); a view with elements addressed twice (a broadcast) and
+        other memory get a copy of its span, viewed with its strides."""
+        if raw.size == 0:
+            return np.empty(raw.shape, dtype=raw.dtype)
+        q = raw.sycl_queue
+        on_host = host_accessible(raw)
+        if on_host:
+            q.wait()
+            flags = raw.flags
+            if flags.c_contiguous or flags.f_contiguous:
+                return np.asarray(_HostView(raw)).copy(order="K")
+        start, count = _span(raw)
+        if on_host and raw.size <= count:
+            return np.array(np.asarray(_HostView(raw)), copy=True)
+        itemsize = raw.itemsize
+        part = self.provider.usm_ndarray(
+            (count,), dtype=raw.dtype, buffer=raw.usm_data, offset=start
+        )
+        host = np.empty(count, dtype=raw.dtype)
+        if on_host:
+            np.copyto(host, np.asarray(_HostView(part)))
+        else:
+            q.wait()
+            q.memcpy(host, dpmem.as_usm_memory(part), count * itemsize)
+        return np.ndarray(
+            raw.shape, dtype=raw.dtype, buffer=host,
+            offset=(raw._element_offset - start) * itemsize,
+            strides=tuple(s * itemsize for s in raw.strides),
+        )
 
     def asarray(self, obj, *, dtype, copy, usm_type, q):
         return self.provider.asarray(
@@ -205,14 +251,15 @@ class SyclBackend:
         else the provider's copy through host memory."""
         if raw.sycl_context == q.sycl_context or stream is not None:
             return raw.to_device(q, stream=stream)
-        if raw.sycl_device.is_cpu and q.sycl_device.is_cpu:
-            from .._dlpack import _HostView
-
+        try:
+            if not (raw.sycl_device.is_cpu and q.sycl_device.is_cpu):
+                return raw.to_device(q)
             out = self.provider.empty(
                 raw.shape, dtype=raw.dtype, usm_type=raw.usm_type, sycl_queue=q
             )
-            advise_huge_pages(out)
-            raw.sycl_queue.wait()
-            np.copyto(np.asarray(_HostView(out)), np.asarray(_HostView(raw)))
-            return out
-        return raw.to_device(q)
+        except self.alloc_errors as exc:
+            raise self.memory_error(raw.size * raw.itemsize, q) from exc
+        advise_huge_pages(out)
+        raw.sycl_queue.wait()
+        np.copyto(np.asarray(_HostView(out)), np.asarray(_HostView(raw)))
+        return out

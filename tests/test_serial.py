@@ -1,0 +1,96 @@
+"""usmarray/_serial.py: every public call that may submit or wait runs under one lock."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import types
+
+import pytest
+
+import usmarray as xp
+from usmarray import _serial
+
+
+def _public_functions(mod):
+    return {n: f for n, f in vars(mod).items()
+            if not n.startswith("_") and isinstance(f, types.FunctionType)}
+
+
+@pytest.mark.parametrize("mod", [xp, xp.linalg, xp.fft], ids=lambda m: m.__name__)
+def test_every_public_function_is_serialized(mod):
+    funcs = _public_functions(mod)
+    assert len(funcs) > (100 if mod is xp else 10)
+    missing = sorted(n for n, f in funcs.items() if not getattr(f, "_usmarray_serialized", False))
+    assert not missing, f"not serialized: {missing}"
+
+
+def test_operators_and_submitting_methods_are_serialized():
+    names = [f"__{p}{n}__" for n in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow",
+                                     "and", "or", "xor", "lshift", "rshift", "matmul")
+             for p in ("", "r", "i")]
+    names += ["__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__", "__neg__", "__pos__",
+              "__abs__", "__invert__", "__setitem__", "__dlpack__", "to_device", "__bool__",
+              "__float__", "__int__", "__complex__", "__index__", "__array__", "__repr__"]
+    missing = [n for n in names if not getattr(getattr(xp.usm_ndarray, n), "_usmarray_serialized", False)]
+    assert not missing, f"not serialized: {missing}"
+
+
+def test_wrapped_functions_keep_name_and_signature():
+    import inspect
+
+    assert xp.add.__name__ == "add"
+    assert list(inspect.signature(xp.add).parameters) == ["x1", "x2"]
+    assert list(inspect.signature(xp.linalg.svd).parameters) == ["x", "full_matrices"]
+
+
+def _blocked_while_locked(call):
+    """Whether ``call`` waits while another thread holds the lock, then completes."""
+    done = threading.Event()
+    out = []
+
+    def run():
+        out.append(call())
+        done.set()
+
+    with _serial.LOCK:
+        t = threading.Thread(target=run, daemon=True)
+        t.start()
+        blocked = not done.wait(0.3)
+    assert done.wait(30), "the call never completed after the lock was released"
+    t.join()
+    return blocked, out[0]
+
+
+def test_calls_wait_for_the_lock_and_then_run():
+    a = xp.arange(10)
+    blocked, res = _blocked_while_locked(lambda: xp.asnumpy(a + 1))
+    assert blocked
+    assert res.tolist() == list(range(1, 11))
+    blocked, res = _blocked_while_locked(lambda: a[xp.asarray([3, 1])])
+    assert blocked
+    assert xp.asnumpy(res).tolist() == [3, 1]
+
+
+def test_basic_slicing_does_not_take_the_lock():
+    a = xp.arange(10)
+    blocked, res = _blocked_while_locked(lambda: a[2:5])
+    assert not blocked
+    assert res.shape == (3,)
+
+
+def test_the_lock_is_reentrant_for_nested_calls():
+    with _serial.LOCK:
+        assert float(xp.linalg.vector_norm(xp.asarray([3.0, 4.0]))) == 5.0
+
+
+def test_serialization_can_be_turned_off():
+    code = ("import usmarray as xp; "
+            "print(getattr(xp.add, '_usmarray_serialized', False), "
+            "getattr(xp.usm_ndarray.__add__, '_usmarray_serialized', False))")
+    env = dict(os.environ, USMARRAY_SERIALIZE="0")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["False", "False"]
