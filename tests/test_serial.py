@@ -23,8 +23,13 @@ def _public_functions(mod):
 def test_every_public_function_is_serialized(mod):
     funcs = _public_functions(mod)
     assert len(funcs) > (100 if mod is xp else 10)
-    missing = sorted(n for n, f in funcs.items() if not getattr(f, "_usmarray_serialized", False))
+    kinds = {n: getattr(f, "_usmarray_lock", None) for n, f in funcs.items()}
+    missing = sorted(n for n, k in kinds.items() if k not in ("wrapper", "self", "none"))
     assert not missing, f"not serialized: {missing}"
+    assert {n for n, k in kinds.items() if k == "none"} <= _serial.VIEW_ONLY
+    if mod is xp:
+        assert kinds["add"] == kinds["sin"] == "self" and kinds["sum"] == "wrapper"
+        assert kinds["permute_dims"] == "none"
 
 
 def test_operators_and_submitting_methods_are_serialized():
@@ -34,7 +39,8 @@ def test_operators_and_submitting_methods_are_serialized():
     names += ["__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__", "__neg__", "__pos__",
               "__abs__", "__invert__", "__setitem__", "__dlpack__", "to_device", "__bool__",
               "__float__", "__int__", "__complex__", "__index__", "__array__", "__repr__"]
-    missing = [n for n in names if not getattr(getattr(xp.usm_ndarray, n), "_usmarray_serialized", False)]
+    missing = [n for n in names
+               if getattr(getattr(xp.usm_ndarray, n), "_usmarray_lock", None) not in ("wrapper", "self")]
     assert not missing, f"not serialized: {missing}"
 
 
@@ -74,11 +80,32 @@ def test_calls_wait_for_the_lock_and_then_run():
     assert xp.asnumpy(res).tolist() == [3, 1]
 
 
-def test_basic_slicing_does_not_take_the_lock():
+def test_basic_slicing_and_view_only_functions_do_not_take_the_lock():
     a = xp.arange(10)
     blocked, res = _blocked_while_locked(lambda: a[2:5])
     assert not blocked
     assert res.shape == (3,)
+    m = xp.reshape(a, (2, 5))
+    for f in (lambda: xp.permute_dims(m, (1, 0)), lambda: xp.expand_dims(m, axis=0),
+              lambda: xp.flip(m), lambda: xp.broadcast_to(a, (3, 10)), lambda: m.mT):
+        blocked, res = _blocked_while_locked(f)
+        assert not blocked
+
+
+def test_view_only_functions_share_memory_with_their_input():
+    from usmarray._serial import VIEW_ONLY
+
+    a = xp.reshape(xp.arange(12), (3, 4))
+    views = {"permute_dims": xp.permute_dims(a, (1, 0)), "expand_dims": xp.expand_dims(a, axis=0),
+             "squeeze": xp.squeeze(xp.expand_dims(a, axis=0), axis=0),
+             "broadcast_to": xp.broadcast_to(a, (2, 3, 4)), "flip": xp.flip(a),
+             "moveaxis": xp.moveaxis(a, 0, 1), "matrix_transpose": xp.matrix_transpose(a)}
+    views["unstack"] = xp.unstack(a)[1]
+    views["broadcast_arrays"] = xp.broadcast_arrays(a, xp.ones((2, 1, 1)))[0]
+    assert {n for n in VIEW_ONLY if callable(getattr(xp, n))} >= set(views)
+    a[...] = a + 1000
+    for name, v in views.items():  # views: the write shows through every one
+        assert bool(xp.all(v >= 1000)), name
 
 
 def test_the_lock_is_reentrant_for_nested_calls():
@@ -88,9 +115,9 @@ def test_the_lock_is_reentrant_for_nested_calls():
 
 def test_serialization_can_be_turned_off():
     code = ("import usmarray as xp; "
-            "print(getattr(xp.add, '_usmarray_serialized', False), "
-            "getattr(xp.usm_ndarray.__add__, '_usmarray_serialized', False))")
+            "print(getattr(xp.sum, '_usmarray_lock', None), "
+            "getattr(xp.usm_ndarray.__setitem__, '_usmarray_lock', None))")
     env = dict(os.environ, USMARRAY_SERIALIZE="0")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          check=True).stdout.split()
-    assert out == ["False", "False"]
+    assert out == ["None", "None"]

@@ -18,6 +18,7 @@ from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
 from ._device import placement_error
 from ._helpers import alloc_failed, check_scalar, scalar_operand_dtype
+from ._serial import acquire, locks_itself, release, serialized
 from ._special_cases import FIXUPS
 
 _PROMOTION = dt.PROMOTION_TABLE
@@ -102,19 +103,22 @@ def _make_unary(name: str) -> Callable[..., usm_ndarray]:
         if d not in category:
             raise _category_error(name, catname, d)
         be = x._be
+        acquire()
         try:
             out = getattr(be, name)(a)
+            if fixups:
+                fx = fixups.get(be.name)
+                if fx is not None and d in fx[0]:
+                    out = fx[1](be, a, out)
         except Exception as exc:
             _out_of_memory(exc, be, name, a, a)
-        if fixups:
-            fx = fixups.get(be.name)
-            if fx is not None and d in fx[0]:
-                out = fx[1](be, a, out)
+        finally:
+            release()
         return wrap_with(be, out)
 
     func.__name__ = func.__qualname__ = name
     func.__doc__ = f"Elementwise ``{name}`` for arrays of {catname} dtype (array API standard)."
-    return func
+    return locks_itself(func)
 
 
 def binary_operands(
@@ -158,14 +162,17 @@ def _make_binary(name: str) -> Callable[..., usm_ndarray]:
         be, a1, a2, rd = binary_operands(x1, x2, name, category)
         if rd not in category:
             raise _category_error(name, catname, rd)
+        acquire()
         try:
             out = getattr(be, name)(a1, a2)
+            if fixups:
+                fx = fixups.get(be.name)
+                if fx is not None and rd in fx[0]:
+                    out = fx[1](be, a1, a2, out)
         except Exception as exc:
             _out_of_memory(exc, be, name, a1, a2)
-        if fixups:
-            fx = fixups.get(be.name)
-            if fx is not None and rd in fx[0]:
-                out = fx[1](be, a1, a2, out)
+        finally:
+            release()
         return wrap_with(be, out)
 
     func.__name__ = func.__qualname__ = name
@@ -173,7 +180,7 @@ def _make_binary(name: str) -> Callable[..., usm_ndarray]:
         f"Elementwise ``{name}`` for arrays (or one array and a Python scalar) of "
         f"{catname} dtype, with the standard's type promotion."
     )
-    return func
+    return locks_itself(func)
 
 
 # one generated function per table entry, bound by name for readers and type checkers
@@ -307,7 +314,7 @@ def make_operator(fn: Callable[..., usm_ndarray], opname: str) -> Callable[..., 
         return fn(self, other)
 
     op.__name__ = opname
-    return op
+    return _lock_like(fn, op)
 
 
 def make_reflected(fn: Callable[..., usm_ndarray], opname: str) -> Callable[..., Any]:
@@ -317,7 +324,12 @@ def make_reflected(fn: Callable[..., usm_ndarray], opname: str) -> Callable[...,
         return fn(other, self)
 
     op.__name__ = opname
-    return op
+    return _lock_like(fn, op)
+
+
+def _lock_like(fn: Callable[..., Any], op: Callable[..., Any]) -> Callable[..., Any]:
+    """``op``, which only forwards to ``fn``, locks as ``fn`` does."""
+    return locks_itself(op) if getattr(fn, "_usmarray_lock", None) == "self" else serialized(op)
 
 
 def make_inplace(fn: Callable[..., usm_ndarray], opname: str) -> Callable[..., Any]:
