@@ -17,7 +17,7 @@ import numpy as np
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
 from ._device import placement_error
-from ._helpers import alloc_failed, check_scalar, scalar_operand_dtype
+from ._helpers import alloc_failed, check_nbytes, check_scalar, scalar_operand_dtype
 from ._serial import acquire, locks_itself, release, serialized
 from ._special_cases import FIXUPS
 
@@ -80,15 +80,31 @@ _PREDICATES = frozenset({
 })
 
 
-def _out_of_memory(exc: Exception, be: Any, name: str, a1: Any, a2: Any) -> NoReturn:
-    """Raise for ``exc`` from kernel ``name``: a MemoryError naming the result's size
-    when it could not be allocated (see ``alloc_failed``)."""
+# results of at most this many elements (16 bytes each at most) cannot pass 2**63 bytes
+_SAFE_SIZE = 2**58
+
+
+def _result_nbytes(name: str, a1: Any, a2: Any) -> tuple[Any, int]:
     arrays = [a for a in (a1, a2) if hasattr(a, "shape")]
     shape = np.broadcast_shapes(*(a.shape for a in arrays))
     itemsize = 1 if name in _PREDICATES else max(a.itemsize for a in arrays)
     if name in ("abs", "real", "imag") and arrays[0].dtype in dt.COMPLEX_FLOATING:
         itemsize //= 2
-    alloc_failed(exc, be, arrays[0], math.prod(shape) * itemsize, name)
+    return arrays[0], math.prod(shape) * itemsize
+
+
+def _check_result(be: Any, name: str, a1: Any, a2: Any) -> None:
+    """MemoryError before the kernel runs for a result past 2**63 bytes, whose byte
+    count the provider would wrap (dpctl 0.21 then writes out of bounds)."""
+    where, nbytes = _result_nbytes(name, a1, a2)
+    check_nbytes(be, where, nbytes, name)
+
+
+def _out_of_memory(exc: Exception, be: Any, name: str, a1: Any, a2: Any) -> NoReturn:
+    """Raise for ``exc`` from kernel ``name``: a MemoryError naming the result's size
+    when it could not be allocated (see ``alloc_failed``)."""
+    where, nbytes = _result_nbytes(name, a1, a2)
+    alloc_failed(exc, be, where, nbytes, name)
 
 
 def _make_unary(name: str) -> Callable[..., usm_ndarray]:
@@ -103,6 +119,8 @@ def _make_unary(name: str) -> Callable[..., usm_ndarray]:
         if d not in category:
             raise _category_error(name, catname, d)
         be = x._be
+        if a.size > _SAFE_SIZE:
+            _check_result(be, name, a, a)
         acquire()
         try:
             out = getattr(be, name)(a)
@@ -162,6 +180,8 @@ def _make_binary(name: str) -> Callable[..., usm_ndarray]:
         be, a1, a2, rd = binary_operands(x1, x2, name, category)
         if rd not in category:
             raise _category_error(name, catname, rd)
+        if getattr(a1, "size", 1) * getattr(a2, "size", 1) > _SAFE_SIZE:
+            _check_result(be, name, a1, a2)
         acquire()
         try:
             out = getattr(be, name)(a1, a2)

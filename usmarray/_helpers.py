@@ -141,8 +141,10 @@ def alloc_failed(exc: Exception, be: Any, where: Any, nbytes: int, fname: str) -
     else ``exc`` itself.
 
     Call it in an ``except`` branch only, so the size costs nothing on success."""
-    if not isinstance(exc, MemoryError) and (
-        isinstance(exc, getattr(be, "alloc_errors", ())) or nbytes > MAX_NBYTES
-    ):
+    if isinstance(exc, MemoryError):
+        if str(nbytes) in str(exc):
+            raise exc
+        raise _memory_error(be, where, nbytes, fname) from exc  # e.g. NumPy's, in TiB
+    if isinstance(exc, getattr(be, "alloc_errors", ())) or nbytes > MAX_NBYTES:
         raise _memory_error(be, where, nbytes, fname) from exc
     raise exc

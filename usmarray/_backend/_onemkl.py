@@ -248,12 +248,16 @@ def eig(raw: Any, vectors: bool) -> Any:
     if not k.on_device:
         _announce(k, f"linalg.{fname}")
         host = k.wrap(raw)
-        if not np.isfinite(host).all():
-            raise LinAlgError(f"{fname}: the matrix contains infinities or NaNs")
         try:
+            if not np.isfinite(host).all():
+                raise LinAlgError(f"{fname}: the matrix contains infinities or NaNs")
             res = np.linalg.eig(host) if vectors else np.linalg.eigvals(host)
+        except LinAlgError:
+            raise
         except np.linalg.LinAlgError as exc:
             raise LinAlgError(f"{fname}: {exc}") from None
+        except MemoryError as exc:
+            operands_failed(exc, f"linalg.{fname}", raw)
         if vectors:
             return k.unwrap(res[0], raw), k.unwrap(res[1], raw)
         return k.unwrap(res, raw)
