@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import usmarray as xu
+from usmarray import _backend
 
 shapes = xps.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=4)
 any_arrays = xps.arrays(xps.scalar_dtypes(), shapes)
@@ -170,3 +171,34 @@ def test_views_share_memory():
     v = xu.expand_dims(x, axis=(0, -1))
     assert v.shape == (1, 2, 3, 1)
     assert xu.flip(x, axis=1).usm_data is x.usm_data
+
+
+@pytest.mark.skipif(_backend.sycl is None, reason="the SYCL backend's reshape fast path")
+@pytest.mark.parametrize("case", [
+    ("arange", (24,), (2, 3, 4)), ("slice", (20,), (4, 5)), ("2d", (4, 6), (6, 4)),
+    ("2d", (4, 6), (24,)), ("0-d", (), (1, 1)), ("empty", (0, 3), (3, 0, 2)),
+    ("readonly", (6,), (2, 3)), ("other queue", (12,), (3, 4)), ("shared", (8,), (2, 2, 2)),
+])
+def test_sycl_reshape_fast_path_matches_the_provider(case):
+    import dpctl
+
+    be = _backend.sycl
+    pt = be.provider
+    kind, src_shape, shape = case
+    n = math.prod(src_shape)
+    base = pt.reshape(pt.arange(n + 5, dtype="f4", usm_type="shared" if kind == "shared" else "device"), (-1,))
+    a = base[5:] if kind == "slice" else base[:n]
+    a = pt.reshape(a, src_shape)
+    if kind == "readonly":
+        a.flags.writable = False
+    if kind == "other queue":
+        a = a.to_device(dpctl.SyclQueue(a.sycl_context, a.sycl_device))
+    got, want = be.reshape(a, shape), pt.reshape(a, shape)
+    assert got.shape == want.shape
+    if got.size:  # strides matter only along dimensions longer than 1 (C strides, as NumPy)
+        assert [s for s, k in zip(got.strides, shape, strict=True) if k > 1] == \
+            [s for s, k in zip(want.strides, shape, strict=True) if k > 1]
+    assert got.sycl_queue == a.sycl_queue and got.usm_type == a.usm_type
+    assert got.flags.writable == want.flags.writable == a.flags.writable
+    assert got._pointer == want._pointer  # a view, not a copy
+    np.testing.assert_array_equal(pt.asnumpy(got), pt.asnumpy(want))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 import importlib
+import math
 import operator
 import sys
 from types import ModuleType
@@ -82,6 +83,9 @@ def _resolve_provider() -> ModuleType:
         "no SYCL kernel provider: install dpnp>=0.20 (dpnp.tensor) or dpctl<=0.21 "
         "(dpctl.tensor); tried " + "; ".join(errors)
     )
+
+
+_prod = math.prod
 
 
 class SyclBackend:
@@ -194,6 +198,15 @@ class SyclBackend:
             return self.provider.asarray(a, usm_type=usm_type, sycl_queue=q)
         except self.alloc_errors as exc:
             raise self.memory_error(a.nbytes, q) from exc
+
+    def reshape(self, a: Any, shape: Any, copy: Any = None, order: Any = "C") -> Any:
+        """The provider's ``reshape``; a C-contiguous array reshaped in C order (sizes
+        already known to match, no -1) becomes a view at once, where the provider
+        spends ~25 µs in Python stride arithmetic."""
+        if (order == "C" and copy is not True and type(shape) is tuple and a.flags.c_contiguous
+                and (not shape or min(shape) >= 0) and _prod(shape) == a.size):
+            return self.array_type(shape, dtype=a.dtype, buffer=a, offset=a._element_offset)
+        return self.provider.reshape(a, shape, copy=copy, order=order)
 
     def to_host(self, raw: Any) -> np.ndarray:
         """A NumPy copy of ``raw`` read from the elements it addresses, never from the
