@@ -152,7 +152,7 @@ def test_eight_threads_match_the_serial_run_without_deadlock():
 @pytest.mark.xfail(strict=False, reason=(
     "Intel OpenCL CPU runtime hang (IntelPython/dpctl#1954): a SYCL host-task thread in "
     "clWaitForEvents on an out-of-order queue runs another queue's executor task nested in "
-    "TBB and never wakes; 2 runs in 150 under load here (none in 30 with in-order own "
+    "TBB and never wakes; 2 runs in 150 under load here (none in 22 with in-order own "
     "queues). Below usmarray; use in-order queues for per-thread queues on this runtime"))
 def test_eight_threads_on_out_of_order_own_queues():
     assert_child_ok(MOD, "_threads_match_serial", THREADS, ROUNDS, 30.0, "out_of_order", timeout=120)
