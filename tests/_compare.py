@@ -78,6 +78,15 @@ def assert_same(u: Any, s: Any, *, close: bool = False, what: str = "out") -> No
     a, b = xu.asnumpy(u), np.asarray(s)
     if close and a.dtype.kind in "fc":
         tol = 1e-4 if a.dtype in (np.float32, np.complex64) else 1e-10
+        if a.dtype.kind == "c":
+            # where either complex result has a NaN part, both need only be non-finite:
+            # implementations differ there (1 / (z * z) gives inf + nan j for z ** -2 on
+            # overflow where others give inf + 0j, and nan + nan j for 1 / 0j, an
+            # infinity by C99 Annex G); every other element is compared as usual
+            nan = np.isnan(a) | np.isnan(b)
+            np.testing.assert_array_equal(~np.isfinite(a[nan]), ~np.isfinite(b[nan]),
+                                          err_msg=f"{what}: non-finite complex results")
+            a, b = np.where(nan, 0, a), np.where(nan, 0, b)
         np.testing.assert_allclose(a, b, rtol=tol, atol=tol, equal_nan=True, err_msg=what)
     else:
         np.testing.assert_array_equal(a, b, err_msg=what)
@@ -122,8 +131,11 @@ def _moderate_elements(d: Any) -> Any:
     if name.startswith("complex"):
         width = 64 if name == "complex64" else 128
         return st.complex_numbers(max_magnitude=100, allow_nan=False, allow_infinity=False,
-                                  width=width)
-    return {"min_value": -100, "max_value": 100, "allow_nan": False, "allow_infinity": False}
+                                  allow_subnormal=False, width=width)
+    # no subnormals: NumPy itself loses them (sign(5e-324 + 0j) is nan + nan j there);
+    # the official suite and the special-case tests cover them against the standard
+    return {"min_value": -100, "max_value": 100, "allow_nan": False, "allow_infinity": False,
+            "allow_subnormal": False}
 
 
 def moderate_arrays(dtypes: Any, shape: Any) -> Any:
