@@ -83,10 +83,6 @@ def serialize_namespace(ns: dict[str, Any]) -> None:
 
 
 def serialize_methods(cls: type, names: tuple[str, ...]) -> None:
-    """Serialize the named methods and property getters of ``cls``."""
+    """Serialize the named methods of ``cls``."""
     for name in names:
-        attr = cls.__dict__[name]
-        if isinstance(attr, property) and attr.fget is not None:
-            setattr(cls, name, property(serialized(attr.fget), attr.fset, None, attr.__doc__))
-        else:
-            setattr(cls, name, serialized(attr))
+        setattr(cls, name, serialized(cls.__dict__[name]))
