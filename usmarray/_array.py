@@ -229,6 +229,11 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
     def to_device(self, device: Any, /, *, stream: Any = None) -> usm_ndarray:
         return _migration.to_device(self, device, stream=stream)
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickling copies the data to the host; unpickling puts it on the default device
+        of the unpickling process (see ``_migration.from_pickle``)."""
+        return (_migration.from_pickle, (self._be.to_host(self._arr), self._be.usm_type_of(self._arr)))
+
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         a = self._arr
         if self._be is _sycl and a.usm_type == "device" and not a.sycl_device.is_cpu:
@@ -369,7 +374,7 @@ def _install_operators() -> None:
 
 # methods that may submit work or wait for it (see _serial.py); __getitem__ locks itself
 _SUBMITTING_METHODS = (
-    "__dlpack__", "to_device", "__array__", "__bool__", "__complex__", "__float__",
+    "__dlpack__", "to_device", "__reduce__", "__array__", "__bool__", "__complex__", "__float__",
     "__int__", "__index__", "__repr__", "__str__", "__format__", "__setitem__",
 )
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _backend, _suai
+from . import _backend, _serial, _suai
 from . import _dlpack_import as _dl
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
@@ -38,6 +38,17 @@ def to_device(x: usm_ndarray, device: Any, /, *, stream: Any = None) -> usm_ndar
     tb = target._be
     usm_type = tb.usm_types[0] if be.usm_type_of(x._arr) not in tb.usm_types else be.usm_type_of(x._arr)
     return wrap_with(tb, tb.from_host(be.to_host(x._arr), usm_type, target._q))
+
+
+def from_pickle(host: np.ndarray, usm_type: str) -> usm_ndarray:
+    """Unpickle: ``host`` onto the default device of this process, with ``usm_type`` when
+    that device's backend has it, else the backend's default kind.  A pickle carries data,
+    not placement: the queue it came from does not exist in another process."""
+    d = Device.create_device(None)
+    be = d._be
+    ut = usm_type if usm_type in be.usm_types else be.usm_types[0]
+    with _serial.LOCK:
+        return wrap_with(be, be.from_host(np.asarray(host, order="C"), ut, d._q))
 
 
 def asnumpy(x: usm_ndarray, /) -> np.ndarray:
