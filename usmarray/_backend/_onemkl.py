@@ -197,7 +197,13 @@ def gemm(fname: str, a1: Any, a2: Any, **kw: Any) -> Any:
     k = _kernels_for(a1)
     if not k.on_device:
         return None
-    return k.unwrap(getattr(k.dpnp, fname)(k.wrap(a1), k.wrap(a2), **kw), a1)
+    # dpnp's gemm path refuses operands neither C- nor F-contiguous (a broadcast view)
+    w1, w2 = (
+        k.wrap(a) if a.flags.c_contiguous or a.flags.f_contiguous
+        else k.dpnp.ascontiguousarray(k.wrap(a))
+        for a in (a1, a2)
+    )
+    return k.unwrap(getattr(k.dpnp, fname)(w1, w2, **kw), a1)
 
 
 def linalg(fname: str, *raws: Any, **kw: Any) -> Any:
