@@ -14,7 +14,7 @@ PKG = Path(__file__).resolve().parent.parent / "usmarray"
 
 #: floors, top to bottom; a module not listed under _backend/ is on the backend floor
 FLOORS: list[tuple[str, ...]] = [
-    ("__main__", "_demo"),
+    ("__main__", "_demo", "cubed", "_cubed_placement"),
     ("__init__",),
     ("_operators", "_versions"),
     ("linalg", "fft", "_elementwise", "_creation", "_manipulation", "_statistical",

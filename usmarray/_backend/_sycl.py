@@ -215,6 +215,22 @@ class SyclBackend(BackendBase):
     def devices(self) -> list[dpctl.SyclQueue]:
         return [get_device_cached_queue(d) for d in dpctl.get_devices()]
 
+    def in_order_queues(self, obj: Any, parts: int = 0) -> list[dpctl.SyclQueue]:
+        """New in-order queues (optional protocol method, used by usmarray.cubed's placement):
+        one on the device ``obj`` names (``parts=0``), or one on each of ``parts``
+        sub-devices of equal compute units; ValueError when the device has fewer compute
+        units than ``parts``."""
+        dev = self.native_queue(obj).sycl_device
+        if parts == 0:
+            return [dpctl.SyclQueue(dev, property="in_order")]
+        cu = dev.max_compute_units
+        if parts > cu:
+            raise ValueError(
+                f"{dev.name} has {cu} compute units, so at most {cu} sub-devices, not {parts}"
+            )
+        subs = dev.create_sub_devices(partition=[cu // parts] * parts) if cu > 1 else [dev]
+        return [dpctl.SyclQueue(d, property="in_order") for d in subs]
+
     def describe(self, q: dpctl.SyclQueue) -> builtins.str:
         d = q.sycl_device
         if d.parent_device is None:
