@@ -187,7 +187,7 @@ def test_sub_devices_get_in_order_queues_and_chunks_follow_the_thread():
         assert all(r == a for r, a in got.values())
     finally:
         pl._policy = saved[0]
-        for k, v in zip((pl.ENV_DEVICES, pl.ENV_USM_TYPE), saved[1:]):
+        for k, v in zip((pl.ENV_DEVICES, pl.ENV_USM_TYPE), saved[1:], strict=True):
             if v is None:
                 pl.os.environ.pop(k, None)
             else:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -127,9 +128,10 @@ def test_round_robin_over_two_sub_devices_with_the_threads_executor(spec, monkey
 
         def where(x):
             devices.add(x.device)
+            time.sleep(0.05)  # long enough that both worker threads get tasks
             return x * 2
 
-        a = cxp.asarray(np.arange(64.0).reshape(8, 8), chunks=(2, 8), spec=spec)
+        a = cxp.asarray(np.arange(64.0).reshape(16, 4), chunks=(1, 4), spec=spec)
         r = cubed.map_blocks(where, a, dtype=a.dtype)
         ex = create_executor("threads", dict(max_workers=2))
         out = cxp.sum(r).compute(executor=ex)

@@ -65,49 +65,32 @@ def parse_devices(spec: str) -> list[tuple[str, int]]:
     return out
 
 
-def _in_order_device(q: Any) -> Any:
-    import usmarray
-
-    return usmarray.Device.create_device(q)
-
-
-def _sycl_sub_devices(name: str, n: int) -> list[Any]:
-    """``n`` Devices on sub-devices of equal compute units of SYCL device ``name``,
-    each with an in-order queue."""
-    try:
-        import dpctl
-    except ImportError:  # pragma: no cover - depends on the install
-        raise ValueError(
-            f"{ENV_DEVICES}: '{name}/{n}' asks for SYCL sub-devices, but dpctl is not "
-            "installed"
-        ) from None
-    dev = dpctl.SyclDevice(name)
-    cu = dev.max_compute_units
-    if n > cu:
-        raise ValueError(
-            f"{ENV_DEVICES}: '{name}/{n}': {dev.name} has {cu} compute units, so at most "
-            f"{cu} sub-devices"
-        )
-    subs = dev.create_sub_devices(partition=[cu // n] * n) if cu > 1 else [dev]
-    return [_in_order_device(dpctl.SyclQueue(s, property="in_order")) for s in subs]
-
-
-def _device(name: str) -> Any:
+def _devices(name: str, parts: int) -> list[Any]:
+    """The Devices of one ``USMARRAY_CUBED_DEVICES`` item: each with an in-order queue
+    of its own where the backend makes them (``in_order_queues``, SYCL), else the device
+    itself; ``parts`` > 0 asks for that many sub-devices."""
     import usmarray
 
     d = usmarray.Device.create_device(name)
-    if d.backend == "sycl":  # one in-order queue of that device (see the module text)
-        import dpctl
-
-        return _in_order_device(dpctl.SyclQueue(d.sycl_device, property="in_order"))
-    return d
+    make = getattr(d._be, "in_order_queues", None)
+    if make is None:
+        if parts:
+            raise ValueError(
+                f"{ENV_DEVICES}: '{name}/{parts}' asks for sub-devices, which the "
+                f"{d.backend!r} backend does not make; list its devices instead"
+            )
+        return [d]
+    try:
+        return [usmarray.Device._make(d._be, q) for q in make(d._q, parts)]
+    except ValueError as exc:
+        raise ValueError(f"{ENV_DEVICES}: '{name}/{parts}': {exc}") from None
 
 
 def resolve_devices(spec: str) -> list[Any]:
     """The Devices ``spec`` (the ``USMARRAY_CUBED_DEVICES`` grammar) names; [] for default."""
     out: list[Any] = []
     for name, n in parse_devices(spec):
-        out.extend(_sycl_sub_devices(name, n) if n else [_device(name)])
+        out.extend(_devices(name, n))
     return out
 
 

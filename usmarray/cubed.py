@@ -40,7 +40,8 @@ import numpy as np
 import usmarray as _xp
 
 from . import _dtypes as _dt
-from ._cubed_placement import configure, policy
+from ._cubed_placement import configure as configure  # re-exported: the policy setter
+from ._cubed_placement import policy
 
 __array_api_version__ = _xp.__array_api_version__
 
@@ -160,7 +161,7 @@ class _Info:
         return self._info.default_device()
 
     def devices(self) -> list[Any]:
-        return self._info.devices()
+        return list(self._info.devices())
 
     def default_dtypes(self, *, device: Any = None) -> dict[str, np.dtype]:
         return {k: _dtype_out(v) for k, v in self._info.default_dtypes(device=device).items()}
@@ -228,7 +229,7 @@ def _reduction_of_sequence(f: Any) -> Any:
         if "dtype" in kwargs:
             kwargs["dtype"] = _dtype_in(kwargs["dtype"])
         if type(x) is not _xp.usm_ndarray:
-            x = asarray(x, dtype=kwargs.get("dtype"))  # noqa: F821 - bound by _adapt
+            x = globals()["asarray"](x, dtype=kwargs.get("dtype"))  # bound by _adapt
         elif x.dtype is _xp.bool:  # NumPy counts: bool sums as int64
             x = _xp.astype(x, kwargs.get("dtype") or _xp.int64)
         return f(x, **kwargs)
