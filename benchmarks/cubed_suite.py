@@ -54,8 +54,10 @@ def _run(backend: str | None, quick: bool, xml: Path) -> dict[str, str]:
     if backend:
         env["CUBED_BACKEND_ARRAY_API_MODULE"] = backend
     expr = "not processes and not dask and not cloud" + (" and not threads" if quick else "")
-    cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-k", expr,
-           f"--junitxml={xml}", *[str(tests / f) for f in FILES]]
+    # --tb=line: a long traceback through cubed made pytest 8 hit CPython 3.11's "AST
+    # constructor recursion depth mismatch" (an INTERNALERROR) while quoting source
+    cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--tb=line",
+           "-k", expr, f"--junitxml={xml}", *[str(tests / f) for f in FILES]]
     subprocess.run(cmd, env=env, cwd=tempfile.gettempdir(), capture_output=True, text=True)
     out: dict[str, str] = {}
     for case in ET.parse(xml).getroot().iter("testcase"):
