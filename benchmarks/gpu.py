@@ -192,7 +192,11 @@ def small_ops(calls: int, trials: int) -> dict[str, float]:
     fns["RawKernel launch"] = lambda: raw((1,), (128,), (c, c, out, n64))
     fns["RawKernel launch+alloc"] = lambda: raw((1,), (128,), (c, c, cupy.ndarray((100,), np.float32), n64))
     try:  # a cuda.core launch of the same kernel on CuPy's null stream
-        from cuda.core.experimental import Device, LaunchConfig, Program, ProgramOptions, launch
+        try:
+            from cuda.core import Device, LaunchConfig, Program, ProgramOptions, launch
+        except ImportError:
+            from cuda.core.experimental import (  # type: ignore[no-redef]
+                Device, LaunchConfig, Program, ProgramOptions, launch)
 
         dev = Device()
         dev.set_current()
@@ -208,6 +212,16 @@ def small_ops(calls: int, trials: int) -> dict[str, float]:
     if torch is not None:
         t = torch.as_tensor(h, device="cuda")
         fns["torch"] = lambda: t + t
+    # where usmarray's time goes: the backend's fast path alone, its allocation, the
+    # namespace function without the operator, CuPy's ufunc on the same raw array
+    be = u._be
+    ra = u._arr
+    fns["usm: xp.add(x, x)"] = lambda: xp.add(u, u)
+    fns["usm: backend add(raw, raw)"] = lambda: be.add(ra, ra)
+    fns["usm: backend queue_of(raw)"] = lambda: be.queue_of(ra)
+    fns["cupy.ndarray((100,), f4)"] = lambda: cupy.ndarray((100,), np.float32)
+    f = be.fast.kernel(((ra.dtype, False), (ra.dtype, False)), ra.dtype, "x + y")
+    fns["Function call (no alloc)"] = lambda: f((1,), (256,), (ra, ra, out, n64))
     res: dict[str, list[float]] = {k: [] for k in fns}
     for fn in fns.values():
         for _ in range(200):

@@ -158,7 +158,7 @@ class CudaBackend:
                 return m.__class__ in device_memory and m.device_id == get_device()
 
         self._is_fast = is_fast
-        self.fast = FastKernels(is_fast)
+        self.fast = FastKernels(is_fast, single)
         ks = _ndlike_kernels(cupy, host_repeats=True)
         for kname, fn in ks.items():
             ks[kname] = self._placed(fn)

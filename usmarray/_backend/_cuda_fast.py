@@ -26,6 +26,7 @@ import numpy as np
 _nd = cupy.ndarray
 _BLOCK = 256
 _BLOCKS = (_BLOCK,)
+_i64 = np.int64  # the kernels' element count is a long long
 
 
 def _grid(n: int) -> tuple[int]:
@@ -113,53 +114,69 @@ class FastKernels:
     """Cache of compiled vectorized kernels; ``make_*`` build the fast-path wrappers.
 
     ``is_fast(raw)``: whether a raw array is plain device memory on the default
-    stream of the current device (the backend's test, one attribute read and one
-    type comparison on a one-GPU machine).
+    stream of the current device (the backend's test: one attribute read and one
+    type comparison on a one-GPU machine).  Kernels are kept as CuPy ``Function``
+    objects (the launch below CuPy's ``RawKernel.__call__``) in one dict per
+    operation keyed by dtype (and device, on a machine of several GPUs).
     """
 
-    def __init__(self, is_fast: Callable[[Any], bool]) -> None:
+    def __init__(self, is_fast: Callable[[Any], bool], single_gpu: bool = True) -> None:
         self._cache: dict[tuple, Any] = {}
         self._is_fast = is_fast
+        self._single = single_gpu
         self.enabled = True
 
     def kernel(self, ins: tuple, out: np.dtype, expr: str) -> Any:
-        key = (ins, out, expr)
+        """The compiled ``Function`` for ``out = expr(ins)`` on the current device."""
+        key = (ins, out, expr, 0 if self._single else cupy.cuda.runtime.getDevice())
         k = self._cache.get(key)
         if k is None:
-            k = self._cache[key] = cupy.RawKernel(_source(list(ins), out, expr), "k")
+            k = self._cache[key] = cupy.RawKernel(_source(list(ins), out, expr), "k").kernel
         return k
 
+    def _table(self, build: Callable[[np.dtype], Any]) -> Callable[[np.dtype], Any]:
+        """dtype -> Function, built on first use (per device on several GPUs)."""
+        table: dict[Any, Any] = {}
+        single = self._single
+
+        def get(d: np.dtype) -> Any:
+            key = d if single else (d, cupy.cuda.runtime.getDevice())
+            f = table.get(key)
+            if f is None:
+                f = table[key] = build(d)
+            return f
+
+        return get
+
     def _ok(self, a: Any, d: np.dtype) -> bool:
-        return (a.flags.c_contiguous and self._is_fast(a)
-                and a.data.ptr % _align(d) == 0)
+        return a._c_contiguous and self._is_fast(a) and not a.data.ptr % _align(d)
 
     # ---- wrappers ----------------------------------------------------------------------
     def make_binary(self, name: str, fallback: Any) -> Any:
         expr = BINARY[name]
         dtypes = BINARY_DTYPES[name]
-        kernel = self.kernel
+        vv = self._table(lambda d: self.kernel(((d, False), (d, False)), d, expr))
+        vs = self._table(lambda d: self.kernel(((d, False), (d, True)), d, expr))
+        ok = self._ok
 
         def fn(a: Any, b: Any) -> Any:
-            if self.enabled and a.__class__ is _nd:
+            if a.__class__ is _nd and self.enabled:
                 d = a.dtype
                 n = a.size
-                if d in dtypes and n and self._ok(a, d):
-                    if b.__class__ is _nd:
-                        if b.dtype is d and b.shape == a.shape and self._ok(b, d):
+                if d in dtypes and n and ok(a, d):
+                    bc = b.__class__
+                    if bc is _nd:
+                        if b.dtype is d and b.shape == a.shape and ok(b, d):
                             out = _nd(a.shape, d)
-                            kernel(((d, False), (d, False)), d, expr)(
-                                _grid(n), _BLOCKS,
-                                (a, b, out, np.int64(n)))
+                            vv(d)(_grid(n), _BLOCKS, (a, b, out, _i64(n)))
                             return out
-                    elif b.__class__ in (int, float) and not (
-                            d.kind in "iu" and b.__class__ is float):
+                    elif (bc is float and d.kind == "f") or bc is int:
                         try:
-                            s = d.type(b)
+                            sc = d.type(b)
                         except OverflowError:
                             return fallback(a, b)
                         out = _nd(a.shape, d)
-                        kernel(((d, False), (d, True)), d, expr)(
-                            _grid(n), _BLOCKS, (a, s, out, np.int64(n)))
+                        vs(d)(_grid(n), _BLOCKS, (a, sc, out, _i64(n)))
                         return out
             return fallback(a, b)
 
@@ -168,17 +185,16 @@ class FastKernels:
 
     def make_unary(self, name: str, fallback: Any) -> Any:
         exprs = UNARY[name]
-        kernel = self.kernel
+        table = self._table(lambda d: self.kernel(((d, False),), d, exprs[d]))
+        ok = self._ok
 
         def fn(a: Any) -> Any:
-            if self.enabled and a.__class__ is _nd:
+            if a.__class__ is _nd and self.enabled:
                 d = a.dtype
-                expr = exprs.get(d)
                 n = a.size
-                if expr is not None and n and self._ok(a, d):
+                if d in exprs and n and ok(a, d):
                     out = _nd(a.shape, d)
-                    kernel(((d, False),), d, expr)(
-                        _grid(n), _BLOCKS, (a, out, np.int64(n)))
+                    table(d)(_grid(n), _BLOCKS, (a, out, _i64(n)))
                     return out
             return fallback(a)
 
@@ -186,58 +202,68 @@ class FastKernels:
         return fn
 
     def make_copy(self, fallback: Any) -> Any:
-        kernel = self.kernel
+        table = self._table(lambda d: self.kernel(((d, False),), d, "x"))
+        ok = self._ok
 
         def copy(a: Any, order: Any = "K") -> Any:
-            if self.enabled and a.__class__ is _nd:
+            if a.__class__ is _nd and self.enabled:
                 d = a.dtype
                 n = a.size
-                if d in _CTYPES and n and self._ok(a, d):
+                if d in _CTYPES and n and ok(a, d):
                     out = _nd(a.shape, d)
-                    kernel(((d, False),), d, "x")(
-                        _grid(n), _BLOCKS, (a, out, np.int64(n)))
+                    table(d)(_grid(n), _BLOCKS, (a, out, _i64(n)))
                     return out
             return fallback(a, order=order)
 
         return copy
 
     def make_astype(self, fallback: Any) -> Any:
-        kernel = self.kernel
+        tables: dict[np.dtype, Any] = {}
+        ok = self._ok
 
         def astype(a: Any, dtype: Any, copy: bool = True, **kw: Any) -> Any:
-            if self.enabled and a.__class__ is _nd and not kw:
+            if a.__class__ is _nd and self.enabled and not kw:
                 d = a.dtype
                 t = np.dtype(dtype)
                 n = a.size
                 if d is t and not copy:
                     return a
-                if d in _CTYPES and t in _CTYPES and n and self._ok(a, d) \
-                        and a.data.ptr % _align(t) == 0:
+                if d in _CTYPES and t in _CTYPES and n and ok(a, d) \
+                        and not a.data.ptr % _align(t):
+                    table = tables.get(t)
+                    if table is None:
+                        table = tables[t] = self._table(self._converter(t))
                     out = _nd(a.shape, t)
-                    expr = "x != 0" if t.kind == "b" else "x"
-                    kernel(((d, False),), t, expr)(
-                        _grid(n), _BLOCKS, (a, out, np.int64(n)))
+                    table(d)(_grid(n), _BLOCKS, (a, out, _i64(n)))
                     return out
             return fallback(a, dtype, copy=copy, **kw)
 
         return astype
 
+    def _converter(self, t: np.dtype) -> Callable[[np.dtype], Any]:
+        expr = "x != 0" if t.kind == "b" else "x"
+
+        def build(s: np.dtype) -> Any:
+            return self.kernel(((s, False),), t, expr)
+
+        return build
+
     def make_where(self, fallback: Any) -> Any:
-        kernel = self.kernel
         bool_ = np.dtype(np.bool_)
+        table = self._table(
+            lambda d: self.kernel(((bool_, False), (d, False), (d, False)), d, "c ? x : y"))
+        ok = self._ok
 
         def where(c: Any, x: Any, y: Any) -> Any:
-            if (self.enabled and c.__class__ is _nd and x.__class__ is _nd
-                    and y.__class__ is _nd):
+            if (c.__class__ is _nd and x.__class__ is _nd and y.__class__ is _nd
+                    and self.enabled):
                 d = x.dtype
                 n = x.size
                 if (d in _CTYPES and y.dtype is d and c.dtype is bool_ and n
-                        and c.shape == x.shape == y.shape and self._ok(x, d)
-                        and self._ok(y, d) and self._ok(c, bool_)):
+                        and c.shape == x.shape == y.shape and ok(x, d)
+                        and ok(y, d) and ok(c, bool_)):
                     out = _nd(x.shape, d)
-                    kernel(((bool_, False), (d, False), (d, False)), d, "c ? x : y")(
-                        _grid(n), _BLOCKS,
-                        (c, x, y, out, np.int64(n)))
+                    table(d)(_grid(n), _BLOCKS, (c, x, y, out, _i64(n)))
                     return out
             return fallback(c, x, y)
 

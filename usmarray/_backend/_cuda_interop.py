@@ -176,9 +176,10 @@ def cai_dict(raw: Any, stream_ptr: int) -> dict[str, Any]:
 def read_cai(obj: Any) -> dict[str, Any] | None:
     """``obj.__cuda_array_interface__`` or None when it has none; TypeError where the
     attribute raises something other than AttributeError."""
-    if getattr(type(obj), "__cuda_array_interface__", None) is None:
+    try:
+        iface = obj.__cuda_array_interface__
+    except AttributeError:  # none, or a CPU tensor's refusal (PyTorch)
         return None
-    iface = obj.__cuda_array_interface__
     if not isinstance(iface, dict):
         raise TypeError(f"__cuda_array_interface__ of {type(obj).__name__} is not a dict")
     return iface

@@ -180,14 +180,29 @@ def kernels(
         absa = xp.abs(a)
         return xp.sqrt(xp.sum(xp.multiply(absa, absa), axis=axis, keepdims=keepdims, dtype=dtype))
 
+    def whole(fn: Any) -> Any:
+        """``fn`` with an axis tuple naming every axis passed as None (CuPy then takes
+        its whole-array reduction path, CUB where enabled)."""
+
+        def kernel(a: Any, axis: Any = None, **kw: Any) -> Any:
+            if axis.__class__ is tuple and len(axis) == a.ndim:
+                axis = None
+            return fn(a, axis=axis, **kw)
+
+        kernel.__name__ = getattr(fn, "__name__", "kernel")
+        return kernel
+
     special: dict[str, Any] = {
+        "sum": whole(xp.sum), "prod": whole(xp.prod), "max": whole(xp.max),
+        "min": whole(xp.min), "mean": whole(xp.mean), "all": whole(xp.all),
+        "any": whole(xp.any),
         "sort": sort, "argsort": argsort, "astype": astype, "reshape": reshape,
         "unique_all": unique_all, "unique_counts": unique_counts,
         "unique_inverse": unique_inverse, "unique_values": unique_values,
         "nonzero": nonzero, "meshgrid": meshgrid, "broadcast_arrays": broadcast_arrays,
         "unstack": unstack, "clip": clip, "searchsorted": searchsorted, "diff": diff,
         "cumulative_sum": cumulative(xp.cumsum, 0), "cumulative_prod": cumulative(xp.cumprod, 1),
-        "var": var_std(xp.var), "std": var_std(xp.std), "count_nonzero": count_nonzero,
+        "var": whole(var_std(xp.var)), "std": whole(var_std(xp.std)), "count_nonzero": count_nonzero,
         "vecdot": vecdot, "repeat": repeat, "concat": concat,
         "tril": lambda a, k=0: xp.tril(a, k=k),
         "triu": lambda a, k=0: xp.triu(a, k=k),
