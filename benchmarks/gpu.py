@@ -195,8 +195,7 @@ def small_ops(calls: int, trials: int) -> dict[str, float]:
         try:
             from cuda.core import Device, LaunchConfig, Program, ProgramOptions, launch
         except ImportError:
-            from cuda.core.experimental import (  # type: ignore[no-redef]
-                Device, LaunchConfig, Program, ProgramOptions, launch)
+            from cuda.core.experimental import Device, LaunchConfig, Program, ProgramOptions, launch  # type: ignore[no-redef]
 
         dev = Device()
         dev.set_current()
