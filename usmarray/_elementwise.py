@@ -18,7 +18,7 @@ from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
 from ._device import placement_error
 from ._helpers import alloc_failed, check_nbytes, check_scalar, scalar_operand_dtype
-from ._serial import acquire, locks_itself, release, serialized
+from ._serial import locks_itself, serialized
 from ._special_cases import FIXUPS
 
 _PROMOTION = dt.PROMOTION_TABLE
@@ -121,7 +121,9 @@ def _make_unary(name: str) -> Callable[..., usm_ndarray]:
         be = x._be
         if a.size > _SAFE_SIZE:
             _check_result(be, name, a, a)
-        acquire()
+        lk = be.lock
+        if lk is not None:
+            lk.acquire()
         try:
             out = getattr(be, name)(a)
             if fixups:
@@ -131,7 +133,8 @@ def _make_unary(name: str) -> Callable[..., usm_ndarray]:
         except Exception as exc:
             _out_of_memory(exc, be, name, a, a)
         finally:
-            release()
+            if lk is not None:
+                lk.release()
         return wrap_with(be, out)
 
     func.__name__ = func.__qualname__ = name
@@ -182,7 +185,9 @@ def _make_binary(name: str) -> Callable[..., usm_ndarray]:
             raise _category_error(name, catname, rd)
         if getattr(a1, "size", 1) * getattr(a2, "size", 1) > _SAFE_SIZE:
             _check_result(be, name, a1, a2)
-        acquire()
+        lk = be.lock
+        if lk is not None:
+            lk.acquire()
         try:
             out = getattr(be, name)(a1, a2)
             if fixups:
@@ -192,7 +197,8 @@ def _make_binary(name: str) -> Callable[..., usm_ndarray]:
         except Exception as exc:
             _out_of_memory(exc, be, name, a1, a2)
         finally:
-            release()
+            if lk is not None:
+                lk.release()
         return wrap_with(be, out)
 
     func.__name__ = func.__qualname__ = name
@@ -342,6 +348,14 @@ def make_reflected(fn: Callable[..., usm_ndarray], opname: str) -> Callable[...,
         if type(other) not in (bool, int, float, complex):
             return NotImplemented
         return fn(other, self)
+
+    op.__name__ = opname
+    return _lock_like(fn, op)
+
+
+def make_unary_operator(fn: Callable[..., usm_ndarray], opname: str) -> Callable[..., Any]:
+    def op(self: usm_ndarray) -> Any:
+        return fn(self)
 
     op.__name__ = opname
     return _lock_like(fn, op)

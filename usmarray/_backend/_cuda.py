@@ -32,7 +32,6 @@ import contextlib
 import math
 import os
 from collections.abc import Iterator
-from types import SimpleNamespace
 from typing import Any
 
 import cupy
@@ -43,7 +42,7 @@ from cupy.cuda import runtime as _rt
 from . import _cuda_interop as _io
 from ._cuda_fast import BINARY, UNARY, FastKernels
 from ._ndlike import kernels as _ndlike_kernels
-from ._protocol import Capabilities
+from ._protocol import BackendBase, Capabilities, LinAlgError
 
 _nd = cupy.ndarray
 _Unowned = _mem.UnownedMemory
@@ -119,7 +118,7 @@ def _flat_arrays(args: tuple, kw: dict) -> Iterator[Any]:
                     yield b
 
 
-class CudaBackend:
+class CudaBackend(BackendBase):
     """Memory and kernels on NVIDIA GPUs through CuPy (see the module docstring)."""
 
     name = "cuda"
@@ -171,12 +170,6 @@ class CudaBackend:
         ks["where"] = self.fast.make_where(ks["where"])
         for kname, fn in ks.items():
             setattr(self, kname, fn)
-        for kname in ("empty", "zeros", "ones", "full", "arange", "linspace", "eye",
-                      "empty_like", "zeros_like", "ones_like", "full_like"):
-            ks[kname] = getattr(self, kname)
-        ks.update(asarray=self.asarray, asnumpy=self.to_host, usm_ndarray=cupy.ndarray,
-                  __name__="cupy")
-        self.provider = SimpleNamespace(**ks)
         from ._cuda_linalg import CupyLinalgKernels
 
         self.linalg_kernels = CupyLinalgKernels(self)
@@ -312,6 +305,26 @@ class CudaBackend:
         raise TypeError(
             f"cannot make a CUDA device from {type(obj).__name__}; pass 'cuda', 'cuda:N', "
             "a cupy.cuda.Device, a cupy.cuda.Stream or a usmarray.Device")
+
+    def owns_native(self, obj: Any) -> bool:
+        return type(obj) is CudaQueue or isinstance(
+            obj, (cupy.cuda.Device, cupy.cuda.stream._BaseStream))
+
+    def native_stream(self, stream: Any) -> Any:
+        """``to_device(stream=...)``: a CuPy stream (or a CudaQueue's) to order the move on."""
+        if type(stream) is CudaQueue:
+            return stream.stream
+        if isinstance(stream, cupy.cuda.stream._BaseStream):
+            return stream
+        raise TypeError(f"to_device: stream must be None, a cupy.cuda.Stream or a CUDA "
+                        f"device's queue, got {type(stream).__name__}")
+
+    def device_attribute(self, q: Any, name: builtins.str) -> Any:
+        if name == "cuda_stream":
+            return q.stream
+        if name == "cuda_device":
+            return cupy.cuda.Device(q.device_id)
+        return super().device_attribute(q, name)
 
     def devices(self) -> list[CudaQueue]:
         return list(self._defaults)
@@ -533,12 +546,17 @@ class CudaBackend:
         Another GPU: a peer copy where the devices can access each other, else a copy
         through pinned host memory."""
         src = self.queue_of(raw)
-        if src == q:
+        if src == q and stream is None:
             return raw
         ut = self.usm_type_of(raw)
         if src.device_id == q.device_id:
             with cupy.cuda.Device(q.device_id):
-                q.stream.wait_event(src.stream.record())
+                ev = src.stream.record()
+                q.stream.wait_event(ev)
+                if stream is not None:
+                    stream.wait_event(ev)
+            if src == q:
+                return raw
             ptr = raw.data.ptr if raw.size else 0
             return _io.view(ptr, raw.shape, raw.dtype, raw.strides, _Placed(q, ut, raw),
                             q.device_id)
@@ -587,6 +605,27 @@ class CudaBackend:
 
     def str(self, raw: Any) -> builtins.str:
         return np.array2string(self.to_host(raw))
+
+    # ---- linear algebra and FFT: cuSOLVER, cuBLAS, cuFFT ----------------------------
+    def linalg(self, fname: builtins.str, *raws: Any, **kw: Any) -> Any:
+        k = self.linalg_kernels
+        try:
+            return getattr(k.linalg, fname)(*raws, **kw)
+        except k.errors as exc:
+            raise LinAlgError(f"{fname}: {exc}") from None
+
+    def fft(self, fname: builtins.str, raw: Any, **kw: Any) -> Any:
+        return getattr(self.linalg_kernels.fft, fname)(raw, **kw)
+
+    def gemm(self, fname: builtins.str, a1: Any, a2: Any, **kw: Any) -> Any:
+        return None  # the matmul / tensordot kernels are cuBLAS already
+
+    def eig(self, raw: Any, vectors: bool) -> Any:
+        k = self.linalg_kernels
+        try:
+            return k.eig(raw, vectors)
+        except k.errors as exc:
+            raise LinAlgError(f"{'eig' if vectors else 'eigvals'}: {exc}") from None
 
     # ---- interop ----------------------------------------------------------------------
     def array_attribute(self, raw: Any, name: builtins.str) -> Any:
