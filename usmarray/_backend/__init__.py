@@ -36,7 +36,10 @@ def _load_cuda() -> Any:
         from ._cuda import CudaBackend
 
         return CudaBackend()
-    except Exception:  # no CuPy, no driver, no GPU: no CUDA backend
+    except ImportError:  # no CuPy, no driver, no GPU: no CUDA backend
+        return None
+    except Exception as exc:  # a broken CUDA stack must not break import usmarray
+        warnings.warn(f"usmarray: the CUDA backend could not start: {exc!r}", stacklevel=2)
         return None
 
 

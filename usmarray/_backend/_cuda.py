@@ -135,7 +135,10 @@ class CudaBackend(BackendBase):
     astype: Any
 
     def __init__(self) -> None:
-        self._ndev = _rt.getDeviceCount()
+        try:
+            self._ndev = _rt.getDeviceCount()
+        except _rt.CUDARuntimeError as exc:  # no driver, or one too old for this CuPy
+            raise ImportError(f"no usable CUDA driver: {exc}") from None
         if self._ndev < 1:
             raise ImportError("no CUDA device")
         self._defaults = [CudaQueue(i, cupy.cuda.Stream.null) for i in range(self._ndev)]
@@ -158,7 +161,7 @@ class CudaBackend(BackendBase):
 
         self._is_fast = is_fast
         self.fast = FastKernels(is_fast, single)
-        ks = _ndlike_kernels(cupy, host_repeats=True)
+        ks = _ndlike_kernels(cupy, host_repeats=True, fast_mean=True)
         for kname, fn in ks.items():
             ks[kname] = self._placed(fn)
         for kname in BINARY:
@@ -474,7 +477,7 @@ class CudaBackend(BackendBase):
         q = q or self._defaults[0]
         out = self.empty(a.shape, dtype=a.dtype, usm_type=ut, queue=q)
         if a.size:
-            src = np.ascontiguousarray(a)
+            src = a if a.flags.c_contiguous else a.copy()  # (ascontiguousarray makes 0-D 1-D)
             if ut == "host":
                 np.copyto(self.host_view(out), src)
             else:
