@@ -27,6 +27,8 @@ _nd = cupy.ndarray
 _BLOCK = 256
 _BLOCKS = (_BLOCK,)
 _i64 = np.int64  # the kernels' element count is a long long
+#: IEEE semantics: subnormals kept (NVRTC flushed them to zero here), exact division
+_OPTIONS = ("-ftz=false", "-prec-div=true", "-prec-sqrt=true")
 
 
 def _grid(n: int) -> tuple[int]:
@@ -131,7 +133,8 @@ class FastKernels:
         key = (ins, out, expr, 0 if self._single else cupy.cuda.runtime.getDevice())
         k = self._cache.get(key)
         if k is None:
-            k = self._cache[key] = cupy.RawKernel(_source(list(ins), out, expr), "k").kernel
+            k = self._cache[key] = cupy.RawKernel(
+                _source(list(ins), out, expr), "k", options=_OPTIONS).kernel
         return k
 
     def _table(self, build: Callable[[np.dtype], Any]) -> Callable[[np.dtype], Any]:
@@ -155,28 +158,39 @@ class FastKernels:
     def make_binary(self, name: str, fallback: Any) -> Any:
         expr = BINARY[name]
         dtypes = BINARY_DTYPES[name]
-        vv = self._table(lambda d: self.kernel(((d, False), (d, False)), d, expr))
-        vs = self._table(lambda d: self.kernel(((d, False), (d, True)), d, expr))
-        ok = self._ok
+        vv: dict[Any, Any] = {}
+        vs: dict[Any, Any] = {}
+        is_fast = self._is_fast
+        single = self._single
 
         def fn(a: Any, b: Any) -> Any:
-            if a.__class__ is _nd and self.enabled:
+            # everything inline: this is the per-call cost of every small add
+            if a.__class__ is _nd and a._c_contiguous and self.enabled:
                 d = a.dtype
                 n = a.size
-                if d in dtypes and n and ok(a, d):
+                if n and d in dtypes and is_fast(a) and not a.data.ptr % _align(d):
                     bc = b.__class__
                     if bc is _nd:
-                        if b.dtype is d and b.shape == a.shape and ok(b, d):
+                        if (b.dtype is d and b._c_contiguous and b.shape == a.shape
+                                and is_fast(b) and not b.data.ptr % _align(d)):
+                            k = vv.get(d) if single else None
+                            if k is None:
+                                k = vv[d] = self.kernel(((d, False), (d, False)), d, expr)
                             out = _nd(a.shape, d)
-                            vv(d)(_grid(n), _BLOCKS, (a, b, out, _i64(n)))
+                            k(_grid(n), _BLOCKS,
+                              (a, b, out, _i64(n)))
                             return out
                     elif (bc is float and d.kind == "f") or bc is int:
                         try:
                             sc = d.type(b)
                         except OverflowError:
                             return fallback(a, b)
+                        k = vs.get(d) if single else None
+                        if k is None:
+                            k = vs[d] = self.kernel(((d, False), (d, True)), d, expr)
                         out = _nd(a.shape, d)
-                        vs(d)(_grid(n), _BLOCKS, (a, sc, out, _i64(n)))
+                        k(_grid(n), _BLOCKS,
+                          (a, sc, out, _i64(n)))
                         return out
             return fallback(a, b)
 
