@@ -214,11 +214,17 @@ def _cuda_remainder(be: Any, x1: Any, x2: Any, out: Any) -> Any:
     return be.where(finite_inf, be.where(same, x1, x2), out)
 
 
+def _cuda_tanh_all(be: Any, a: Any, out: Any) -> Any:
+    return _cuda_tanh_complex(be, a, _tanh_complex(be, a, out))
+
+
+# CuPy's complex inverse trigonometric functions and square root lose accuracy as the
+# provider's did: the same Kahan formulas (SYCL_UNARY) fix them
 CUDA_UNARY: Fixups = {
-    "acosh": (dt.COMPLEX_FLOATING, _acosh_complex),
+    **SYCL_UNARY,
     "log": (dt.COMPLEX_FLOATING, _cuda_log_complex),
     "log1p": (dt.COMPLEX_FLOATING, _cuda_log_complex),
-    "tanh": (dt.COMPLEX_FLOATING, _cuda_tanh_complex),
+    "tanh": (dt.COMPLEX_FLOATING, _cuda_tanh_all),
 }
 
 FIXUPS: dict[str, tuple[Fixups, Fixups]] = {
