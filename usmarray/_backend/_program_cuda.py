@@ -1,0 +1,163 @@
+"""Compile and launch generated CUDA C kernels with NVRTC through CuPy (the kernel
+factory's CUDA side; ``usmarray.kernels`` calls only this module's functions).
+
+- :func:`compile` builds the source with ``cupy.RawModule`` (NVRTC) for the queue's
+  device; CuPy keeps the compiled binary in its on-disk kernel cache
+  (``CUPY_CACHE_DIR``, default ``~/.cupy/kernel_cache``), so a second process loads it
+  without compiling.  A compiler error becomes :class:`BuildFailure` with NVRTC's log.
+- :func:`launcher` packs the arguments (each array's data pointer, which already
+  includes the view's offset, so the element offset passed is 0; run-time sizes and
+  strides in elements; scalars as NumPy scalars of the parameter's type) and launches on
+  the queue's stream: grid-stride loops cover every size, so the grid is capped at
+  what the hardware allows.
+
+A queue here is a ``cupy.cuda.Stream``, an object with a ``stream`` attribute holding
+one, or None (the current stream).  Nothing here imports the namespace layer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import cupy
+import numpy as np
+
+LANGUAGE = "cuda"
+NAME = "cuda"
+_BLOCK = 256
+_MAX_GRID_X = 2**31 - 1
+_MAX_GRID_YZ = 65535
+
+
+class BuildFailure(Exception):
+    """NVRTC refused a program: ``args[0]`` says why, ``log`` is the compiler's log."""
+
+    def __init__(self, message: str, log: str | None) -> None:
+        super().__init__(message)
+        self.log = log
+
+
+def stream_of(q: Any) -> Any:
+    if isinstance(q, cupy.cuda.Stream):
+        return q
+    s = getattr(q, "stream", None)
+    if isinstance(s, cupy.cuda.Stream):
+        return s
+    return cupy.cuda.get_current_stream()
+
+
+def device_of(q: Any) -> int:
+    s = stream_of(q)
+    dev = getattr(s, "device_id", None)
+    if dev is None or dev < 0:
+        dev = cupy.cuda.runtime.getDevice()
+    return int(dev)
+
+
+def program_key(q: Any) -> Any:
+    return ("cuda", device_of(q))
+
+
+def max_parallel_axes(q: Any) -> int:
+    return 3
+
+
+def has_fp64(q: Any) -> bool:
+    return True
+
+
+def describe(q: Any) -> str:
+    dev = device_of(q)
+    name = cupy.cuda.runtime.getDeviceProperties(dev)["name"]
+    if isinstance(name, bytes):
+        name = name.decode()
+    return f"cuda:{dev} ({name})"
+
+
+def unsupported(q: Any) -> str | None:
+    return None
+
+
+def strides(raw: Any) -> tuple[int, ...]:
+    """Strides in elements (CuPy's are in bytes)."""
+    isz = raw.itemsize
+    return tuple(s // isz for s in raw.strides)
+
+
+def compile(q: Any, source: str, name: str) -> Any:  # noqa: A001
+    with cupy.cuda.Device(device_of(q)):
+        try:
+            mod = cupy.RawModule(code=source, options=("--std=c++14",))
+            return mod.get_function(name)
+        except cupy.cuda.compiler.CompileException as exc:
+            raise BuildFailure(f"NVRTC rejected the kernel for {describe(q)}",
+                               exc.get_message() if hasattr(exc, "get_message") else str(exc)
+                               ) from None
+
+
+_SCALAR = {
+    "bool": np.uint8, "int8": np.int8, "uint8": np.uint8, "int16": np.int16,
+    "uint16": np.uint16, "int32": np.int32, "uint32": np.uint32, "int64": np.int64,
+    "uint64": np.uint64, "float32": np.float32, "float64": np.float64,
+}
+_I64 = np.int64
+_ZERO = np.int64(0)
+
+
+def _grid(gsize: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    gx = min(-(-gsize[0] // _BLOCK), _MAX_GRID_X)
+    grid = (gx,) + tuple(min(n, _MAX_GRID_YZ) for n in gsize[1:])
+    block = (_BLOCK,) + (1,) * (len(gsize) - 1)
+    return grid, block
+
+
+def launcher(kernel: Any, params: tuple[tuple, ...], n_extra: int, error_record: bool,
+             flat: bool = False) -> Callable[..., None]:
+    """``launch(q, values, extra, gsize)`` (see ``_program_sycl.launcher``, also for
+    ``flat``)."""
+    packers = tuple(
+        (True, e[1], e[2]) if e[0] == "array" else (False, _SCALAR[e[1].name], None)
+        for e in params
+    )
+
+    def launch(q: Any, values: list, extra: tuple, gsize: tuple[int, ...]) -> None:
+        args: list[Any] = []
+        add = args.append
+        for (is_array, a, b), v in zip(packers, values):
+            if is_array:
+                add(v)
+                add(_ZERO)
+                if flat:
+                    if a:
+                        add(_I64(v.size))
+                    continue
+                if a:
+                    shp = v.shape
+                    for d in a:
+                        add(_I64(shp[d]))
+                if b:
+                    isz = v.itemsize
+                    st = v.strides
+                    for d in b:
+                        add(_I64(st[d] // isz))
+            else:
+                add(a(v))
+        if error_record:
+            for e in extra[:-1]:
+                add(_I64(e))
+            add(extra[-1])
+        else:
+            for e in extra:
+                add(_I64(e))
+        grid, block = _grid(gsize)
+        with cupy.cuda.Device(device_of(q)), stream_of(q):
+            kernel(grid, block, tuple(args))
+
+    return launch
+
+
+__all__ = [
+    "LANGUAGE", "NAME", "BuildFailure", "compile", "describe", "has_fp64", "launcher",
+    "max_parallel_axes", "program_key", "strides", "unsupported",
+]
