@@ -99,7 +99,8 @@ def compile(q: dpctl.SyclQueue, source: str, name: str) -> Any:  # noqa: A001
 # ---- launching ---------------------------------------------------------------------------
 _I64 = ctypes.c_longlong
 _SCALAR_CTYPES: dict[str, Callable[[Any], Any]] = {
-    "bool": ctypes.c_uint8, "int8": ctypes.c_int8, "uint8": ctypes.c_uint8,
+    # dpctl takes c_char (not c_byte) for 8-bit signed arguments
+    "bool": ctypes.c_uint8, "int8": lambda v: ctypes.c_char(v & 0xFF), "uint8": ctypes.c_uint8,
     "int16": ctypes.c_int16, "uint16": ctypes.c_uint16, "int32": ctypes.c_int32,
     "uint32": ctypes.c_uint32, "int64": ctypes.c_int64, "uint64": ctypes.c_uint64,
     "float32": ctypes.c_float, "float64": ctypes.c_double,

@@ -238,11 +238,12 @@ class _Translator:
         if (after < len(toks) and toks[after].kind == "op" and toks[after].text in _ASSIGN) or (
                 before is not None and before.text in ("++", "--")):
             self.out.written.add(name)
-        if before is not None and before.text == "&" and self.bounds != "unchecked":
+        if before is not None and before.text == "&":
             bb = self._prev(toks, toks.index(before))
             if bb is None or (bb.kind == "op" and bb.text not in (")", "]")) or bb.text == "return":
-                raise self.fail(t, f"taking the address of {text} escapes the bounds "
-                                   "checks; use bounds='unchecked' to allow it")
+                raise self.fail(t, f"taking the address of {text} is not supported: pointers "
+                                   "escape the factory's index arithmetic and bounds modes; "
+                                   "index the array instead")
         return self._access(name, idx, site), end
 
     def _access(self, name: str, idx: list[str], site: int) -> str:
