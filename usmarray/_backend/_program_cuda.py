@@ -17,7 +17,6 @@ one, or None (the current stream).  Nothing here imports the namespace layer.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import cupy
@@ -112,19 +111,39 @@ def _grid(gsize: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
     return grid, block
 
 
-def launcher(kernel: Any, params: tuple[tuple, ...], n_extra: int, error_record: bool,
-             flat: bool = False) -> Callable[..., None]:
-    """``launch(q, values, extra, gsize)`` (see ``_program_sycl.launcher``, also for
-    ``flat``)."""
-    packers = tuple(
-        (True, e[1], e[2]) if e[0] == "array" else (False, _SCALAR[e[1].name], None)
-        for e in params
-    )
+class Launcher:
+    """The launch path of one compiled kernel (the interface of
+    ``_program_sycl.Launcher``): arrays pass as CuPy arrays (their data pointer,
+    offset included), sizes and strides as int64, scalars as NumPy scalars; the launch
+    is asynchronous on the queue's stream (stream order is the only order CUDA needs)."""
 
-    def launch(q: Any, values: list, extra: tuple, gsize: tuple[int, ...]) -> None:
+    __slots__ = ("kernel", "packers", "error_record", "flat", "scalar_slots")
+
+    def __init__(self, kernel: Any, params: tuple[tuple, ...], error_record: bool,
+                 flat: bool) -> None:
+        self.kernel = kernel
+        self.error_record = error_record
+        self.flat = flat
+        packers: list[Any] = []
+        slots = []
+        pos = 0
+        for k, e in enumerate(params):
+            if e[0] == "array":
+                packers.append((True, e[1], e[2]))
+                pos += 2 + len(e[1]) + (0 if flat else len(e[2]))
+            else:
+                conv = _SCALAR[e[1].name]
+                packers.append((False, conv, None))
+                slots.append((pos, k, conv))
+                pos += 1
+        self.packers = tuple(packers)
+        self.scalar_slots = tuple(slots)
+
+    def pack(self, values: list, extra: tuple) -> list:
         args: list[Any] = []
         add = args.append
-        for (is_array, a, b), v in zip(packers, values):
+        flat = self.flat
+        for (is_array, a, b), v in zip(self.packers, values):
             if is_array:
                 add(v)
                 add(_ZERO)
@@ -143,18 +162,28 @@ def launcher(kernel: Any, params: tuple[tuple, ...], n_extra: int, error_record:
                         add(_I64(st[d] // isz))
             else:
                 add(a(v))
-        if error_record:
+        if self.error_record:
             for e in extra[:-1]:
                 add(_I64(e))
             add(extra[-1])
         else:
             for e in extra:
                 add(_I64(e))
+        return args
+
+    def submit(self, q: Any, args: list, gsize: tuple[int, ...]) -> None:
         grid, block = _grid(gsize)
         with cupy.cuda.Device(device_of(q)), stream_of(q):
-            kernel(grid, block, tuple(args))
+            self.kernel(grid, block, tuple(args))
 
-    return launch
+    def __call__(self, q: Any, values: list, extra: tuple, gsize: tuple[int, ...]) -> None:
+        self.submit(q, self.pack(values, extra), gsize)
+
+
+def launcher(kernel: Any, params: tuple[tuple, ...], n_extra: int, error_record: bool,
+             flat: bool = False) -> Launcher:
+    """The :class:`Launcher` of ``kernel`` for the argument layout ``params``."""
+    return Launcher(kernel, params, error_record, flat)
 
 
 __all__ = [

@@ -9,6 +9,7 @@ encodes the dtypes, fixed sizes, stride specialisation, axis plan and bounds mod
 from __future__ import annotations
 
 import threading
+import weakref
 from typing import Any
 
 import numpy as np
@@ -122,13 +123,44 @@ class Kernel:
             for k in arrays
         )
         self._variants: dict[tuple, _Variant] = {}
+        #: (bounds, weak references to the arrays, backend, queue, launcher, packed
+        #: arguments, nd-range, scalar slots) of the last call, for a repeated call
+        self._last: tuple | None = None
         self._translations: dict[tuple[str, str], Translation] = {}
 
     def __repr__(self) -> str:
         return f"usmarray.kernels.Kernel({self.signature!r}, ndim={self.ndim})"
 
     # ---- the call ------------------------------------------------------------------------
+    def _forget(self, _ref: Any) -> None:
+        self._last = None
+
     def __call__(self, *args: Any, bounds: Any = None) -> None:
+        last = self._last
+        if last is not None and bounds == last[0] and len(args) == len(last[1]):
+            # the same arrays as the last call: their metadata cannot have changed, so the
+            # checks and the packed arguments stand; only scalars and writability are redone
+            for w, a in zip(last[1], args):
+                if w is not None and w() is not a:
+                    break
+            else:
+                for k in self._written_idx:
+                    if not getattr(args[k].flags, "writable", True):
+                        break
+                else:
+                    be, q, launch, packed, gsize, slots = last[2:]
+                    if slots:
+                        packed = list(packed)
+                        params = self.params
+                        for pos, k, conv in slots:
+                            packed[pos] = conv(cast_scalar(params[k], args[k], self.name))
+                    lock = getattr(be, "lock", None)
+                    if lock is not None:
+                        with lock:
+                            launch.submit(q, packed, gsize)
+                    else:
+                        launch.submit(q, packed, gsize)
+                    return
         kname = self.name
         mode = check_bounds_mode(bounds, kname)
         params = self.params
@@ -185,12 +217,18 @@ class Kernel:
                     "read-only"
                 )
         ext = self._shape_const if self._shape_const is not None else values[self._shape_idx].shape  # type: ignore[index]
-        self._run(be, q, values, mode, ext, False)
+        done = self._run(be, q, values, mode, ext, False)
+        if done is not None and mode != "check":
+            self._last = (bounds, tuple(
+                weakref.ref(a, self._forget) if p.shape is not None else None
+                for p, a in zip(params, args)
+            ), be, q) + done
 
     def _run(self, be: Any, q: Any, values: list, mode: str, ext: tuple[int, ...],
-             flat: bool) -> None:
+             flat: bool) -> tuple | None:
         """Launch on checked ``values``; ``flat``: every array is C-contiguous with
-        ``ext[0]`` elements and is addressed as 1-D (the elementwise fast path)."""
+        ``ext[0]`` elements and is addressed as 1-D (the elementwise fast path).  Returns
+        (launcher, packed arguments, nd-range, scalar slots), None when nothing ran."""
         prog = program_module(be)
         if flat:
             key: tuple = (q, mode, None)
@@ -202,7 +240,7 @@ class Kernel:
             var = self._prepare(prog, q, mode, values, key)
         lo, hi = self._bounds(mode, values, ext) if not flat else ([0], list(ext))
         if any(h <= lo_ for lo_, h in zip(lo, hi)):
-            return
+            return None
         plan = var.plan
         gsize = tuple(hi[a] - lo[a] for a in plan.parallel)
         if mode == "skip":
@@ -214,13 +252,16 @@ class Kernel:
         if mode == "check":
             err = be.from_host(np.zeros(var.err_len, dtype=np.int64), be.usm_types[0], q)
             extra = extra + (err,)
+        launch = var.launch
+        packed = launch.pack(values, extra)
         if lock is not None:
             with lock:
-                var.launch(q, values, extra, gsize)
+                launch.submit(q, packed, gsize)
         else:
-            var.launch(q, values, extra, gsize)
+            launch.submit(q, packed, gsize)
         if err is not None:
             self._raise_recorded(be.to_host(err), var)
+        return launch, packed, gsize, launch.scalar_slots
 
     # ---- bounds --------------------------------------------------------------------------
     def _bounds(self, mode: str, values: list, ext: tuple[int, ...]
