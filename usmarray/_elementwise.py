@@ -152,7 +152,7 @@ def binary_operands(
         if type(x2) is usm_ndarray:
             a2 = x2._arr
             be = x1._be
-            if be is not x2._be or (be.multi_queue and a1.sycl_queue != a2.sycl_queue):
+            if be is not x2._be or (be.multi_queue and be.queue_of(a1) != be.queue_of(a2)):
                 raise placement_error(fname, x1.device, x2.device)
             d1, d2 = a1.dtype, a2.dtype
             rd = _PROMOTION.get((d1, d2))

@@ -77,8 +77,8 @@ def _array_key(raw: Any, k: Any, axis: int) -> Any:
     if d not in dt.INTEGER_OR_BOOLEAN:
         raise IndexError(f"array indices must have an integer or boolean dtype, got {d}")
     be = k._be
-    if be.multi_queue and a.sycl_queue != raw.sycl_queue:
-        raise placement_error("indexing", k.device, raw.sycl_queue)
+    if be.multi_queue and be.queue_of(a) != be.queue_of(raw):
+        raise placement_error("indexing", k.device, be.queue_of(raw))
     if d is dt.bool:
         want = raw.shape[axis:axis + a.ndim]
         # each mask dimension matches the array's, or is 0 (an empty selection)
@@ -131,7 +131,7 @@ def setitem(x: Any, key: Any, value: Any) -> None:
     d = raw.dtype
     if type(value) is usm_ndarray:
         v = value._arr
-        if value._be is not x._be or (x._be.multi_queue and v.sycl_queue != raw.sycl_queue):
+        if value._be is not x._be or (x._be.multi_queue and x._be.queue_of(v) != x._be.queue_of(raw)):
             raise placement_error("__setitem__", value.device, x.device)
         if dt.PROMOTION_TABLE.get((d, v.dtype)) != d:
             raise TypeError(

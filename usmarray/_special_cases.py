@@ -182,6 +182,7 @@ def _pow_complex_zero_exponent(be: Any, x1: Any, x2: Any, out: Any) -> Any:
 
 
 FIXUPS: dict[str, tuple[Fixups, Fixups]] = {
+    "cuda": ({}, {}),
     "sycl": (SYCL_UNARY, {"pow": (dt.COMPLEX_FLOATING, _pow_complex_zero_exponent)}),
     "numpy": (
         {

@@ -23,12 +23,25 @@ def _load_sycl() -> Any:
         return None
 
 
+def _load_cuda() -> Any:
+    try:
+        from ._cuda import CudaBackend
+
+        return CudaBackend()
+    except Exception:  # no CuPy, no driver, no GPU: no CUDA backend
+        return None
+
+
 #: the SYCL backend, or None when dpctl / a kernel provider cannot be imported
 sycl: Any = _load_sycl()
+#: the CUDA backend (CuPy), or None without CuPy or a GPU
+cuda: Any = _load_cuda()
 #: the NumPy host backend (always present)
 numpy = NumpyBackend()
 
 _REGISTRY: dict[str, Any] = {"sycl": sycl} if sycl is not None else {}
+if cuda is not None:
+    _REGISTRY["cuda"] = cuda
 _REGISTRY["numpy"] = numpy
 _entry_points_loaded = False
 
@@ -38,7 +51,7 @@ def register_backend(name: str, backend: Any) -> None:
     ``device=name`` then select it.  ``name`` must not contain ':'."""
     if not isinstance(name, str) or not name or ":" in name:
         raise ValueError(f"register_backend: name must be a non-empty string without ':', got {name!r}")
-    if name in ("sycl", "numpy") and _REGISTRY.get(name) is not backend:
+    if name in ("sycl", "cuda", "numpy") and _REGISTRY.get(name) is not backend:
         raise ValueError(f"register_backend: {name!r} is a built-in backend")
     missing = [k for k in ("native_queue", "default_queue", "queue_of", "to_host", "from_host")
                if not hasattr(backend, k)]
@@ -78,6 +91,6 @@ def backends() -> dict[str, Any]:
 
 
 __all__ = [
-    "KERNEL_NAMES", "Backend", "Capabilities", "NumpyBackend", "backends", "get_backend",
+    "KERNEL_NAMES", "Backend", "Capabilities", "NumpyBackend", "backends", "cuda", "get_backend",
     "numpy", "register_backend", "sycl",
 ]

@@ -26,6 +26,7 @@ from typing import Any, Literal, NoReturn
 
 import numpy as np
 
+from . import cuda as _cuda  # None without CuPy or a GPU
 from . import sycl as _sycl  # None where no SYCL runtime can be imported
 
 
@@ -155,9 +156,11 @@ def on_device() -> bool:
     return kernels().on_device
 
 
-def _kernels_for(raw: Any) -> OneMKLKernels | HostKernels | NativeKernels:
+def _kernels_for(raw: Any) -> Any:
     if _sycl is not None and isinstance(raw, _sycl.array_type):
         return kernels()
+    if _cuda is not None and type(raw) is _cuda.array_type:
+        return _cuda.linalg_kernels
     return _NATIVE
 
 
@@ -217,6 +220,8 @@ def operands_failed(exc: Exception, fname: str, *raws: Any) -> NoReturn:
 
     big = max(raws, key=lambda r: r.size)
     be = _sycl if _sycl is not None and isinstance(big, _sycl.array_type) else host
+    if _cuda is not None and type(big) is _cuda.array_type:
+        be = _cuda
     alloc_failed(exc, be, big, big.size * big.itemsize, fname)
 
 
@@ -245,6 +250,13 @@ def eig(raw: Any, vectors: bool) -> Any:
     square matrices, both complex; the kernel set in use decides where."""
     k = _kernels_for(raw)
     fname = "eig" if vectors else "eigvals"
+    if getattr(k, "eig", None) is not None:  # the backend's own eigensolver
+        try:
+            return k.eig(raw, vectors)
+        except k.errors as exc:
+            raise LinAlgError(f"{fname}: {exc}") from None
+        except Exception as exc:
+            operands_failed(exc, f"linalg.{fname}", raw)
     if not k.on_device:
         _announce(k, f"linalg.{fname}")
         host = k.wrap(raw)
