@@ -11,8 +11,8 @@ factory's CUDA side; ``usmarray.kernels`` calls only this module's functions).
   the queue's stream: grid-stride loops cover every size, so the grid is capped at
   what the hardware allows.
 
-A queue here is a ``cupy.cuda.Stream``, an object with a ``stream`` attribute holding
-one, or None (the current stream).  Nothing here imports the namespace layer.
+A queue here is the CUDA backend's queue (``device_id`` and ``stream`` attributes), a
+``cupy.cuda.Stream``, or None (the current stream).  Nothing here imports the namespace layer.
 """
 
 from __future__ import annotations
@@ -47,8 +47,10 @@ def stream_of(q: Any) -> Any:
 
 
 def device_of(q: Any) -> int:
-    s = stream_of(q)
-    dev = getattr(s, "device_id", None)
+    dev = getattr(q, "device_id", None)
+    if dev is not None:
+        return int(dev)
+    dev = getattr(stream_of(q), "device_id", None)
     if dev is None or dev < 0:
         dev = cupy.cuda.runtime.getDevice()
     return int(dev)
@@ -82,6 +84,11 @@ def strides(raw: Any) -> tuple[int, ...]:
     """Strides in elements (CuPy's are in bytes)."""
     isz = raw.itemsize
     return tuple(s // isz for s in raw.strides)
+
+
+def offset(raw: Any) -> int:
+    """The element offset the kernel must add to the pointer passed for ``raw``."""
+    return 0
 
 
 def compile(q: Any, source: str, name: str) -> Any:  # noqa: A001
@@ -129,11 +136,11 @@ class Launcher:
         pos = 0
         for k, e in enumerate(params):
             if e[0] == "array":
-                packers.append((True, e[1], e[2]))
-                pos += 2 + len(e[1]) + (0 if flat else len(e[2]))
+                packers.append((True, e[1], e[2], e[3]))
+                pos += 1 + e[3] + len(e[1]) + (0 if flat else len(e[2]))
             else:
                 conv = _SCALAR[e[1].name]
-                packers.append((False, conv, None))
+                packers.append((False, conv, None, False))
                 slots.append((pos, k, conv))
                 pos += 1
         self.packers = tuple(packers)
@@ -143,10 +150,11 @@ class Launcher:
         args: list[Any] = []
         add = args.append
         flat = self.flat
-        for (is_array, a, b), v in zip(self.packers, values):
+        for (is_array, a, b, off), v in zip(self.packers, values, strict=False):
             if is_array:
                 add(v)
-                add(_ZERO)
+                if off:
+                    add(_ZERO)
                 if flat:
                     if a:
                         add(_I64(v.size))
@@ -187,6 +195,6 @@ def launcher(kernel: Any, params: tuple[tuple, ...], n_extra: int, error_record:
 
 
 __all__ = [
-    "LANGUAGE", "NAME", "BuildFailure", "compile", "describe", "has_fp64", "launcher",
+    "LANGUAGE", "NAME", "BuildFailure", "compile", "describe", "offset", "has_fp64", "launcher",
     "max_parallel_axes", "program_key", "strides", "unsupported",
 ]

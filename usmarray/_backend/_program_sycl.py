@@ -76,6 +76,11 @@ def strides(raw: Any) -> tuple[int, ...]:
     return raw.strides
 
 
+def offset(raw: Any) -> int:
+    """The element offset the kernel must add to the pointer passed for ``raw``."""
+    return raw._element_offset
+
+
 def compile(q: dpctl.SyclQueue, source: str, name: str) -> Any:  # noqa: A001
     """The kernel ``name`` of ``source`` built for ``q``; BuildFailure with the log."""
     try:
@@ -116,11 +121,13 @@ class Launcher:
     later kernels need no event of it and the arguments need no keep-alive.  On this
     device a launch that returns at once measured no cheaper than one that waits."""
 
-    __slots__ = ("kernel", "packers", "error_record", "flat", "scalar_slots")
+    __slots__ = ("kernel", "packers", "error_record", "flat", "scalar_slots", "_mgr")
 
     def __init__(self, kernel: Any, params: tuple[tuple, ...], error_record: bool,
                  flat: bool) -> None:
         self.kernel = kernel
+        #: (queue, its order manager): dpctl's look-up costs more than the rest of a launch
+        self._mgr: tuple | None = None
         self.error_record = error_record
         self.flat = flat
         packers: list[Any] = []
@@ -128,11 +135,11 @@ class Launcher:
         pos = 0
         for k, entry in enumerate(params):
             if entry[0] == "array":
-                packers.append((True, entry[1], entry[2]))
-                pos += 2 + len(entry[1]) + (0 if flat else len(entry[2]))
+                packers.append((True, entry[1], entry[2], entry[3]))
+                pos += 1 + entry[3] + len(entry[1]) + (0 if flat else len(entry[2]))
             else:
                 conv = _SCALAR_CTYPES[entry[1].name]
-                packers.append((False, conv, None))
+                packers.append((False, conv, None, False))
                 slots.append((pos, k, conv))
                 pos += 1
         self.packers = tuple(packers)
@@ -142,10 +149,11 @@ class Launcher:
         args: list[Any] = []
         add = args.append
         flat = self.flat
-        for (is_array, a, b), v in zip(self.packers, values):
+        for (is_array, a, b, off), v in zip(self.packers, values, strict=False):
             if is_array:
                 add(v.usm_data)
-                add(_I64(v._element_offset))
+                if off:
+                    add(_I64(v._element_offset))
                 if flat:
                     if a:
                         add(_I64(v.size))
@@ -175,7 +183,12 @@ class Launcher:
             q.wait()
             q.submit(self.kernel, args, rng)
             return
-        mgr = _mgr_of(q)
+        c = self._mgr
+        if c is not None and c[0] is q:
+            mgr = c[1]
+        else:
+            mgr = _mgr_of(q)
+            self._mgr = (q, mgr)
         deps = ([e for e in mgr.submitted_events if e.execution_status != _COMPLETE]
                 if mgr.num_submitted_events else None)
         if deps:
@@ -260,6 +273,6 @@ def _log_for(cl: Any, dev: Any, source: str) -> str | None:
 
 
 __all__ = [
-    "LANGUAGE", "NAME", "BuildFailure", "compile", "describe", "has_fp64", "launcher",
+    "LANGUAGE", "NAME", "BuildFailure", "compile", "describe", "offset", "has_fp64", "launcher",
     "max_parallel_axes", "program_key", "strides", "unsupported",
 ]

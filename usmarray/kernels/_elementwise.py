@@ -164,14 +164,14 @@ class ElementwiseKernel:
                              f"{len(outs_given)}")
         arrays: list[tuple[Param, usm_ndarray]] = []
         values: list[Any] = []
-        for p, a in zip(ins, args):
+        for p, a in zip(ins, args, strict=False):
             if p.is_array:
                 arrays.append((p, a))
                 values.append(a)
             else:
                 values.append(cast_scalar(p, a, fname))
         if outs_given is not None:
-            arrays.extend(zip(self.outputs, outs_given))
+            arrays.extend(zip(self.outputs, outs_given, strict=False))
         if not arrays:
             raise ValueError(f"{fname}: no array among the arguments; pass out= to give the "
                              "shape and device")
@@ -193,7 +193,7 @@ class ElementwiseKernel:
             oshape = outs_given[0]._arr.shape
             if shape is None:
                 shape = oshape
-            for p, o in zip(self.outputs, outs_given):
+            for p, o in zip(self.outputs, outs_given, strict=False):
                 if o._arr.shape != shape:
                     raise ValueError(f"{fname}: out {p.name} has shape {o._arr.shape}, the "
                                      f"result has shape {shape}")
@@ -217,7 +217,7 @@ class ElementwiseKernel:
 
     def _launch(self, be: Any, q: Any, raws: list, shape: tuple[int, ...], size: int) -> None:
         flat = True
-        for r, p in zip(raws, self._all):
+        for r, p in zip(raws, self._all, strict=False):
             if p.is_array and (r.shape != shape or not r.flags.c_contiguous):
                 flat = False
                 break
@@ -226,7 +226,7 @@ class ElementwiseKernel:
             return
         nd = len(shape)
         vals = []
-        for r, p in zip(raws, self._all):
+        for r, p in zip(raws, self._all, strict=False):
             if p.is_array and r.shape != shape:
                 r = be.broadcast_to(r, shape)
             vals.append(r)

@@ -9,7 +9,9 @@ mode, the error record.  :class:`ArgLayout` tells the backend's launcher the sam
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -53,7 +55,7 @@ TARGETS = {"opencl": OPENCL, "cuda": CUDA}
 @dataclass(frozen=True)
 class ArgLayout:
     """What the backend passes, per parameter: ("array", run-time size axes, run-time
-    stride axes) or ("scalar", dtype); then ``n_extra`` int64 values; then the error
+    stride axes, offset passed) or ("scalar", dtype); then ``n_extra`` int64 values; then the error
     record when ``error_record``."""
 
     params: tuple[tuple, ...]
@@ -73,7 +75,8 @@ def error_record_len(ndim: int) -> int:
 
 def emit(t: Target, params: tuple[Param, ...], tr: Translation, plan: Plan, bounds: str,
          stride_classes: tuple[tuple[int | None, ...] | None, ...],
-         extents: tuple[tuple, ...]) -> tuple[str, ArgLayout]:
+         extents: tuple[tuple, ...], offsets: tuple[bool, ...] | None = None
+         ) -> tuple[str, ArgLayout]:
     """The kernel source and its argument layout.
 
     ``stride_classes[k]`` is, for array parameter k, a tuple per axis of 0 or 1 (a
@@ -106,22 +109,24 @@ def emit(t: Target, params: tuple[Param, ...], tr: Translation, plan: Plan, boun
     ivars = ", ".join(f"i{k}" for k in range(ndim))
     kparams: list[str] = []
     prologue: list[str] = []
-    layout: list[tuple] = []
+    layout: list[list[Any]] = []
     arr_k = 0
     for p in params:
         ct = ctype(t, p.dtype)
         if not p.is_array:
             kparams.append(f"{ct} {p.name}")
-            layout.append(("scalar", p.dtype))
+            layout.append(["scalar", p.dtype])
             continue
         assert p.shape is not None
         sc = stride_classes[arr_k]
         assert sc is not None
+        has_off = offsets is None or offsets[arr_k]
         arr_k += 1
         const = "" if p.name in tr.written else "const "
         kparams.append(f"{G}{const}{ct} *{p.name}")
-        kparams.append(f"_uk_i _uk_{p.name}_off")
-        prologue.append(f"{p.name} += _uk_{p.name}_off;")
+        if has_off:
+            kparams.append(f"_uk_i _uk_{p.name}_off")
+            prologue.append(f"{p.name} += _uk_{p.name}_off;")
         rt_dims = []
         for d, n in enumerate(p.shape):
             if n is None:
@@ -136,7 +141,7 @@ def emit(t: Target, params: tuple[Param, ...], tr: Translation, plan: Plan, boun
                 rt_strides.append(d)
             else:
                 prologue.append(f"const _uk_i _uk_{p.name}_s{d} = {c};")
-        layout.append(("array", tuple(rt_dims), tuple(rt_strides)))
+        layout.append(["array", rt_dims, tuple(rt_strides), has_off])
         if bounds == "check":
             nd = p.ndim
             es = ", ".join(f"_uk_i e{d}" for d in range(nd))
@@ -199,11 +204,22 @@ def emit(t: Target, params: tuple[Param, ...], tr: Translation, plan: Plan, boun
                 head = (f"for (_uk_i i{a} = _uk_lo{a} + (_uk_i)blockIdx.{hw[h]}; i{a} < _uk_hi{a}; "
                         f"i{a} += gridDim.{hw[h]})")
             inner = f"{head} {{\n{_indent(inner, 2)}\n}}"
+    code = "\n".join(lines + prologue + ext_lines) + inner
+    # size arguments the code never reads are not passed
+    used = []
+    for entry, p in zip(layout, [p for p in params], strict=False):
+        if entry[0] == "array":
+            keep = [d for d in entry[1] if re.search(rf"\b_uk_{p.name}_n{d}\b", code)]
+            for d in entry[1]:
+                if d not in keep:
+                    kparams.remove(f"_uk_i _uk_{p.name}_n{d}")
+            entry[1] = tuple(keep)
+        used.append(tuple(entry))
     src = "\n".join(lines)
     src += f"\n{t.kernel_q} {KERNEL_NAME}(\n    " + ",\n    ".join(kparams) + ")\n{\n"
     src += _indent("\n".join(prologue + ext_lines), 2) + "\n"
     src += _indent(inner, 2) + "\n}\n"
-    return src, ArgLayout(tuple(layout), n_extra, bounds == "check")
+    return src, ArgLayout(tuple(used), n_extra, bounds == "check")
 
 
 def _indent(text: str, n: int) -> str:

@@ -140,7 +140,7 @@ class Kernel:
         if last is not None and bounds == last[0] and len(args) == len(last[1]):
             # the same arrays as the last call: their metadata cannot have changed, so the
             # checks and the packed arguments stand; only scalars and writability are redone
-            for w, a in zip(last[1], args):
+            for w, a in zip(last[1], args, strict=False):
                 if w is not None and w() is not a:
                     break
             else:
@@ -171,7 +171,7 @@ class Kernel:
             )
         values: list[Any] = []
         be = q = first = None
-        for p, a in zip(params, args):
+        for p, a in zip(params, args, strict=False):
             if p.shape is not None:
                 if type(a) is not usm_ndarray:
                     raise TypeError(
@@ -221,7 +221,7 @@ class Kernel:
         if done is not None and mode != "check":
             self._last = (bounds, tuple(
                 weakref.ref(a, self._forget) if p.shape is not None else None
-                for p, a in zip(params, args)
+                for p, a in zip(params, args, strict=False)
             ), be, q) + done
 
     def _run(self, be: Any, q: Any, values: list, mode: str, ext: tuple[int, ...],
@@ -231,15 +231,17 @@ class Kernel:
         (launcher, packed arguments, nd-range, scalar slots), None when nothing ran."""
         prog = program_module(be)
         if flat:
-            key: tuple = (q, mode, None)
+            key: tuple = (q, mode, None, tuple(prog.offset(values[k]) != 0 for k in self._arrays))
         else:
             sf = prog.strides
-            key = (q, mode, tuple(sf(values[k]) for k in self._arrays))
+            of = prog.offset
+            key = (q, mode, tuple(sf(values[k]) for k in self._arrays),
+                   tuple(of(values[k]) != 0 for k in self._arrays))
         var = self._variants.get(key)
         if var is None:
             var = self._prepare(prog, q, mode, values, key)
         lo, hi = self._bounds(mode, values, ext) if not flat else ([0], list(ext))
-        if any(h <= lo_ for lo_, h in zip(lo, hi)):
+        if any(h <= lo_ for lo_, h in zip(lo, hi, strict=False)):
             return None
         plan = var.plan
         gsize = tuple(hi[a] - lo[a] for a in plan.parallel)
@@ -352,12 +354,12 @@ class Kernel:
                 "support (no double precision); use float32"
             )
         strides_all = key[2]
-        classes = []
+        classes: list[tuple[int | None, ...]] = []
         if strides_all is None:  # flat: every array 1-D, unit stride
             classes = [(1,)] * len(self._arrays)
             strides_all = [(1,)] * len(self._arrays)
         else:
-            for k, st in zip(self._arrays, strides_all):
+            for k, st in zip(self._arrays, strides_all, strict=False):
                 shp = values[k].shape
                 classes.append(tuple(
                     0 if shp[d] == 1 or s == 0 else 1 if s == 1 else None
@@ -372,8 +374,9 @@ class Kernel:
         if self._axes is not None:
             check_axes(self._axes, self.ndim, maxp)
         plan = make_plan(order, self._axes, maxp)
+        offsets = key[3] if len(key) > 3 else (False,) * len(self._arrays)
         source, layout = emit(target, self.params, tr, plan, tmode if mode != "skip" else "skip",
-                              tuple(classes), self._extents_spec)
+                              tuple(classes), self._extents_spec, offsets)
         native = compiled_kernel(prog, q, source)
         launch = prog.launcher(native, layout.params, layout.n_extra, layout.error_record,
                                key[2] is None)

@@ -144,7 +144,9 @@ def parse_signature(signature: str) -> tuple[Param, ...]:
 
 def _split_top(text: str) -> list[str]:
     """Split at commas outside brackets."""
-    parts, depth, cur = [], 0, []
+    parts: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for ch in text:
         if ch == "[":
             depth += 1

@@ -204,7 +204,9 @@ class _Translator:
             raise self.fail(t, f"the array {name} must be indexed as {name}("
                                + ", ".join(f"i{k}" for k in range(p.ndim)) + ")")
         # the arguments up to the matching parenthesis, split at top-level commas
-        depth, k, args, cur = 0, j, [], []
+        depth, k = 0, j
+        args: list[list[Tok]] = []
+        cur: list[Tok] = []
         while True:
             k += 1
             if k >= len(toks):
