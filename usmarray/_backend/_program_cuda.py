@@ -22,6 +22,8 @@ from typing import Any
 import cupy
 import numpy as np
 
+from ._program_args import arg_layout
+
 LANGUAGE = "cuda"
 NAME = "cuda"
 _BLOCK = 256
@@ -131,20 +133,7 @@ class Launcher:
         self.kernel = kernel
         self.error_record = error_record
         self.flat = flat
-        packers: list[Any] = []
-        slots = []
-        pos = 0
-        for k, e in enumerate(params):
-            if e[0] == "array":
-                packers.append((True, e[1], e[2], e[3]))
-                pos += 1 + e[3] + len(e[1]) + (0 if flat else len(e[2]))
-            else:
-                conv = _SCALAR[e[1].name]
-                packers.append((False, conv, None, False))
-                slots.append((pos, k, conv))
-                pos += 1
-        self.packers = tuple(packers)
-        self.scalar_slots = tuple(slots)
+        self.packers, self.scalar_slots = arg_layout(params, flat, _SCALAR)
 
     def pack(self, values: list, extra: tuple) -> list:
         args: list[Any] = []

@@ -27,6 +27,8 @@ from typing import Any
 import dpctl
 import dpctl.program as dpp
 
+from ._program_args import arg_layout
+
 try:
     from dpctl.utils import SequentialOrderManager
 except ImportError:  # pragma: no cover - dpctl < 0.18
@@ -130,20 +132,7 @@ class Launcher:
         self._mgr: tuple | None = None
         self.error_record = error_record
         self.flat = flat
-        packers: list[Any] = []
-        slots = []
-        pos = 0
-        for k, entry in enumerate(params):
-            if entry[0] == "array":
-                packers.append((True, entry[1], entry[2], entry[3]))
-                pos += 1 + entry[3] + len(entry[1]) + (0 if flat else len(entry[2]))
-            else:
-                conv = _SCALAR_CTYPES[entry[1].name]
-                packers.append((False, conv, None, False))
-                slots.append((pos, k, conv))
-                pos += 1
-        self.packers = tuple(packers)
-        self.scalar_slots = tuple(slots)
+        self.packers, self.scalar_slots = arg_layout(params, flat, _SCALAR_CTYPES)
 
     def pack(self, values: list, extra: tuple) -> list:
         args: list[Any] = []
