@@ -302,6 +302,7 @@ def test_crafted_capsule_imports_into_numpy_and_is_deleted_once():
     assert p.deleter_calls() == [1]
 
 
+@needs_sycl
 def test_live_usm_memory_counts_allocations():
     import usmarray as xp
 
