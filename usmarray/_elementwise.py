@@ -127,7 +127,7 @@ def _make_unary(name: str) -> Callable[..., usm_ndarray]:
         try:
             out = getattr(be, name)(a)
             if fixups:
-                fx = fixups.get(be.name)
+                fx = fixups.get(be.kernel_family)
                 if fx is not None and d in fx[0]:
                     out = fx[1](be, a, out)
         except Exception as exc:
@@ -191,7 +191,7 @@ def _make_binary(name: str) -> Callable[..., usm_ndarray]:
         try:
             out = getattr(be, name)(a1, a2)
             if fixups:
-                fx = fixups.get(be.name)
+                fx = fixups.get(be.kernel_family)
                 if fx is not None and rd in fx[0]:
                     out = fx[1](be, a1, a2, out)
         except Exception as exc:

@@ -179,8 +179,24 @@ def kernels(
         return a.copy(order=order)
 
     def reduce_hypot(a: Any, axis: Any = None, keepdims: bool = False, dtype: Any = None) -> Any:
+        """sqrt(sum |a|^2) without overflow or underflow: each slice scaled by its
+        largest magnitude first; an infinite element gives inf (NaNs elsewhere too)."""
         absa = xp.abs(a)
-        return xp.sqrt(xp.sum(xp.multiply(absa, absa), axis=axis, keepdims=keepdims, dtype=dtype))
+        if dtype is not None and absa.dtype != dtype:
+            absa = absa.astype(dtype)
+        axes = tuple(range(a.ndim)) if axis is None else axis if isinstance(axis, tuple) else (axis,)
+        if any(a.shape[ax] == 0 for ax in axes) or a.ndim == 0:
+            return xp.sqrt(xp.sum(xp.multiply(absa, absa), axis=axis, keepdims=keepdims))
+        m = xp.max(absa, axis=axis, keepdims=True)
+        scale = xp.where(xp.logical_and(xp.isfinite(m), m > 0), m, xp.ones_like(m))
+        r = xp.multiply(xp.sqrt(xp.sum(xp.square(xp.divide(absa, scale)), axis=axis,
+                                       keepdims=True)), scale)
+        r = xp.where(xp.any(xp.isinf(absa), axis=axis, keepdims=True),
+                     xp.full_like(r, float("inf")), r)
+        if not keepdims:
+            gone = {ax % a.ndim for ax in axes}
+            r = xp.reshape(r, tuple(n for i, n in enumerate(r.shape) if i not in gone))
+        return r
 
     def whole(fn: Any) -> Any:
         """``fn`` with an axis tuple naming every axis passed as None (CuPy then takes

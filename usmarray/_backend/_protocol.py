@@ -103,6 +103,9 @@ class Backend(Protocol):
     #: the exception types its kernels raise when an allocation fails
     alloc_errors: tuple[type[BaseException], ...]
     provider_name: builtins.str
+    #: whose kernels it runs, for the special-case fix-ups (``_special_cases``): its name,
+    #: or e.g. "numpy" for a backend built on NumPy's kernels
+    kernel_family: builtins.str
 
     # ---- devices
     def available(self) -> bool: ...
@@ -158,6 +161,10 @@ class BackendBase:
     usm_types: tuple[builtins.str, ...] = ("host",)
     dlpack_device_types: frozenset[int] = frozenset()
     provider_name = ""
+
+    @property
+    def kernel_family(self) -> builtins.str:
+        return builtins.str(getattr(self, "name", ""))
 
     def available(self) -> bool:
         return True
@@ -297,6 +304,11 @@ def complete(backend: Any) -> Any:
             f"backend {getattr(backend, 'name', backend)!r} lacks {missing} (see docs/backends.md)"
         )
     for k, v in _DEFAULTS.items():
-        if not hasattr(backend, k):
-            setattr(backend, k, v.__get__(backend) if callable(v) and not isinstance(v, type) else v)
+        if hasattr(backend, k):
+            continue
+        if isinstance(v, property) and v.fget is not None:
+            v = v.fget(backend)
+        elif callable(v) and not isinstance(v, type):
+            v = v.__get__(backend)
+        setattr(backend, k, v)
     return backend

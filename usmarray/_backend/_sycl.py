@@ -134,6 +134,7 @@ class SyclBackend(BackendBase):
     """
 
     name = "sycl"
+    kernel_family = "sycl"
     usm_types = ("device", "shared", "host")
     #: arrays of one backend may still sit on different queues: compare them per call
     multi_queue = True
