@@ -42,12 +42,12 @@ def main(argv: list[str] | None = None) -> int:
             dst = cupy.empty(n, dtype=cupy.float32)
         nbytes = 4 * n
 
-        def ours() -> None:
-            y = x.to_device("cuda:1")
+        def ours(x: object = x) -> None:
+            y = x.to_device("cuda:1")  # type: ignore[attr-defined]
             y.device.wait()
 
-        def theirs() -> None:
-            cupy.cuda.runtime.memcpyPeer(dst.data.ptr, 1, src.data.ptr, 0, nbytes)
+        def theirs(dst: object = dst, src: object = src, nbytes: int = nbytes) -> None:
+            cupy.cuda.runtime.memcpyPeer(dst.data.ptr, 1, src.data.ptr, 0, nbytes)  # type: ignore[attr-defined]
             with cupy.cuda.Device(1):
                 cupy.cuda.runtime.deviceSynchronize()
 
