@@ -444,3 +444,158 @@ def test_special_cases_cuda_fixups():
     np.testing.assert_array_equal(r, [-0.0, -0.0, 3.0, -inf, inf, -3.0])
     assert np.signbit(r[:2]).all()
     np.testing.assert_array_equal(xp.asnumpy(x1 % 2.0), np.remainder([0.0, -0.0, 3, 3, -3, -3], 2.0))
+
+
+# ---- argmax/argmin: the backend's kernels return the first NaN ---------------------------
+@pytest.mark.parametrize("dtype", FLOAT)
+@pytest.mark.parametrize("n", [7, 1000, 1 << 16, (1 << 22) + 3])
+def test_argmax_argmin_kernels_return_the_first_nan(dtype, n):
+    # first_nan_argmax=True lets the namespace skip its own NaN search: CuPy's kernels
+    # must give the first NaN's index whole-array and along an axis, wherever the NaNs
+    # sit (several per block, in different blocks, the first one late)
+    assert be.first_nan_argmax is True
+    rng = np.random.default_rng(n)
+    for trial in range(4):
+        a = rng.standard_normal(n).astype(dtype)
+        k = max(1, n // 1000)
+        where = np.sort(rng.choice(n, size=min(k + trial, n), replace=False))
+        a[where] = np.nan
+        g = be.from_host(a, "device", None)
+        for name in ("argmax", "argmin"):
+            got = int(be.to_host(getattr(be, name)(g, axis=None, keepdims=False)))
+            assert got == int(where[0]), (name, n, trial, got, int(where[0]))
+        if n % 7 == 0 or n == 1000:
+            m = a.reshape(-1, 8 if n % 8 == 0 else 1)
+            gm = be.from_host(m, "device", None)
+            for name in ("argmax", "argmin"):
+                np.testing.assert_array_equal(
+                    be.to_host(getattr(be, name)(gm, axis=0, keepdims=False)),
+                    getattr(np, name)(m, axis=0))
+        x = xp.asarray(a, device="cuda:0")
+        assert int(xp.argmax(x)) == int(where[0]) == int(xp.argmin(x))
+        if n == 1000:  # 2-D, transposed, keepdims: against NumPy
+            m2 = a.reshape(40, 25)
+            for v in (m2, m2.T):
+                g2 = xp.asarray(np.ascontiguousarray(v), device="cuda:0")
+                g2 = g2 if v is m2 else xp.asarray(m2, device="cuda:0").mT
+                for name in ("argmax", "argmin"):
+                    f = getattr(xp, name)
+                    assert int(f(g2)) == int(getattr(np, name)(v))
+                    for ax in (0, 1):
+                        np.testing.assert_array_equal(
+                            xp.asnumpy(f(g2, axis=ax, keepdims=True)),
+                            getattr(np, name)(v, axis=ax, keepdims=True))
+        b = rng.standard_normal(n).astype(dtype)  # no NaN: ties go to the lower index
+        b[n // 2:] = b.max() if n > 1 else b
+        gb = xp.asarray(b, device="cuda:0")
+        assert int(xp.argmax(gb)) == int(np.argmax(b))
+        assert int(xp.argmin(gb)) == int(np.argmin(b))
+
+
+# ---- the lean launch and the spare outputs ------------------------------------------------
+def test_spare_outputs_are_never_live():
+    fk = be.fast
+    assert fk.free_refcounts == (3, 2), fk.free_refcounts
+    a = be.from_host(np.arange(100, dtype=np.float32), "device", None)
+    kept = [be.add(a, a) for _ in range(5)]  # all alive: five distinct arrays
+    assert len({id(r) for r in kept}) == 5
+    assert len({r.data.ptr for r in kept}) == 5
+    v = kept[0][1:]  # a view keeps its base in use
+    p = cupy.ndarray((99,), np.float32, memptr=kept[1].data + 4)  # memory-only view
+    base_ptrs = {kept[0].data.ptr, kept[1].data.ptr}
+    del kept
+    for _ in range(6):
+        r = be.add(a, 1.0)
+        assert r.data.ptr not in base_ptrs
+        np.testing.assert_array_equal(be.to_host(r), np.arange(100, dtype=np.float32) + 1)
+        np.testing.assert_array_equal(be.to_host(v), (np.arange(100, dtype=np.float32) * 2)[1:])
+        np.testing.assert_array_equal(be.to_host(p), (np.arange(100, dtype=np.float32) * 2)[1:])
+    # a dropped result is reused, and the reuse leaves every live result intact
+    x = xp.asarray(np.arange(100, dtype=np.float32), device="cuda:0")
+    outs = []
+    for i in range(20):
+        y = x + float(i)
+        if i % 3 == 0:
+            outs.append((i, y))
+    for i, y in outs:
+        np.testing.assert_array_equal(xp.asnumpy(y), np.arange(100, dtype=np.float32) + i)
+
+
+@pytest.mark.parametrize("lean", [True, False])
+def test_lean_and_function_launch_agree(lean):
+    from usmarray._backend._cuda_fast import FastKernels
+
+    fk = FastKernels(be._is_fast, be._single, lean=lean, spare=lean)
+    add = fk.make_binary("add", be.add)
+    mul = fk.make_binary("multiply", be.multiply)
+    sin = fk.make_unary("sin", be.sin)
+    where = fk.make_where(be.where)
+    astype = fk.make_astype(be.astype)
+    rng = np.random.default_rng(3)
+    for dtype in (np.int8, np.uint16, np.int32, np.int64, np.uint64, np.float32, np.float64):
+        for n in (1, 5, 4097):
+            a = (rng.random(n) * 50).astype(dtype)
+            b = (rng.random(n) * 50).astype(dtype)
+            ga, gb = be.from_host(a, "device", None), be.from_host(b, "device", None)
+            with np.errstate(over="ignore"):
+                np.testing.assert_array_equal(be.to_host(add(ga, gb)), a + b)
+                np.testing.assert_array_equal(be.to_host(add(ga, ga)), a + a)
+                np.testing.assert_array_equal(be.to_host(mul(ga, 3)), a * dtype(3))
+            if np.dtype(dtype).kind == "f":
+                np.testing.assert_array_equal(be.to_host(add(ga, 0.5)), a + dtype(0.5))
+                np.testing.assert_allclose(be.to_host(sin(ga)), np.sin(a), rtol=1e-6)
+            c = a > 20
+            gc = be.from_host(c, "device", None)
+            np.testing.assert_array_equal(be.to_host(where(gc, ga, gb)), np.where(c, a, b))
+            np.testing.assert_array_equal(be.to_host(astype(ga, np.float64)), a.astype(np.float64))
+    if lean:
+        assert fk.lean, "cupy.cuda.driver.launchKernel is missing: the lean launch is off"
+
+
+def test_lean_launch_runs_on_the_current_stream():
+    # a slow writer on a non-blocking stream s, then add under ``with s``: the add must
+    # run after it on s (CuPy's kernels run on the current stream; so does the fast path)
+    s = cupy.cuda.Stream(non_blocking=True)
+    late = cupy.RawKernel(_WRITE_LATE, "late")
+    for dtype, n in ((np.float32, 64), (np.float32, 4096)):
+        a = be.from_host(np.zeros(n, dtype), "device", None)
+        cupy.cuda.Device().synchronize()
+        late((1,), (1,), (np.int64(100_000_000), a, np.int64(n), np.float32(7.0)), stream=s)
+        with s:
+            r = be.add(a, a)
+            r2 = be.add(a, 1.0)
+            r3 = be.sin(a)
+        s.synchronize()
+        np.testing.assert_array_equal(be.to_host(r), np.full(n, 14, dtype))
+        np.testing.assert_array_equal(be.to_host(r2), np.full(n, 8, dtype))
+        np.testing.assert_allclose(be.to_host(r3), np.full(n, np.sin(7.0), dtype), rtol=1e-6)
+
+
+_WRITE_LATE = r'''extern "C" __global__ void late(long long cycles, float* x, long long n, float v) {
+    long long t0 = clock64(); while (clock64() - t0 < cycles) {}
+    for (long long i = 0; i < n; ++i) x[i] = v; }'''
+
+
+# ---- indexing on the array's own stream ---------------------------------------------------------
+def test_indexing_runs_on_the_arrays_stream():
+    s = cupy.cuda.Stream(non_blocking=True)
+    dev_s = xp.Device._make(be, be.native_queue(s))
+    x = xp.zeros(64, dtype=xp.float32, device="cuda:0").to_device(dev_s)
+    be.wait(be.queue_of(x._arr))
+    late = cupy.RawKernel(_WRITE_LATE, "late")
+    # a slow writer on s: indexing that ran on another stream would read zeros or be
+    # overwritten by it
+    late((1,), (1,), (np.int64(100_000_000), x._arr, np.int64(64), np.float32(7.0)), stream=s)
+    idx = xp.asarray(np.array([3, 1, 60], dtype=np.int64), device="cuda:0").to_device(dev_s)
+    g = x[idx]
+    assert g.device == dev_s
+    np.testing.assert_array_equal(xp.asnumpy(g), [7.0, 7.0, 7.0])
+    late((1,), (1,), (np.int64(100_000_000), x._arr, np.int64(64), np.float32(5.0)), stream=s)
+    x[idx] = 1.0
+    x[xp.asarray(np.arange(64) % 2 == 0, device="cuda:0").to_device(dev_s)] = 2.0
+    want = np.full(64, 5.0, np.float32)
+    want[::2] = 2.0
+    want[[3, 1]] = 1.0
+    np.testing.assert_array_equal(xp.asnumpy(x), want)
+    x += 1.0  # the in-place write-back runs on s too
+    np.testing.assert_array_equal(xp.asnumpy(x), want + 1)

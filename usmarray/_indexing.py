@@ -139,7 +139,7 @@ def getitem(self: usm_ndarray, key: Any, /) -> usm_ndarray:
     try:
         rk = raw_key(self._arr, key)
         try:
-            r = self._arr[rk]
+            r = be.getitem(self._arr, rk)
         except Exception as exc:
             gather_failed(exc, be, self._arr, rk)
     finally:
@@ -166,11 +166,11 @@ def setitem(x: Any, key: Any, value: Any, /) -> None:
             )
         if x._be.may_share_memory(raw, v):
             v = be.copy(v)  # the provider refuses overlapping scatter sources
-        raw[rk] = v
+        be.setitem(raw, rk, v)
         return
     if type(value) in (bool, int, float, complex):
         check_scalar(d, value, "__setitem__")
-        raw[rk] = value
+        x._be.setitem(raw, rk, value)
         return
     raise TypeError(
         f"__setitem__: value must be a usm_ndarray or a Python scalar, got {type(value).__name__}"

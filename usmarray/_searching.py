@@ -40,10 +40,12 @@ def _arg_extremum(fname: str, x: Any, axis: Any, keepdims: Any) -> usm_ndarray:
         out = getattr(be, fname)(a, axis=ax, keepdims=keepdims)
     except Exception as exc:
         alloc_failed(exc, be, a, kept_size(a, None if ax is None else (ax,)) * 8, fname)
-    if a.dtype in dt.REAL_FLOATING and a.size and math.isnan(be.to_host(be.max(a))[()]):
+    if (not be.first_nan_argmax and a.dtype in dt.REAL_FLOATING and a.size
+            and math.isnan(be.to_host(be.max(a))[()])):
         # NaN is the extremum and its first occurrence is the answer; the provider may
         # pick a later NaN, so take the first NaN explicitly where there is one (the
-        # NaN-free case, told by one max reduction, needs no fix)
+        # NaN-free case, told by one max reduction, needs no fix); a backend whose
+        # kernels return the first NaN says so (``first_nan_argmax``) and skips this
         nans = be.isnan(a)
         first_nan = be.argmax(nans, axis=ax, keepdims=keepdims)
         out = be.where(be.any(nans, axis=ax, keepdims=keepdims), first_nan, out)

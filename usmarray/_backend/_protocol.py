@@ -106,6 +106,10 @@ class Backend(Protocol):
     #: whose kernels it runs, for the special-case fix-ups (``_special_cases``): its name,
     #: or e.g. "numpy" for a backend built on NumPy's kernels
     kernel_family: builtins.str
+    #: whether its ``argmax``/``argmin`` of floating arrays already return the index of
+    #: the first NaN wherever a NaN is present (the standard's rule); when False the
+    #: namespace layer finds that NaN itself (one more reduction and a host sync)
+    first_nan_argmax: bool
 
     # ---- devices
     def available(self) -> bool: ...
@@ -136,6 +140,8 @@ class Backend(Protocol):
     def repr(self, raw: Any) -> builtins.str: ...
     def str(self, raw: Any) -> builtins.str: ...
     def array_attribute(self, raw: Any, name: builtins.str) -> Any: ...
+    def getitem(self, raw: Any, key: Any) -> Any: ...
+    def setitem(self, raw: Any, key: Any, value: Any) -> None: ...
 
     # ---- interchange
     def dlpack_device(self, raw: Any) -> tuple[int, int]: ...
@@ -161,6 +167,7 @@ class BackendBase:
     usm_types: tuple[builtins.str, ...] = ("host",)
     dlpack_device_types: frozenset[int] = frozenset()
     provider_name = ""
+    first_nan_argmax = False
 
     @property
     def kernel_family(self) -> builtins.str:
@@ -248,6 +255,17 @@ class BackendBase:
         if "sycl" in name or name in ("usm_data", "__usm_ndarray__"):
             where = f"it exists for arrays on SYCL devices only; {where}"
         raise AttributeError(f"'usm_ndarray' object has no attribute {name!r}: {where}")
+
+    def getitem(self, raw: Any, key: Any) -> Any:
+        """``raw[key]`` for a key the namespace layer has checked and converted (ints,
+        slices, ``...``, None, raw index arrays of this backend on ``raw``'s queue),
+        run on ``raw``'s queue."""
+        return raw[key]
+
+    def setitem(self, raw: Any, key: Any, value: Any) -> None:
+        """``raw[key] = value`` (value: a checked Python scalar or a raw array on
+        ``raw``'s queue), run on ``raw``'s queue."""
+        raw[key] = value
 
     def dlpack_device(self, raw: Any) -> tuple[int, int]:
         return (1, 0)
