@@ -306,6 +306,8 @@ class NumpyBackend(BackendBase):
 
     name = "numpy"
     kernel_family = "numpy"
+    #: NumPy's argmax/argmin propagate NaN and return its first occurrence
+    first_nan_argmax = True
     usm_types = ("host",)
     array_type = np.ndarray
     multi_queue = False
