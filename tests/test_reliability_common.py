@@ -69,6 +69,8 @@ def describe(proc) -> str:
 
 
 def _have_sycl() -> bool:
+    import conftest  # noqa: F401  (in a child: USMARRAY_TEST_WITHOUT_SYCL before usmarray loads)
+
     from usmarray import _backend
 
     return _backend.sycl is not None and _backend.sycl.available()

@@ -192,6 +192,7 @@ def test_mixed_workload_rss_slope_is_below_256_bytes_per_iteration(samples):
     assert slope <= MAX_SLOPE, f"RSS slope {slope:.0f} B/iteration (limit {MAX_SLOPE})"
 
 
+@needs_sycl
 def test_leak_measurement_detects_a_leak():
     assert_child_ok(MOD, "_leak_detector_self_check", 60, 20, timeout=60)
 
