@@ -111,7 +111,7 @@ def full(
         d = _dtype_or(dtype, fv.dtype, q, "full")
         src = to_device(fill_value, Device._make(be, q))._arr
         out = _alloc(be, q, d, be.empty, _shape(shape, "full"), dtype=d, usm_type=ut, queue=q)
-        out[...] = be.astype(src, d)
+        be.setitem(out, Ellipsis, be.astype(src, d))
         return wrap_with(be, out)
     be, q, ut = placement(device, usm_type, sycl_queue, "full")
     if type(fill_value) not in _SCALARS:
