@@ -40,6 +40,9 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
     """
 
     __slots__ = ("_arr", "_be", "__weakref__")
+    #: NumPy defers operators to a type of higher priority, so ``np.float64(2) * x`` and
+    #: ``ndarray + x`` reach x's reflected operator (see _scalars.py), never NumPy's
+    __array_priority__ = 1000.0
 
     if TYPE_CHECKING:  # installed by _install_operators() from the namespace functions
         def __add__(self, other: _Operand, /) -> usm_ndarray: ...

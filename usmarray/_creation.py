@@ -13,6 +13,7 @@ from ._array import usm_ndarray, wrap_with
 from ._device import Device
 from ._helpers import alloc_failed, check_array, check_scalar
 from ._migration import asarray, from_dlpack, to_device
+from ._scalars import py_scalar
 from ._placement import (
     check_device_dtype,
     default_complex,
@@ -113,6 +114,7 @@ def full(
         out[...] = be.astype(src, d)
         return wrap_with(be, out)
     be, q, ut = placement(device, usm_type, sycl_queue, "full")
+    fill_value = py_scalar(fill_value)
     if type(fill_value) not in _SCALARS:
         raise TypeError(
             "full: fill_value must be a bool, int, float, complex or 0-D array, got "
@@ -162,6 +164,7 @@ def full_like(
     sycl_queue: Any = None,
 ) -> usm_ndarray:
     be, q, ut, d = _like("full_like", x, dtype, device, usm_type, sycl_queue)
+    fill_value = py_scalar(fill_value)
     if type(fill_value) not in _SCALARS:
         raise TypeError(f"full_like: fill_value must be a Python scalar, got {type(fill_value).__name__}")
     check_scalar(d, fill_value, "full_like")

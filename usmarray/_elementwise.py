@@ -18,6 +18,7 @@ from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
 from ._device import placement_error
 from ._helpers import alloc_failed, check_nbytes, check_scalar, scalar_operand_dtype
+from ._scalars import py_scalar
 from ._serial import acquire, locks_itself, release, serialized
 from ._special_cases import FIXUPS
 
@@ -160,11 +161,13 @@ def binary_operands(
                 dt.promote(d1, d2, fname)
             return be, a1, a2, rd
         d = a1.dtype
+        x2 = py_scalar(x2)
         # a dtype outside the function's category is the error to report first
         return x1._be, a1, x2, scalar_operand_dtype(d, x2, fname) if d in category else d
     if type(x2) is usm_ndarray:
         a2 = x2._arr
         d = a2.dtype
+        x1 = py_scalar(x1)
         return x2._be, x1, a2, scalar_operand_dtype(d, x1, fname) if d in category else d
     raise TypeError(
         f"{fname}: at least one argument must be a usmarray.usm_ndarray; got "
@@ -305,6 +308,7 @@ def clip(
                 )
             bounds.append(b._arr)
         else:
+            b = py_scalar(b)
             if type(b) is bool or type(b) not in (int, float):
                 raise TypeError(f"clip: {bname} must be an array, int, float or None")
             if type(b) is int and d in dt.INTEGER:
@@ -327,10 +331,25 @@ def clip(
 
 
 # ---- operator forms -------------------------------------------------------------------
+def _not_implemented(other: Any, opname: str) -> Any:
+    """NotImplemented for a foreign operand, so its own reflected operator may run;
+    TypeError for a NumPy array or scalar, whose reflected operator would compute the
+    result in NumPy (host memory, NumPy's rules) instead of refusing."""
+    if isinstance(other, (np.ndarray, np.generic)):
+        raise TypeError(
+            f"{opname}: unsupported operand of type numpy.{type(other).__name__}; operators "
+            "take usm_ndarray arrays and Python (or NumPy bool/int/float/complex) scalars: "
+            "convert NumPy arrays with usmarray.asarray()"
+        )
+    return NotImplemented
+
+
 def make_operator(fn: Callable[..., usm_ndarray], opname: str) -> Callable[..., Any]:
     def op(self: usm_ndarray, other: Any, /) -> Any:
         if type(other) is not usm_ndarray and type(other) not in (bool, int, float, complex):
-            return NotImplemented
+            other = py_scalar(other)
+            if type(other) not in (bool, int, float, complex):
+                return _not_implemented(other, opname)
         return fn(self, other)
 
     op.__name__ = opname
@@ -340,7 +359,9 @@ def make_operator(fn: Callable[..., usm_ndarray], opname: str) -> Callable[..., 
 def make_reflected(fn: Callable[..., usm_ndarray], opname: str) -> Callable[..., Any]:
     def op(self: usm_ndarray, other: Any, /) -> Any:
         if type(other) not in (bool, int, float, complex):
-            return NotImplemented
+            other = py_scalar(other)
+            if type(other) not in (bool, int, float, complex):
+                return _not_implemented(other, opname)
         return fn(other, self)
 
     op.__name__ = opname
@@ -357,7 +378,9 @@ def make_inplace(fn: Callable[..., usm_ndarray], opname: str) -> Callable[..., A
 
     def op(self: usm_ndarray, other: Any, /) -> Any:
         if type(other) is not usm_ndarray and type(other) not in (bool, int, float, complex):
-            return NotImplemented
+            other = py_scalar(other)
+            if type(other) not in (bool, int, float, complex):
+                return _not_implemented(other, opname)
         res = fn(self, other)
         a = self._arr
         r = res._arr

@@ -16,6 +16,7 @@ from . import _dtypes as dt
 from ._array import usm_ndarray
 from ._device import placement_error
 from ._helpers import alloc_failed, check_scalar
+from ._scalars import py_scalar
 
 _SIMPLE = frozenset({int, slice, type(None), type(Ellipsis), bool})
 
@@ -142,6 +143,7 @@ def setitem(x: Any, key: Any, value: Any) -> None:
             v = x._be.provider.copy(v)  # the provider refuses overlapping scatter sources
         raw[rk] = v
         return
+    value = py_scalar(value)
     if type(value) in (bool, int, float, complex):
         check_scalar(d, value, "__setitem__")
         raw[rk] = value
