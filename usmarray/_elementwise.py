@@ -17,6 +17,7 @@ import numpy as np
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
 from ._device import placement_error
+from ._placement import default_float
 from ._helpers import alloc_failed, check_nbytes, check_scalar, scalar_operand_dtype
 from ._scalars import py_scalar
 from ._serial import acquire, locks_itself, release, serialized
@@ -253,7 +254,37 @@ bitwise_or = _make_binary("bitwise_or")
 bitwise_right_shift = _make_binary("bitwise_right_shift")
 bitwise_xor = _make_binary("bitwise_xor")
 copysign = _make_binary("copysign")
-divide = _make_binary("divide")
+_float_divide = _make_binary("divide")
+
+
+@locks_itself
+def divide(x1: Any, x2: Any, /) -> usm_ndarray:
+    """Elementwise true division, with the standard's type promotion.
+
+    Floating-point operands as the standard says.  Integer operands (the standard
+    leaves their result implementation-defined) are divided as NumPy, CuPy and PyTorch
+    divide them: after the integer promotion (and the Python-scalar rule), each is
+    converted to the device's default real floating dtype (float64, or float32 on a
+    device without double precision) and the result has that dtype.  Booleans and
+    mixed integer/floating arrays are refused (TypeError), as the standard's promotion
+    does.  See docs/compatibility.md.
+    """
+    t1, t2 = type(x1), type(x2)
+    if (t1 is not usm_ndarray or x1._arr.dtype not in dt.INTEGER) and t1 is not int:
+        return _float_divide(x1, x2)
+    if (t2 is not usm_ndarray or x2._arr.dtype not in dt.INTEGER) and t2 is not int:
+        return _float_divide(x1, x2)
+    be, a1, a2, _ = binary_operands(x1, x2, "divide", dt.INTEGER)
+    f = default_float(be.queue_of(a1 if t1 is usm_ndarray else a2))
+    acquire()
+    try:
+        o1 = wrap_with(be, be.astype(a1, f)) if t1 is usm_ndarray else float(a1)
+        o2 = wrap_with(be, be.astype(a2, f)) if t2 is usm_ndarray else float(a2)
+    except Exception as exc:
+        _out_of_memory(exc, be, "divide", a1, a2)
+    finally:
+        release()
+    return _float_divide(o1, o2)
 equal = _make_binary("equal")
 floor_divide = _make_binary("floor_divide")
 greater = _make_binary("greater")
