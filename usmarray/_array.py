@@ -310,6 +310,20 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
     def __hash__(self) -> int:  # arrays are mutable: unhashable, as in NumPy
         raise TypeError("unhashable type: 'usm_ndarray'")
 
+    # ---- pickling and copying -------------------------------------------------------------
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickled as a NumPy copy of the values (dtype and shape with them), the Device
+        (by filter string, see ``Device.__reduce__``) and the usm_type."""
+        be = self._be
+        return _restore_array, (be.to_host(self._arr), self.device, be.usm_type_of(self._arr))
+
+    def __copy__(self) -> usm_ndarray:
+        return self.__deepcopy__(None)
+
+    def __deepcopy__(self, memo: Any) -> usm_ndarray:
+        """A new array with the same values on the same Device (and usm_type)."""
+        return _migration.asarray(self, copy=True)
+
     # ---- indexing -----------------------------------------------------------------
     def __getitem__(self, key: Any, /) -> usm_ndarray:
         out = object.__new__(usm_ndarray)
@@ -328,6 +342,16 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
 
     def __setitem__(self, key: Any, value: Any, /) -> None:
         _indexing.setitem(self, key, value)
+
+
+def _restore_array(host: np.ndarray, device: Device, usm_type: str) -> usm_ndarray:
+    """Unpickle: ``host`` onto ``device`` with ``usm_type`` (the device's default
+    usm_type where the device, restored elsewhere, has no such kind of memory)."""
+    be = device._be
+    if usm_type not in be.usm_types:
+        usm_type = be.usm_types[0]
+    with _serial.LOCK:
+        return wrap_with(be, be.from_host(np.asarray(host, order="C"), usm_type, device._q))
 
 
 def wrap_with(be: Any, raw: Any) -> usm_ndarray:
@@ -372,7 +396,7 @@ def _install_operators() -> None:
 
 # methods that may submit work or wait for it (see _serial.py); __getitem__ locks itself
 _SUBMITTING_METHODS = (
-    "__dlpack__", "to_device", "__array__", "__bool__", "__complex__", "__float__",
+    "__dlpack__", "to_device", "__reduce__", "__array__", "__bool__", "__complex__", "__float__",
     "__int__", "__index__", "__repr__", "__str__", "__format__", "__setitem__",
 )
 
