@@ -13,7 +13,6 @@ from ._array import usm_ndarray, wrap_with
 from ._device import Device
 from ._helpers import alloc_failed, check_array, check_scalar
 from ._migration import asarray, from_dlpack, to_device
-from ._scalars import py_scalar
 from ._placement import (
     check_device_dtype,
     default_complex,
@@ -22,6 +21,7 @@ from ._placement import (
     placement,
     scalar_default_dtype,
 )
+from ._scalars import py_scalar
 
 __all__ = [
     "arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like",

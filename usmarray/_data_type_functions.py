@@ -17,8 +17,8 @@ from ._array import usm_ndarray, wrap_with
 from ._device import Device
 from ._helpers import alloc_failed
 from ._migration import to_device
-from ._scalars import py_scalar
 from ._placement import has_fp64
+from ._scalars import py_scalar
 
 __all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
 

@@ -17,8 +17,8 @@ import numpy as np
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
 from ._device import placement_error
-from ._placement import default_float
 from ._helpers import alloc_failed, check_nbytes, check_scalar, scalar_operand_dtype
+from ._placement import default_float
 from ._scalars import py_scalar
 from ._serial import acquire, locks_itself, release, serialized
 from ._special_cases import FIXUPS

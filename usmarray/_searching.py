@@ -11,8 +11,8 @@ from ._array import usm_ndarray, wrap_with
 from ._data_type_functions import scalar_result_dtype
 from ._device import placement_error
 from ._helpers import alloc_failed, check_array, normalize_axis, same_device
-from ._scalars import py_scalar
 from ._manipulation import broadcast_shape_of
+from ._scalars import py_scalar
 from ._statistical import check_bool, check_x, kept_size, reduction_axes
 
 __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]
