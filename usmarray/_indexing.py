@@ -40,6 +40,8 @@ def raw_key(raw: Any, key: Any) -> Any:
         return key
     if t is usm_ndarray:
         return _array_key(raw, key, 0)
+    if isinstance(key, np.generic):
+        return _numpy_key(key)
     if t is not tuple:
         raise _bad_key(key)
     for k in key:
@@ -47,6 +49,7 @@ def raw_key(raw: Any, key: Any) -> Any:
             break
     else:
         return key
+    key = tuple([_numpy_key(k) if isinstance(k, np.generic) else k for k in key])
     out = list(key)
     n_after = [0] * (len(key) + 1)  # axes consumed by the keys after position i
     for i in range(len(key) - 1, -1, -1):
@@ -63,6 +66,16 @@ def raw_key(raw: Any, key: Any) -> Any:
             raise _bad_key(k)
         axis += _axes_of(k)
     return tuple(out)
+
+
+def _numpy_key(k: np.generic) -> Any:
+    """A NumPy integer or bool scalar key is the Python int or bool it holds (the rule
+    of _scalars.py: SciPy indexes with np.int64 positions); other NumPy scalars are
+    refused as their Python kind would be."""
+    v = py_scalar(k)
+    if type(v) is int or type(v) is bool:
+        return v
+    raise _bad_key(k)
 
 
 def _axes_of(k: Any) -> int:
