@@ -289,12 +289,9 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
 
     def __iter__(self) -> Any:
         a = self._arr
-        if a.ndim == 0:
+        if a.ndim == 0:  # raised by iter(x) itself, as NumPy does (np.iterable(x) is False)
             raise TypeError("iteration over a 0-D usm_ndarray is undefined")
-        be = self._be
-        for i in range(a.shape[0]):
-            r = a[i]
-            yield wrap_with(be, r if r.__class__ is be.array_type else be.as_array(r))
+        return _iter_rows(self._be, a)
 
     def __repr__(self) -> str:
         return self._be.repr(self._arr)
@@ -342,6 +339,12 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
 
     def __setitem__(self, key: Any, value: Any, /) -> None:
         _indexing.setitem(self, key, value)
+
+
+def _iter_rows(be: Any, a: Any) -> Any:
+    for i in range(a.shape[0]):
+        r = a[i]
+        yield wrap_with(be, r if r.__class__ is be.array_type else be.as_array(r))
 
 
 def _restore_array(host: np.ndarray, device: Device, usm_type: str) -> usm_ndarray:
