@@ -275,3 +275,28 @@ def test_zero_d_results_are_raw_arrays_not_numpy_scalars(device):
     w = xp.squeeze(x, axis=0)  # still a view
     w[0] = 9.0
     assert float(x[0, 0]) == 9.0
+
+
+# ---- NumPy integer keys; iter() of a 0-D array ------------------------------------------------
+@pytest.mark.parametrize("device", DEVICES)
+def test_numpy_integer_keys_are_int_keys(device):
+    x = xp.reshape(xp.arange(12, device=_dev(device)), (3, 4))
+    assert int(x[np.int64(1), np.int32(2)]) == 6 and int(x[np.uint8(2)][np.int16(-1)]) == 11
+    assert xp.asnumpy(x[np.int64(0), :]).tolist() == [0, 1, 2, 3]
+    assert x[np.bool_(True)].shape == (1, 3, 4)
+    x[np.int64(0), np.int64(0)] = 50
+    assert int(x[0, 0]) == 50
+    for bad in (np.float64(1.0), np.complex128(1)):
+        with pytest.raises(IndexError):
+            x[bad]
+        with pytest.raises(IndexError):
+            x[0, bad]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_iter_of_a_zero_d_array_raises_at_once(device):
+    z = xp.asarray(1.0, device=_dev(device))
+    with pytest.raises(TypeError):
+        iter(z)
+    assert not np.iterable(z) and np.iterable(xp.asarray([1.0], device=_dev(device)))
+    assert [float(v) for v in xp.asarray([1.0, 2.0], device=_dev(device))] == [1.0, 2.0]
