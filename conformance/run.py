@@ -81,7 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m conformance", description=__doc__)
     p.add_argument("--version", default="2025.12", help="standard version to test (default 2025.12)")
     p.add_argument("--max-examples", type=int, default=100, help="hypothesis examples per test")
-    p.add_argument("--device", default=None, help="ONEAPI_DEVICE_SELECTOR-style filter, e.g. opencl:cpu")
+    p.add_argument("--device", default=None,
+                   help="the default device (USMARRAY_DEFAULT_DEVICE), e.g. opencl:cpu, numpy, cuda:0")
     p.add_argument("--skips", default=str(Path(__file__).parent / "skips.txt"))
     p.add_argument("--keep-deadline", action="store_true", help="keep hypothesis' 800 ms deadline")
     p.add_argument("tests", nargs="*", help="test files or ids inside array_api_tests/ (default: all)")
@@ -96,10 +97,11 @@ def main(argv: list[str] | None = None) -> int:
     env.update(
         ARRAY_API_TESTS_MODULE="usmarray",
         ARRAY_API_TESTS_VERSION=args.version,
+        USMARRAY_API_VERSION=args.version,
         SYCL_CACHE_PERSISTENT="1",
     )
     if args.device:
-        env["ONEAPI_DEVICE_SELECTOR"] = args.device
+        env["USMARRAY_DEFAULT_DEVICE"] = args.device
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
         f.write("".join(f"{tid}\n" for tid, _ in skips))
         skip_ids = f.name

@@ -1,4 +1,11 @@
 import os
+import sys
+
+# USMARRAY_TEST_WITHOUT_SYCL=1 runs the suite as on a machine without dpctl/dpnp (a GPU
+# machine, macOS): importing them raises ImportError, SYCL-only tests skip
+if os.environ.get("USMARRAY_TEST_WITHOUT_SYCL") == "1":
+    for _name in ("dpctl", "dpnp"):
+        sys.modules[_name] = None  # type: ignore[assignment]
 
 # scikit-learn and SciPy dispatch on array API namespaces only when this is set before
 # SciPy is first imported
@@ -13,3 +20,14 @@ settings.register_profile(
     "dev", max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+# USMARRAY_TEST_BACKEND=toy runs the tests on tests/toy_backend.py's backend (a queue of
+# its own, no SYCL): the proof that a backend needs nothing but the protocol
+if os.environ.get("USMARRAY_TEST_BACKEND") == "toy":
+    import usmarray as _xp
+
+    sys.path.insert(0, os.path.dirname(__file__))
+    from toy_backend import ToyBackend
+
+    _xp.register_backend("toy", ToyBackend())
+    _xp.set_default_device("toy")

@@ -1,11 +1,12 @@
 """The usm_ndarray container: the seed 000 constructor examples, metadata, protocols."""
 
-import dpctl.memory as dpm
 import numpy as np
 import pytest
 
 import usmarray as xp
 from usmarray import usm_ndarray
+
+dpm = pytest.importorskip("dpctl.memory", reason="the usm_ndarray constructor's buffers are SYCL USM memory")
 
 
 def test_c_contiguous_device_allocation():

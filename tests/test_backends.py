@@ -187,3 +187,55 @@ def test_default_device_from_the_environment():
                {"USMARRAY_DEFAULT_DEVICE": "numpy"})
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "numpy"
+
+
+class _NoFp64Queue:
+    """The one queue of a device without double precision."""
+
+
+class _NoFp64Backend(_backend.BackendBase):
+    """A backend whose only device lacks fp64 (the namespace asks, it does not guess)."""
+
+    name = "nofp64"
+
+    def __init__(self):
+        self.q = _NoFp64Queue()
+
+    def default_queue(self):
+        return self.q
+
+    def native_queue(self, obj):
+        return self.q
+
+    def queue_of(self, raw):
+        return self.q
+
+    def to_host(self, raw):
+        return np.array(raw)
+
+    def from_host(self, a, usm_type, q):
+        return np.array(a)
+
+    def describe(self, q):
+        return "nofp64:0"
+
+    def capabilities(self, q):
+        return _backend.Capabilities(fp64=False)
+
+
+def test_device_without_fp64_defaults_to_float32_and_refuses_float64():
+    from usmarray import _dtypes as dt
+    from usmarray._placement import check_device_dtype, default_complex, default_float
+
+    be = _NoFp64Backend()
+    xp.register_backend("nofp64", be)
+    q = be.q
+    assert default_float(q) is dt.float32 and default_complex(q) is dt.complex64
+    with pytest.raises(ValueError, match="double precision.*nofp64:0"):
+        check_device_dtype(dt.float64, q, "zeros")
+    with pytest.raises(ValueError, match="double precision"):
+        check_device_dtype(dt.complex128, q, "zeros")
+    info = xp.__array_namespace_info__()
+    assert info.default_dtypes(device="nofp64")["real floating"] == xp.float32
+    assert "float64" not in info.dtypes(device="nofp64")
+    check_device_dtype(dt.float32, q, "zeros")

@@ -33,8 +33,13 @@ def test_array_namespace_is_usmarray(dev):
     assert compat.get_namespace(x) is xp
     # Python scalars and None are ignored, as for any other library
     assert compat.array_namespace(x, 2.0, None) is xp
-    # api_version is forwarded to usmarray's own __array_namespace__
-    assert compat.array_namespace(x, api_version="2024.12") is xp
+    # api_version is forwarded to usmarray's own __array_namespace__, which answers with
+    # the namespace of that version (lists where 2024.12 has them, no later functions)
+    assert compat.array_namespace(x, api_version="2025.12") is xp
+    old = compat.array_namespace(x, api_version="2024.12")
+    assert old.__array_api_version__ == "2024.12" and not hasattr(old, "isin")
+    assert type(old.meshgrid(old.asarray([1.0], device=dev))) is list
+    assert old is compat.array_namespace(x, api_version="2024.12")
     with pytest.raises(ValueError, match="not supported"):
         compat.array_namespace(x, api_version="2099.01")
     # use_compat=False asks for the library's own namespace; there is no wrapper

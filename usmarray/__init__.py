@@ -1,8 +1,12 @@
-"""usmarray: a strict Python array API namespace (standard 2025.12) on SYCL USM arrays.
+"""usmarray: a strict Python array API namespace (standard 2025.12) on USM arrays.
 
-``import usmarray as xp``; every array is a :class:`usm_ndarray` in SYCL Unified
-Shared Memory and every operation runs on its device's queue.
+``import usmarray as xp``; every array is a :class:`usm_ndarray` in Unified Shared
+Memory of one device (SYCL, CUDA or the NumPy host device) and every operation runs
+on its device's queue.  ``USMARRAY_API_VERSION`` selects the version of the standard
+this module follows (2023.12, 2024.12 or 2025.12, the default).
 """
+
+import sys as _sys
 
 from ._env import configure_kernel_cache, configure_opencl_icd
 
@@ -14,7 +18,7 @@ from ._name import ModuleName as _ModuleName  # noqa: E402
 __name__ = _ModuleName(__name__)  # "usmarray", which SciPy must not take for MArray
 
 from . import _backend  # noqa: E402
-from ._array import _install_operators, usm_ndarray  # noqa: E402
+from ._array import usm_ndarray  # noqa: E402
 from ._constants import e, inf, nan, newaxis, pi  # noqa: E402
 from ._creation import *  # noqa: E402,F403
 from ._data_type_functions import *  # noqa: E402,F403
@@ -50,7 +54,6 @@ from ._elementwise import (  # noqa: E402
     sinh, sqrt, square, subtract, tan, tanh, trunc,
 )
 from ._indexing_functions import *  # noqa: E402,F403
-from ._info import __array_namespace_info__  # noqa: E402
 from ._linalg_main import matmul, matrix_transpose, tensordot, vecdot  # noqa: E402
 from ._manipulation import *  # noqa: E402,F403
 from ._migration import asnumpy  # noqa: E402
@@ -60,15 +63,26 @@ from ._sorting import *  # noqa: E402,F403
 from ._statistical import *  # noqa: E402,F403
 from ._utility import *  # noqa: E402,F403
 
-_install_operators()
-
 __array_api_version__ = "2025.12"
 __version__ = "0.1.0"
 
 #: the SYCL kernel provider in use: "dpnp.tensor", "dpctl.tensor", or None without SYCL
 provider = _backend.sycl.provider_name if _backend.sycl is not None else None
 from . import linalg, fft  # noqa: E402
+from . import _operators, _versions  # noqa: E402
 from ._serial import serialize_namespace as _serialize_namespace  # noqa: E402
 
+__array_namespace_info__ = _versions.info_function(__array_api_version__)
 for _ns in (globals(), vars(linalg), vars(fft)):
     _serialize_namespace(_ns)
+_versions.remember(globals())
+if _versions.configured() != __array_api_version__:
+    _versions.adapt(globals(), _versions.configured())
+
+
+def _array_namespace(self: usm_ndarray, /, *, api_version: str | None = None) -> object:
+    """The namespace of the array API standard's ``api_version`` (None: ``usmarray``)."""
+    return _versions.namespace(_sys.modules[__name__], api_version)
+
+
+_operators.install(_array_namespace)

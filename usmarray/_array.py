@@ -1,50 +1,60 @@
 """``usm_ndarray``: the one array type, a thin wrapper over a backend's raw array.
 
 The wrapper holds the raw array (``_arr``) and its backend (``_be``); shape,
-strides, offset, memory and queue all live in the raw array.  Every method that
-computes delegates to a namespace function, so the standard's rules are written
-once, in the namespace modules.
+strides, offset, memory and queue all live in the raw array.  This module holds the
+attributes and the protocols that need no namespace function; the operators,
+indexing, ``to_device`` and ``__array_namespace__`` compute through the namespace
+functions and are installed on the class by the package (``_operators.install``),
+so the standard's rules are written once, in the namespace modules, and this module
+imports none of them.
 """
 
 from __future__ import annotations
 
 import builtins
 import math
-import types
 from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
 
-from . import _backend, _dlpack, _serial
+from . import _backend
 from . import _dtypes as dt
-from ._device import Device
-from ._serial import serialize_methods
+from ._device import Device, default_device
 
-_sycl = _backend.sycl
 _Scalar = bool | int | float | complex
 _Operand = Union["usm_ndarray", bool, int, float, complex]
 _public_dtype = dt.public
-_API_VERSIONS = frozenset({"2021.12", "2022.12", "2023.12", "2024.12", "2025.12"})
-_USM_TYPES = ("device", "shared", "host")
 
 
 class usm_ndarray:  # noqa: N801 - the name the design gives the type
-    """An N-dimensional array in SYCL Unified Shared Memory.
+    """An N-dimensional array in Unified Shared Memory of one device.
 
     ``usm_ndarray(shape, dtype=None, buffer="device", strides=None, offset=0,
     order="C", buffer_ctor_kwargs=None)`` makes a view of ``shape`` with
     ``strides`` (in elements, negative allowed) starting ``offset`` elements into
-    ``buffer``: "device" | "shared" | "host" allocates new USM memory of that kind,
-    a ``dpctl.memory.MemoryUSM*`` object or another ``usm_ndarray`` shares existing
-    memory.  Every element the view can address must lie inside the buffer.
+    ``buffer``: "device" | "shared" | "host" allocates new memory of that kind on the
+    default device (on the SYCL default device where the default device's backend
+    has no constructor), a backend's memory object (``dpctl.memory.MemoryUSM*``) or
+    another ``usm_ndarray`` shares existing memory.  Every element the view can
+    address must lie inside the buffer.
+
+    Backend-specific attributes (``sycl_queue``, ``usm_data``,
+    ``__sycl_usm_array_interface__`` on SYCL devices, ``__cuda_array_interface__`` on
+    CUDA devices) come from the array's backend; elsewhere they raise AttributeError.
     """
 
     __slots__ = ("_arr", "_be", "__weakref__")
+    _arr: Any
+    _be: Any
     #: NumPy defers operators to a type of higher priority, so ``np.float64(2) * x`` and
     #: ``ndarray + x`` reach x's reflected operator (see _scalars.py), never NumPy's
     __array_priority__ = 1000.0
 
-    if TYPE_CHECKING:  # installed by _install_operators() from the namespace functions
+    if TYPE_CHECKING:  # installed by _operators.install() from the namespace functions
+        def __getitem__(self, key: Any, /) -> usm_ndarray: ...
+        def __setitem__(self, key: Any, value: Any, /) -> None: ...
+        def to_device(self, device: Any, /, *, stream: Any = None) -> usm_ndarray: ...
+        def __array_namespace__(self, /, *, api_version: str | None = None) -> Any: ...
         def __add__(self, other: _Operand, /) -> usm_ndarray: ...
         def __radd__(self, other: _Scalar, /) -> usm_ndarray: ...
         def __iadd__(self, other: _Operand, /) -> usm_ndarray: ...
@@ -105,10 +115,11 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
         order: str = "C",
         buffer_ctor_kwargs: dict | None = None,
     ) -> None:
-        from ._construct import construct
-
-        self._arr = construct(shape, dtype, buffer, strides, offset, order, buffer_ctor_kwargs)
-        self._be = _sycl
+        be = _constructor_backend(buffer, buffer_ctor_kwargs)
+        if type(buffer) is usm_ndarray:
+            buffer = be.buffer_of(buffer._arr)
+        self._arr = be.construct(shape, dtype, buffer, strides, offset, order, buffer_ctor_kwargs)
+        self._be = be
 
     # ---- metadata ------------------------------------------------------------
     @property
@@ -130,7 +141,7 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
     @property
     def strides(self) -> tuple[int, ...]:
         """Strides in elements (not bytes), as in the container spec."""
-        return self._arr.strides
+        return self._be.element_strides(self._arr)
 
     @property
     def itemsize(self) -> int:
@@ -149,43 +160,18 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
     def usm_type(self) -> str:
         return self._be.usm_type_of(self._arr)
 
-    def _sycl_raw(self, what: str) -> Any:
-        if self._be is not _sycl or _sycl is None:
-            raise AttributeError(
-                f"usm_ndarray.{what} exists for arrays on SYCL devices only; this array "
-                f"is on {self.device!r} ({self._be.name} backend)"
-            )
-        return self._arr
-
-    @property
-    def sycl_queue(self) -> Any:
-        return self._sycl_raw("sycl_queue").sycl_queue
-
-    @property
-    def sycl_device(self) -> Any:
-        return self._sycl_raw("sycl_device").sycl_device
-
-    @property
-    def sycl_context(self) -> Any:
-        return self._sycl_raw("sycl_context").sycl_context
-
-    @property
-    def usm_data(self) -> Any:
-        """The USM memory object that owns this array's memory."""
-        return self._sycl_raw("usm_data").usm_data
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_") and not name.endswith("__"):
+            raise AttributeError(name)
+        try:
+            be = object.__getattribute__(self, "_be")
+        except AttributeError:
+            raise AttributeError(name) from None
+        return be.array_attribute(self._arr, name)
 
     @property
     def flags(self) -> Any:
         return self._arr.flags
-
-    @property
-    def __usm_ndarray__(self) -> Any:
-        """The provider's array for this data (a view): how dpnp takes it zero-copy."""
-        return self._sycl_raw("__usm_ndarray__")[...]
-
-    @property
-    def __sycl_usm_array_interface__(self) -> dict:
-        return self._sycl_raw("__sycl_usm_array_interface__").__sycl_usm_array_interface__
 
     @property
     def mT(self) -> usm_ndarray:  # noqa: N802 - the standard's name
@@ -205,16 +191,6 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
         return wrap_with(self._be, self._arr.T)
 
     # ---- protocols -------------------------------------------------------------
-    def __array_namespace__(self, /, *, api_version: str | None = None) -> types.ModuleType:
-        if api_version is not None and api_version not in _API_VERSIONS:
-            raise ValueError(
-                f"api_version={api_version!r} is not supported; usmarray implements "
-                f"{sorted(_API_VERSIONS)}"
-            )
-        import usmarray
-
-        return usmarray
-
     def __dlpack__(
         self,
         /,
@@ -224,20 +200,17 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
         dl_device: tuple[Any, int] | None = None,
         copy: bool | None = None,
     ) -> Any:
-        return _dlpack.export(self._arr, self._be, stream, max_version, dl_device, copy)
+        return self._be.dlpack(self._arr, stream, max_version, dl_device, copy)
 
     def __dlpack_device__(self) -> tuple[Any, int]:
-        return self._arr.__dlpack_device__()
-
-    def to_device(self, device: Any, /, *, stream: Any = None) -> usm_ndarray:
-        return _migration.to_device(self, device, stream=stream)
+        return self._be.dlpack_device(self._arr)
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         a = self._arr
-        if self._be is _sycl and a.usm_type == "device" and not a.sycl_device.is_cpu:
+        if not self._be.host_accessible(a):
             raise TypeError(
-                "implicit conversion to a NumPy array is refused for USM-device memory "
-                "on a non-CPU device; use usmarray.asnumpy(x) to copy to the host"
+                "implicit conversion to a NumPy array is refused for device memory the "
+                "host cannot read; use usmarray.asnumpy(x) to copy to the host"
             )
         if copy is False:
             raise ValueError(
@@ -319,26 +292,8 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
 
     def __deepcopy__(self, memo: Any) -> usm_ndarray:
         """A new array with the same values on the same Device (and usm_type)."""
-        return _migration.asarray(self, copy=True)
+        return wrap_with(self._be, self._be.copy(self._arr))
 
-    # ---- indexing -----------------------------------------------------------------
-    def __getitem__(self, key: Any, /) -> usm_ndarray:
-        out = object.__new__(usm_ndarray)
-        be = out._be = self._be
-        if type(key) is slice:
-            out._arr = self._arr[key]
-            return out
-        with _serial.LOCK:
-            rk = _raw_key(self._arr, key)
-            try:
-                r = self._arr[rk]
-            except Exception as exc:
-                _indexing.gather_failed(exc, be, self._arr, rk)
-        out._arr = r if r.__class__ is be.array_type else be.as_array(r)
-        return out
-
-    def __setitem__(self, key: Any, value: Any, /) -> None:
-        _indexing.setitem(self, key, value)
 
 
 def _iter_rows(be: Any, a: Any) -> Any:
@@ -353,7 +308,10 @@ def _restore_array(host: np.ndarray, device: Device, usm_type: str) -> usm_ndarr
     be = device._be
     if usm_type not in be.usm_types:
         usm_type = be.usm_types[0]
-    with _serial.LOCK:
+    lk = be.lock
+    if lk is None:
+        return wrap_with(be, be.from_host(np.asarray(host, order="C"), usm_type, device._q))
+    with lk:
         return wrap_with(be, be.from_host(np.asarray(host, order="C"), usm_type, device._q))
 
 
@@ -364,48 +322,30 @@ def wrap_with(be: Any, raw: Any) -> usm_ndarray:
     return out
 
 
-def _install_operators() -> None:
-    """Operator methods from the elementwise functions, with reflected and in-place forms."""
-    from . import _elementwise as ew
-    from . import _linalg_main as la
+def _constructor_backend(buffer: Any, kwargs: dict | None) -> Any:
+    """The backend whose memory ``usm_ndarray(..., buffer=buffer)`` views or allocates."""
+    if type(buffer) is usm_ndarray:
+        be = buffer._be
+    elif not isinstance(buffer, str):
+        be = next((b for b in _backend.backends().values() if hasattr(b, "construct")
+                   and (b.memory_object(buffer) or isinstance(buffer, b.array_type))), None)
+        if be is None:
+            raise TypeError(
+                "usm_ndarray: buffer must be 'device', 'shared', 'host', a backend's memory "
+                "object (dpctl.memory.MemoryUSM*), a usm_ndarray or a provider array, got "
+                f"{type(buffer).__name__}"
+            )
+    else:
+        q = kwargs.get("queue") if isinstance(kwargs, dict) else None
+        be = _backend.for_native(q) if q is not None else default_device()._be
+        if be is None or not hasattr(be, "construct"):
+            be = _backend.get_backend("sycl")
+    if be is None or not hasattr(be, "construct"):
+        raise TypeError(
+            "usm_ndarray(...) needs a backend with a constructor (SYCL); none is available: "
+            "create arrays with usmarray.empty/zeros/asarray(..., device=...) instead"
+        )
+    return be
 
-    binary = {
-        "add": ew.add, "sub": ew.subtract, "mul": ew.multiply, "truediv": ew.divide,
-        "floordiv": ew.floor_divide, "mod": ew.remainder, "pow": ew.pow,
-        "and": ew.bitwise_and, "or": ew.bitwise_or, "xor": ew.bitwise_xor,
-        "lshift": ew.bitwise_left_shift, "rshift": ew.bitwise_right_shift,
-        "matmul": la.matmul,
-    }
-    for name, fn in binary.items():
-        setattr(usm_ndarray, f"__{name}__", ew.make_operator(fn, f"__{name}__"))
-        setattr(usm_ndarray, f"__r{name}__", ew.make_reflected(fn, f"__r{name}__"))
-        setattr(usm_ndarray, f"__i{name}__", ew.make_inplace(fn, f"__i{name}__"))
-    comparisons = {
-        "lt": ew.less, "le": ew.less_equal, "gt": ew.greater, "ge": ew.greater_equal,
-        "eq": ew.equal, "ne": ew.not_equal,
-    }
-    for name, fn in comparisons.items():
-        setattr(usm_ndarray, f"__{name}__", ew.make_operator(fn, f"__{name}__"))
-    usm_ndarray.__neg__ = lambda self: ew.negative(self)  # type: ignore[method-assign]
-    usm_ndarray.__pos__ = lambda self: ew.positive(self)  # type: ignore[method-assign]
-    usm_ndarray.__abs__ = lambda self: ew.abs(self)  # type: ignore[method-assign]
-    usm_ndarray.__invert__ = lambda self: ew.bitwise_invert(self)  # type: ignore[method-assign]
-    operators = tuple(
-        [f"__{p}{n}__" for n in binary for p in ("", "r", "i")]
-        + [f"__{n}__" for n in (*comparisons, "neg", "pos", "abs", "invert")]
-    )
-    serialize_methods(usm_ndarray, operators + _SUBMITTING_METHODS)
-
-
-# methods that may submit work or wait for it (see _serial.py); __getitem__ locks itself
-_SUBMITTING_METHODS = (
-    "__dlpack__", "to_device", "__reduce__", "__array__", "__bool__", "__complex__", "__float__",
-    "__int__", "__index__", "__repr__", "__str__", "__format__", "__setitem__",
-)
-
-
-from . import _indexing, _migration  # noqa: E402  (need usm_ndarray defined)
-
-_raw_key = _indexing.raw_key
 
 __all__ = ["usm_ndarray", "wrap_with"]

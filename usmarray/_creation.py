@@ -1,4 +1,5 @@
-"""Creation functions (array API 2025.12) with ``device=``, ``usm_type=``, ``sycl_queue=``."""
+"""Creation functions (array API 2025.12) with ``device=``, ``usm_type=`` and the SYCL
+backend's ``sycl_queue=``."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import numpy as np
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
 from ._device import Device
-from ._helpers import alloc_failed, check_array, check_scalar
+from ._helpers import alloc_failed, check_array, check_scalar, same_device
 from ._migration import asarray, from_dlpack, to_device
 from ._placement import (
     check_device_dtype,
@@ -72,13 +73,13 @@ def _dtype_or(dtype: Any, default: np.dtype, q: Any, fname: str) -> np.dtype:
 def _filled(fname: str, shape: Any, value: Any, dtype: Any, device: Any, usm_type: Any, sycl_queue: Any) -> usm_ndarray:
     be, q, ut = placement(device, usm_type, sycl_queue, fname)
     d = _dtype_or(dtype, default_float(q), q, fname)
-    return wrap_with(be, _alloc(be, q, d, be.full, _shape(shape, fname), value, dtype=d, usm_type=ut, sycl_queue=q))
+    return wrap_with(be, _alloc(be, q, d, be.full, _shape(shape, fname), value, dtype=d, usm_type=ut, queue=q))
 
 
 def empty(shape: Any, *, dtype: Any = None, device: Any = None, usm_type: Any = None, sycl_queue: Any = None) -> usm_ndarray:
     be, q, ut = placement(device, usm_type, sycl_queue, "empty")
     d = _dtype_or(dtype, default_float(q), q, "empty")
-    return wrap_with(be, _alloc(be, q, d, be.empty, _shape(shape, "empty"), dtype=d, usm_type=ut, sycl_queue=q))
+    return wrap_with(be, _alloc(be, q, d, be.empty, _shape(shape, "empty"), dtype=d, usm_type=ut, queue=q))
 
 
 def zeros(shape: Any, *, dtype: Any = None, device: Any = None, usm_type: Any = None, sycl_queue: Any = None) -> usm_ndarray:
@@ -110,7 +111,7 @@ def full(
         be, q, ut = placement(device, usm_type, sycl_queue, "full")
         d = _dtype_or(dtype, fv.dtype, q, "full")
         src = to_device(fill_value, Device._make(be, q))._arr
-        out = _alloc(be, q, d, be.empty, _shape(shape, "full"), dtype=d, usm_type=ut, sycl_queue=q)
+        out = _alloc(be, q, d, be.empty, _shape(shape, "full"), dtype=d, usm_type=ut, queue=q)
         out[...] = be.astype(src, d)
         return wrap_with(be, out)
     be, q, ut = placement(device, usm_type, sycl_queue, "full")
@@ -123,7 +124,7 @@ def full(
     d = _dtype_or(dtype, scalar_default_dtype(fill_value, q), q, "full")
     if type(fill_value) is int and d in dt.INTEGER and not dt.integer_fits(d, fill_value):
         raise OverflowError(f"full: fill_value {fill_value} does not fit dtype {d}")
-    return wrap_with(be, _alloc(be, q, d, be.full, _shape(shape, "full"), fill_value, dtype=d, usm_type=ut, sycl_queue=q))
+    return wrap_with(be, _alloc(be, q, d, be.full, _shape(shape, "full"), fill_value, dtype=d, usm_type=ut, queue=q))
 
 
 def _like(fname: str, x: usm_ndarray, dtype: Any, device: Any, usm_type: Any, sycl_queue: Any) -> tuple[Any, Any, str, np.dtype]:
@@ -140,17 +141,17 @@ def _like(fname: str, x: usm_ndarray, dtype: Any, device: Any, usm_type: Any, sy
 
 def empty_like(x: usm_ndarray, /, *, dtype: Any = None, device: Any = None, usm_type: Any = None, sycl_queue: Any = None) -> usm_ndarray:
     be, q, ut, d = _like("empty_like", x, dtype, device, usm_type, sycl_queue)
-    return wrap_with(be, _alloc(be, q, d, be.empty, x._arr.shape, dtype=d, usm_type=ut, sycl_queue=q))
+    return wrap_with(be, _alloc(be, q, d, be.empty, x._arr.shape, dtype=d, usm_type=ut, queue=q))
 
 
 def zeros_like(x: usm_ndarray, /, *, dtype: Any = None, device: Any = None, usm_type: Any = None, sycl_queue: Any = None) -> usm_ndarray:
     be, q, ut, d = _like("zeros_like", x, dtype, device, usm_type, sycl_queue)
-    return wrap_with(be, _alloc(be, q, d, be.full, x._arr.shape, 0, dtype=d, usm_type=ut, sycl_queue=q))
+    return wrap_with(be, _alloc(be, q, d, be.full, x._arr.shape, 0, dtype=d, usm_type=ut, queue=q))
 
 
 def ones_like(x: usm_ndarray, /, *, dtype: Any = None, device: Any = None, usm_type: Any = None, sycl_queue: Any = None) -> usm_ndarray:
     be, q, ut, d = _like("ones_like", x, dtype, device, usm_type, sycl_queue)
-    return wrap_with(be, _alloc(be, q, d, be.full, x._arr.shape, 1, dtype=d, usm_type=ut, sycl_queue=q))
+    return wrap_with(be, _alloc(be, q, d, be.full, x._arr.shape, 1, dtype=d, usm_type=ut, queue=q))
 
 
 def full_like(
@@ -168,7 +169,7 @@ def full_like(
     if type(fill_value) not in _SCALARS:
         raise TypeError(f"full_like: fill_value must be a Python scalar, got {type(fill_value).__name__}")
     check_scalar(d, fill_value, "full_like")
-    return wrap_with(be, _alloc(be, q, d, be.full, x._arr.shape, fill_value, dtype=d, usm_type=ut, sycl_queue=q))
+    return wrap_with(be, _alloc(be, q, d, be.full, x._arr.shape, fill_value, dtype=d, usm_type=ut, queue=q))
 
 
 def _python_scalar(v: Any) -> Any:
@@ -205,9 +206,9 @@ def arange(
     if is_float and d in dt.INTEGER:
         raise TypeError(f"arange: float arguments with integer dtype {d}")
     n = max(0, math.ceil((stop - start) / step))
-    raw = _alloc_n(be, q, d, n, be.arange, start, stop, step, dtype=d, usm_type=ut, sycl_queue=q)
+    raw = _alloc_n(be, q, d, n, be.arange, start, stop, step, dtype=d, usm_type=ut, queue=q)
     if raw.shape[0] != n:  # the provider rounds differently: make the standard's length
-        raw = be.arange(0, n, 1, dtype=d, usm_type=ut, sycl_queue=q) * step + start if n else raw[:0]
+        raw = be.arange(0, n, 1, dtype=d, usm_type=ut, queue=q) * step + start if n else raw[:0]
     return wrap_with(be, raw)
 
 
@@ -235,7 +236,7 @@ def linspace(
         raise TypeError(f"linspace: dtype must be floating-point, got {d}")
     if is_complex and d not in dt.COMPLEX_FLOATING:
         raise TypeError(f"linspace: complex start/stop need a complex dtype, got {d}")
-    return wrap_with(be, _alloc_n(be, q, d, num, be.linspace, start, stop, num, dtype=d, endpoint=endpoint, usm_type=ut, sycl_queue=q))
+    return wrap_with(be, _alloc_n(be, q, d, num, be.linspace, start, stop, num, dtype=d, endpoint=endpoint, usm_type=ut, queue=q))
 
 
 def eye(
@@ -254,12 +255,10 @@ def eye(
         if v is not None and (type(v) is not int):
             raise TypeError(f"eye: {name} must be an int, got {type(v).__name__}")
     d = _dtype_or(dtype, default_float(q), q, "eye")
-    return wrap_with(be, _alloc_n(be, q, d, n_rows * (n_rows if n_cols is None else n_cols), be.eye, n_rows, n_cols, k=k, dtype=d, usm_type=ut, sycl_queue=q))
+    return wrap_with(be, _alloc_n(be, q, d, n_rows * (n_rows if n_cols is None else n_cols), be.eye, n_rows, n_cols, k=k, dtype=d, usm_type=ut, queue=q))
 
 
 def meshgrid(*arrays: usm_ndarray, indexing: str = "xy") -> tuple[usm_ndarray, ...]:
-    from ._helpers import same_device
-
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
     for i, a in enumerate(arrays):

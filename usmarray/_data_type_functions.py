@@ -108,7 +108,7 @@ def astype(x: usm_ndarray, dtype: Any, /, *, copy: bool = True, device: Any = No
             if (d is dt.float64 or d is dt.complex128) and not has_fp64(q):
                 raise ValueError(
                     f"astype: dtype {d} needs double precision, which device "
-                    f"{q.sycl_device.filter_string} does not support"
+                    f"{target._be.describe(q)} does not support"
                 )
             try:
                 if src is not d:
@@ -119,7 +119,7 @@ def astype(x: usm_ndarray, dtype: Any, /, *, copy: bool = True, device: Any = No
     if src is d and not copy:
         return x
     try:
-        return wrap_with(be, be.provider.copy(a) if src is d else be.astype(a, d))
+        return wrap_with(be, be.copy(a) if src is d else be.astype(a, d))
     except Exception as exc:
         alloc_failed(exc, be, a, a.size * d.itemsize, "astype")
 

@@ -10,19 +10,17 @@ from collections.abc import Iterator
 from typing import Any
 
 from . import _backend
+from ._backend import Capabilities
 
-_sycl = _backend.sycl
-_EPE_BASES: tuple[type, ...] = (ValueError,)
-if _sycl is not None:
-    _EPE_BASES += (_sycl.ExecutionPlacementError,)
+_EPE_BASES: tuple[type, ...] = (ValueError, *_backend.placement_error_bases())
 
 
 class ExecutionPlacementError(*_EPE_BASES):  # type: ignore[misc]
     """Arrays of one call live on different devices (or queues that are not equivalent).
 
-    Subclasses ValueError (as the standard's device rules expect) and, with a SYCL
-    runtime, the kernel provider's own ExecutionPlacementError, so either ``except``
-    clause catches it.
+    Subclasses ValueError (as the standard's device rules expect) and the backends'
+    own placement errors (with a SYCL runtime, the kernel provider's
+    ExecutionPlacementError), so any of those ``except`` clauses catches it.
     """
 
 
@@ -30,7 +28,9 @@ class Device:
     """A device in the array API sense: a backend plus one of its queues.
 
     Two Devices are equal when they share a backend and their queues are equal
-    (for SYCL: equivalent queues, same context, device and properties).
+    (for SYCL: equivalent queues, same context, device and properties; for CUDA: the
+    same stream).  Backend-specific attributes (``sycl_queue``, ``sycl_device``, ...)
+    come from the backend and raise AttributeError on devices of other backends.
     """
 
     __slots__ = ("_be", "_q")
@@ -52,45 +52,38 @@ class Device:
 
     @classmethod
     def create_device(cls, obj: Any = None) -> Device:
-        """A Device from a filter string ("cpu", "gpu", "opencl:cpu:0", "numpy", or a
-        registered backend's name), a ``dpctl.SyclDevice`` or ``dpctl.SyclQueue``, a
-        Device, or None (the current default device)."""
+        """A Device from a filter string ("cpu", "gpu", "opencl:cpu:0", "cuda:0",
+        "numpy", or a registered backend's name), a backend's native device or queue
+        object (``dpctl.SyclDevice``, ``dpctl.SyclQueue``, ``cupy.cuda.Device``,
+        ``cupy.cuda.Stream``), a Device, or None (the current default device)."""
         if type(obj) is Device:
             return obj
         if obj is None:
             return default_device()
         if isinstance(obj, str):
             be = _backend.get_backend(obj.split(":", 1)[0])
-            if be is not None and be is not _sycl:
-                return cls._make(be, be.native_queue(obj))
-        if _sycl is None:
-            raise ValueError(
-                f"device {obj!r}: no SYCL runtime is available (dpctl could not be "
-                f"imported); available backends: {sorted(_backend.backends())}"
+            if be is None:  # SYCL filter strings name no backend: "cpu", "opencl:cpu:0"
+                be = _backend.get_backend("sycl")
+            if be is None:
+                raise ValueError(
+                    f"device {obj!r} names no backend, and no SYCL runtime is available "
+                    f"(dpctl could not be imported); available backends: "
+                    f"{sorted(_backend.backends())}"
+                )
+            return cls._make(be, be.native_queue(obj))
+        be = _backend.for_native(obj)
+        if be is None:
+            raise TypeError(
+                f"cannot make a device from {type(obj).__name__}; pass a filter string "
+                f"(backends: {sorted(_backend.backends())}), a backend's device or queue "
+                "object, or a usmarray.Device"
             )
-        return cls._make(_sycl, _sycl.native_queue(obj))
+        return cls._make(be, be.native_queue(obj))
 
-    def _sycl_only(self, what: str) -> None:
-        if self._be is not _sycl or _sycl is None:
-            raise AttributeError(
-                f"Device.{what} exists for SYCL devices only; {self!r} belongs to the "
-                f"{self._be.name!r} backend"
-            )
-
-    @property
-    def sycl_queue(self) -> Any:
-        self._sycl_only("sycl_queue")
-        return self._q
-
-    @property
-    def sycl_device(self) -> Any:
-        self._sycl_only("sycl_device")
-        return self._q.sycl_device
-
-    @property
-    def sycl_context(self) -> Any:
-        self._sycl_only("sycl_context")
-        return self._q.sycl_context
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return self._be.device_attribute(self._q, name)
 
     @property
     def backend(self) -> str:
@@ -98,7 +91,7 @@ class Device:
 
     def wait(self) -> None:
         """Block until all work submitted to this device's queue has finished."""
-        self._q.wait()
+        self._be.wait(self._q)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Device):
@@ -146,21 +139,26 @@ _override: contextvars.ContextVar[Device | None] = contextvars.ContextVar(
     "usmarray_default_device", default=None
 )
 _global_default: Device | None = None
+#: backends whose default device is preferred, in order, over the NumPy device
+_PREFERRED = ("sycl", "cuda")
 
 
 def _initial_default() -> Device:
     env = os.environ.get("USMARRAY_DEFAULT_DEVICE")
     if env:
         return Device.create_device(env)
-    if _sycl is not None and _sycl.available():
-        return Device._make(_sycl, _sycl.default_queue())
+    for name in _PREFERRED:
+        be = _backend.get_backend(name)
+        if be is not None and be.available():
+            return Device._make(be, be.default_queue())
     return Device._make(_backend.numpy, _backend.numpy.default_queue())
 
 
 def default_device() -> Device:
     """The device arrays are created on when no placement keyword is given: the
     innermost ``using_device`` block, else ``set_default_device``, else
-    ``USMARRAY_DEFAULT_DEVICE``, else the SYCL default device, else the NumPy device."""
+    ``USMARRAY_DEFAULT_DEVICE``, else the SYCL default device, else the first CUDA
+    device, else the NumPy device."""
     d = _override.get()
     if d is not None:
         return d
@@ -199,16 +197,37 @@ def placement_error(fname: str, d1: Any, d2: Any) -> ExecutionPlacementError:
 
 
 def resolve(device: Any, sycl_queue: Any) -> tuple[Any, Any]:
-    """(backend, queue) named by the complementary ``device=`` and ``sycl_queue=`` keywords."""
+    """(backend, queue) named by the complementary ``device=`` and ``sycl_queue=`` keywords
+    (``sycl_queue=`` is the SYCL backend's spelling of a queue, as in dpctl.tensor)."""
     if sycl_queue is not None:
-        if _sycl is None:
+        sycl = _backend.get_backend("sycl")
+        if sycl is None:
             raise ValueError("sycl_queue= needs a SYCL runtime, and none is available")
-        q = sycl_queue._q if type(sycl_queue) is Device else _sycl.native_queue(sycl_queue)
+        q = sycl_queue._q if type(sycl_queue) is Device else sycl.native_queue(sycl_queue)
         if device is not None and Device.create_device(device)._q != q:
             raise ValueError(
                 f"device={device!r} and sycl_queue={sycl_queue!r} name different queues; "
                 "pass one of them, or two that agree"
             )
-        return _sycl, q
+        return sycl, q
     d = Device.create_device(device)
     return d._be, d._q
+
+
+_QUEUE_OWNERS: dict[type, Any] = {}
+
+
+def backend_of_queue(q: Any) -> Any:
+    """The backend a native queue belongs to (by its type; cached)."""
+    be = _QUEUE_OWNERS.get(type(q))
+    if be is None:
+        be = _backend.for_native(q)
+        if be is None:
+            raise TypeError(f"{type(q).__name__} is no backend's queue")
+        _QUEUE_OWNERS[type(q)] = be
+    return be
+
+
+def capabilities(q: Any) -> Capabilities:
+    """What the device of native queue ``q`` can compute in (``fp64``, ``fp16``)."""
+    return backend_of_queue(q).capabilities(q)

@@ -20,7 +20,7 @@ from ._device import placement_error
 from ._helpers import alloc_failed, check_nbytes, check_scalar, scalar_operand_dtype
 from ._placement import default_float
 from ._scalars import py_scalar
-from ._serial import acquire, locks_itself, release, serialized
+from ._serial import locks_itself, serialized
 from ._special_cases import FIXUPS
 
 _PROMOTION = dt.PROMOTION_TABLE
@@ -123,7 +123,9 @@ def _make_unary(name: str) -> Callable[..., usm_ndarray]:
         be = x._be
         if a.size > _SAFE_SIZE:
             _check_result(be, name, a, a)
-        acquire()
+        lk = be.lock
+        if lk is not None:
+            lk.acquire()
         try:
             out = getattr(be, name)(a)
             if fixups:
@@ -133,7 +135,8 @@ def _make_unary(name: str) -> Callable[..., usm_ndarray]:
         except Exception as exc:
             _out_of_memory(exc, be, name, a, a)
         finally:
-            release()
+            if lk is not None:
+                lk.release()
         return wrap_with(be, out)
 
     func.__name__ = func.__qualname__ = name
@@ -154,7 +157,7 @@ def binary_operands(
         if type(x2) is usm_ndarray:
             a2 = x2._arr
             be = x1._be
-            if be is not x2._be or (be.multi_queue and a1.sycl_queue != a2.sycl_queue):
+            if be is not x2._be or (be.multi_queue and be.queue_of(a1) != be.queue_of(a2)):
                 raise placement_error(fname, x1.device, x2.device)
             d1, d2 = a1.dtype, a2.dtype
             rd = _PROMOTION.get((d1, d2))
@@ -186,7 +189,9 @@ def _make_binary(name: str) -> Callable[..., usm_ndarray]:
             raise _category_error(name, catname, rd)
         if getattr(a1, "size", 1) * getattr(a2, "size", 1) > _SAFE_SIZE:
             _check_result(be, name, a1, a2)
-        acquire()
+        lk = be.lock
+        if lk is not None:
+            lk.acquire()
         try:
             out = getattr(be, name)(a1, a2)
             if fixups:
@@ -196,7 +201,8 @@ def _make_binary(name: str) -> Callable[..., usm_ndarray]:
         except Exception as exc:
             _out_of_memory(exc, be, name, a1, a2)
         finally:
-            release()
+            if lk is not None:
+                lk.release()
         return wrap_with(be, out)
 
     func.__name__ = func.__qualname__ = name
@@ -276,14 +282,17 @@ def divide(x1: Any, x2: Any, /) -> usm_ndarray:
         return _float_divide(x1, x2)
     be, a1, a2, _ = binary_operands(x1, x2, "divide", dt.INTEGER)
     f = default_float(be.queue_of(a1 if t1 is usm_ndarray else a2))
-    acquire()
+    lk = be.lock
+    if lk is not None:
+        lk.acquire()
     try:
         o1 = wrap_with(be, be.astype(a1, f)) if t1 is usm_ndarray else float(a1)
         o2 = wrap_with(be, be.astype(a2, f)) if t2 is usm_ndarray else float(a2)
     except Exception as exc:
         _out_of_memory(exc, be, "divide", a1, a2)
     finally:
-        release()
+        if lk is not None:
+            lk.release()
     return _float_divide(o1, o2)
 equal = _make_binary("equal")
 floor_divide = _make_binary("floor_divide")
@@ -394,6 +403,14 @@ def make_reflected(fn: Callable[..., usm_ndarray], opname: str) -> Callable[...,
             if type(other) not in (bool, int, float, complex):
                 return _not_implemented(other, opname)
         return fn(other, self)
+
+    op.__name__ = opname
+    return _lock_like(fn, op)
+
+
+def make_unary_operator(fn: Callable[..., usm_ndarray], opname: str) -> Callable[..., Any]:
+    def op(self: usm_ndarray) -> Any:
+        return fn(self)
 
     op.__name__ = opname
     return _lock_like(fn, op)

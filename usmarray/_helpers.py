@@ -7,7 +7,7 @@ section turns failed allocations into MemoryError naming the size.
 
 from __future__ import annotations
 
-from typing import Any, NoReturn
+from typing import Any
 
 import numpy as np
 
@@ -116,35 +116,11 @@ def scalar_operand_dtype(dtype: np.dtype, value: Any, fname: str) -> np.dtype:
     return dtype
 
 
-# ---- results that do not fit ----------------------------------------------------------------
-#: byte counts above this wrap around in the providers' 64-bit size arithmetic
-MAX_NBYTES = 2**63 - 1
+# ---- results that do not fit: the backend layer's rules, used by every namespace module
+from ._backend._errors import MAX_NBYTES, alloc_failed, check_nbytes  # noqa: E402
 
-
-def _memory_error(be: Any, where: Any, nbytes: int, fname: str) -> MemoryError:
-    q = be.queue_of(where) if isinstance(where, be.array_type) else where
-    return MemoryError(f"{fname}: {be.memory_error(nbytes, q)}")
-
-
-def check_nbytes(be: Any, where: Any, nbytes: int, fname: str) -> None:
-    """MemoryError, before any kernel sees the size, for a result of ``nbytes`` bytes
-    beyond MAX_NBYTES on the device of ``where`` (a raw array or a native queue)."""
-    if nbytes > MAX_NBYTES:
-        raise _memory_error(be, where, nbytes, fname)
-
-
-def alloc_failed(exc: Exception, be: Any, where: Any, nbytes: int, fname: str) -> NoReturn:
-    """Raise for ``exc``, raised by a kernel that allocates ``nbytes`` bytes on the
-    device of ``where`` (a raw array or a native queue): a MemoryError naming the size
-    when ``exc`` is the backend's allocation failure, or when ``nbytes`` exceeds
-    MAX_NBYTES (the provider's byte count wrapped around and something else failed);
-    else ``exc`` itself.
-
-    Call it in an ``except`` branch only, so the size costs nothing on success."""
-    if isinstance(exc, MemoryError):
-        if str(nbytes) in str(exc):
-            raise exc
-        raise _memory_error(be, where, nbytes, fname) from exc  # e.g. NumPy's, in TiB
-    if isinstance(exc, getattr(be, "alloc_errors", ())) or nbytes > MAX_NBYTES:
-        raise _memory_error(be, where, nbytes, fname) from exc
-    raise exc
+__all__ = [
+    "MAX_NBYTES", "alloc_failed", "check_array", "check_arrays", "check_category",
+    "check_dtype_in", "check_nbytes", "check_scalar", "normalize_axes", "normalize_axis",
+    "same_device", "scalar_operand_dtype",
+]

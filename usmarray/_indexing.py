@@ -14,9 +14,11 @@ import numpy as np
 
 from . import _dtypes as dt
 from ._array import usm_ndarray
-from ._device import placement_error
+from ._device import Device, placement_error
 from ._helpers import alloc_failed, check_scalar
 from ._scalars import py_scalar
+
+_new = object.__new__
 
 _SIMPLE = frozenset({int, slice, type(None), type(Ellipsis), bool})
 
@@ -91,8 +93,8 @@ def _array_key(raw: Any, k: Any, axis: int) -> Any:
     if d not in dt.INTEGER_OR_BOOLEAN:
         raise IndexError(f"array indices must have an integer or boolean dtype, got {d}")
     be = k._be
-    if be.multi_queue and a.sycl_queue != raw.sycl_queue:
-        raise placement_error("indexing", k.device, raw.sycl_queue)
+    if be.multi_queue and be.queue_of(a) != be.queue_of(raw):
+        raise placement_error("indexing", k.device, Device._make(be, be.queue_of(raw)))
     if d is dt.bool:
         want = raw.shape[axis:axis + a.ndim]
         # each mask dimension matches the array's, or is 0 (an empty selection)
@@ -138,14 +140,38 @@ def gather_failed(exc: Exception, be: Any, raw: Any, rk: Any) -> NoReturn:
     alloc_failed(exc, be, raw, count * raw.itemsize, "__getitem__")
 
 
-def setitem(x: Any, key: Any, value: Any) -> None:
+def getitem(self: usm_ndarray, key: Any, /) -> usm_ndarray:
+    """``x[key]``: a view for ints, slices, ``...`` and ``None``; a copy for array keys."""
+    out = _new(usm_ndarray)
+    be = out._be = self._be
+    if type(key) is slice:
+        out._arr = self._arr[key]
+        return out
+    lk = be.lock
+    if lk is not None:
+        lk.acquire()
+    try:
+        rk = raw_key(self._arr, key)
+        try:
+            r = self._arr[rk]
+        except Exception as exc:
+            gather_failed(exc, be, self._arr, rk)
+    finally:
+        if lk is not None:
+            lk.release()
+    out._arr = r if r.__class__ is be.array_type else be.as_array(r)
+    return out
+
+
+def setitem(x: Any, key: Any, value: Any, /) -> None:
     """``x[key] = value`` with the 2025.12 rule: value's dtype must promote to x's."""
     raw = x._arr
     rk = raw_key(raw, key)
     d = raw.dtype
     if type(value) is usm_ndarray:
         v = value._arr
-        if value._be is not x._be or (x._be.multi_queue and v.sycl_queue != raw.sycl_queue):
+        be = x._be
+        if value._be is not be or (be.multi_queue and be.queue_of(v) != be.queue_of(raw)):
             raise placement_error("__setitem__", value.device, x.device)
         if dt.PROMOTION_TABLE.get((d, v.dtype)) != d:
             raise TypeError(
@@ -153,7 +179,7 @@ def setitem(x: Any, key: Any, value: Any) -> None:
                 f"dtype {d}; the value's dtype must promote to the target's"
             )
         if x._be.may_share_memory(raw, v):
-            v = x._be.provider.copy(v)  # the provider refuses overlapping scatter sources
+            v = be.copy(v)  # the provider refuses overlapping scatter sources
         raw[rk] = v
         return
     value = py_scalar(value)

@@ -17,9 +17,14 @@ def _queue(device: Any) -> Any:
 
 
 class Info:
-    """The namespace inspection object of the array API standard."""
+    """The namespace inspection object of the array API standard, for one version of it
+    (``devices()`` returns a list before 2025.12, a tuple from then on)."""
 
     __module__ = "usmarray"
+    __slots__ = ("_version",)
+
+    def __init__(self, version: str = "2025.12") -> None:
+        self._version = version
 
     def capabilities(self) -> dict[str, Any]:
         return {
@@ -40,14 +45,14 @@ class Info:
             "indexing": dt.public(dt.int64),
         }
 
-    def devices(self) -> tuple[Device, ...]:
+    def devices(self) -> tuple[Device, ...] | list[Device]:
         """Every device of every backend: the SYCL devices, then the NumPy host device
         and those of registered backends."""
         out: list[Device] = []
         for be in _backend.backends().values():
             if be.available():
                 out.extend(Device._make(be, q) for q in be.devices())
-        return tuple(out)
+        return out if self._version < "2025.12" else tuple(out)
 
     def dtypes(self, *, device: Any = None, kind: Any = None) -> dict[str, Any]:
         q = _queue(device)
@@ -66,6 +71,3 @@ class Info:
                     selected.add(dt.check_dtype(k, "kind"))
         return {d.name: dt.public(d) for d in allowed if d in selected}
 
-
-def __array_namespace_info__() -> Info:
-    return Info()

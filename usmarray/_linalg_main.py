@@ -14,7 +14,6 @@ from typing import Any
 
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
-from ._backend import _onemkl
 from ._helpers import alloc_failed, check_array, same_device
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
@@ -68,7 +67,7 @@ def _as_dtype(be: Any, raw: Any, d: Any) -> Any:
 def matmul_raw(be: Any, a1: Any, a2: Any) -> Any:
     """Matrix product of two raw arrays of one dtype: oneMKL's gemm for floating dtypes
     (through dpnp, zero-copy), the kernel provider's matmul otherwise."""
-    res = _onemkl.gemm("matmul", a1, a2) if a1.dtype in dt.FLOATING else None
+    res = be.gemm("matmul", a1, a2) if a1.dtype in dt.FLOATING else None
     return be.matmul(a1, a2) if res is None else res
 
 
@@ -182,7 +181,7 @@ def tensordot(
     res = None
     try:
         if rd in dt.FLOATING and a1.ndim and a2.ndim:
-            res = _onemkl.gemm("tensordot", a1, a2, axes=(ax1, ax2))
+            res = be.gemm("tensordot", a1, a2, axes=(ax1, ax2))
         if res is None:
             res = be.tensordot(a1, a2, axes=(ax1, ax2))
         return wrap_with(be, _as_dtype(be, res, rd))

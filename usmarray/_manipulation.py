@@ -205,7 +205,7 @@ def concat(arrays: Any, /, *, axis: int | None = 0) -> usm_ndarray:
     try:
         if len(raws) == 1:
             r = raws[0]
-            return wrap_with(be, be.provider.copy(r) if dtypes[0] is d else be.astype(r, d))
+            return wrap_with(be, be.copy(r) if dtypes[0] is d else be.astype(r, d))
         return wrap_with(be, be.concat(_cast_all(be, raws, dtypes, d), axis=ax))
     except Exception as exc:
         alloc_failed(exc, be, raws[0], nbytes, "concat")
@@ -377,7 +377,7 @@ def reshape(x: usm_ndarray, /, shape: tuple[int, ...], *, copy: bool | None = No
     be = x._be
     if copy:
         try:
-            return wrap_with(be, be.reshape(be.provider.copy(a), shape))
+            return wrap_with(be, be.reshape(be.copy(a), shape))
         except Exception as exc:
             alloc_failed(exc, be, a, size * a.itemsize, "reshape")
     try:
@@ -429,7 +429,7 @@ def roll(
         used = tuple(i for i in range(a.ndim) if total[i] and a.shape[i])
         how = (tuple(total[i] for i in used), used) if used else None
     try:
-        return wrap_with(be, be.provider.copy(a) if how is None else be.roll(a, how[0], axis=how[1]))
+        return wrap_with(be, be.copy(a) if how is None else be.roll(a, how[0], axis=how[1]))
     except Exception as exc:
         alloc_failed(exc, be, a, a.size * a.itemsize, "roll")
 

@@ -6,10 +6,10 @@ from typing import Any
 
 import numpy as np
 
-from . import _backend, _suai
-from . import _dlpack_import as _dl
+from . import _backend
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
+from ._backend import _dlpack_import as _dl
 from ._device import Device, resolve
 from ._placement import (
     USM_TYPES,
@@ -18,21 +18,20 @@ from ._placement import (
     optional_dtype,
     scalar_default_dtype,
 )
+from ._serial import locked, locks_itself
 
-_sycl = _backend.sycl
-_QUEUE_TYPE = type(_sycl.default_queue()) if _sycl is not None else type(None)
 _SCALARS = (bool, int, float, complex)
 
 
 def to_device(x: usm_ndarray, device: Any, /, *, stream: Any = None) -> usm_ndarray:
-    """Same SYCL context and device: a zero-copy view on the new queue; another
-    context: a copy; another backend: a copy through host memory."""
+    """Same context and device: a zero-copy view on the new queue (ordered after the
+    source queue's pending work where the backend needs that); another context or
+    device of the same backend: the backend's copy; another backend: a copy through
+    host memory."""
     be = x._be
     target = device if type(device) is Device else Device.create_device(device)
-    if stream is not None and (_sycl is None or not isinstance(stream, _QUEUE_TYPE)):
-        raise TypeError(
-            f"to_device: stream must be None or a dpctl.SyclQueue, got {type(stream).__name__}"
-        )
+    if stream is not None:
+        stream = target._be.native_stream(stream)
     if target._be is be:
         return wrap_with(be, be.to_queue(x._arr, target._q, stream))
     tb = target._be
@@ -52,6 +51,16 @@ def _check_int_range(obj: Any, d: np.dtype) -> None:
         raise OverflowError(f"asarray: Python int {obj} does not fit dtype {d}")
 
 
+def _foreign(obj: Any) -> tuple[Any, Any, Any] | None:
+    """(backend, raw view, its queue) for a foreign array some backend imports
+    zero-copy (a SYCL USM or CUDA array interface, a dpnp or CuPy array), else None."""
+    for be in _backend.backends().values():
+        got = be.foreign(obj)
+        if got is not None:
+            return be, got[0], got[1]
+    return None
+
+
 def _nested(be: Any, obj: Any) -> Any:
     """A nested sequence with our arrays as ``be``'s raw arrays (other backends' as host
     copies)."""
@@ -59,10 +68,10 @@ def _nested(be: Any, obj: Any) -> Any:
         return obj._arr if obj._be is be else obj._be.to_host(obj._arr)
     if isinstance(obj, (list, tuple)):
         return [_nested(be, o) for o in obj]
-    iface = _suai.foreign_interface(obj)
-    if iface is not None:
-        raw = _suai.import_view(obj, iface)
-        return raw if be is _sycl else _sycl.to_host(raw)
+    got = _foreign(obj)
+    if got is not None:
+        src_be, raw, _ = got
+        return raw if src_be is be else src_be.to_host(raw)
     return obj
 
 
@@ -119,6 +128,7 @@ def _check_usm_type(be: Any, usm_type: Any) -> None:
         raise ValueError(f"asarray: usm_type={usm_type!r} is not available on the {be.name!r} backend")
 
 
+@locks_itself
 def asarray(
     obj: Any,
     /,
@@ -129,72 +139,69 @@ def asarray(
     usm_type: str | None = None,
     sycl_queue: Any = None,
 ) -> usm_ndarray:
-    """An array from ``obj``: our arrays, dpnp/dpctl arrays, any
-    ``__sycl_usm_array_interface__`` or ``__dlpack__`` object, NumPy and buffer-protocol
-    objects, Python scalars and nested sequences (which may mix arrays of several
-    devices: all are migrated to the target)."""
+    """An array from ``obj``: our arrays, foreign device arrays (dpnp/dpctl, any
+    ``__sycl_usm_array_interface__``; CuPy/PyTorch/any ``__cuda_array_interface__`` on
+    CUDA devices), ``__dlpack__`` objects, NumPy and buffer-protocol objects, Python
+    scalars and nested sequences (which may mix arrays of several devices: all are
+    migrated to the target).  A foreign array stays where it lives unless ``device=``
+    names another device.  The producer's own code (interface properties) runs before,
+    never under, the backend's lock."""
     d = optional_dtype(dtype, "asarray")
     if copy not in (None, True, False):
         raise ValueError(f"asarray: copy must be True, False or None, got {copy!r}")
     t = type(obj)
-    placed = False
     if t is usm_ndarray:
-        src_be = obj._be
+        got: tuple[Any, Any, Any] | None = (obj._be, obj._arr, obj._be.queue_of(obj._arr))
+    else:
+        got = None if t in _SCALARS or t is list or t is tuple else _foreign(obj)
+    if got is not None:
+        src_be, src, src_q = got
         if device is None and sycl_queue is None:
-            be, q = src_be, src_be.queue_of(obj._arr)
+            be, q = src_be, src_q
         else:
             be, q = resolve(device, sycl_queue)
         _check_usm_type(be, usm_type)
-        src = obj._arr
         if src_be is not be:
             if copy is False:
                 raise ValueError(
                     f"asarray: copy=False, but moving an array from the {src_be.name!r} to the "
                     f"{be.name!r} backend needs a copy"
                 )
-            src = src_be.to_host(src)
+            with locked(src_be):
+                src, copy = src_be.to_host(src), None
         elif copy is False and usm_type is not None and be.usm_type_of(src) != usm_type:
             raise ValueError(
                 f"asarray: copy=False but the array's usm_type is {be.usm_type_of(src)!r}, "
                 f"not {usm_type!r}"
             )
     else:
-        iface = None if t in _SCALARS or t is list or t is tuple else _suai.foreign_interface(obj)
-        if iface is not None:
-            # a view of exactly the memory the interface names, on its own queue
-            obj = _suai.import_view(obj, iface)
-            if device is None and sycl_queue is None:
-                device = Device._make(_sycl, obj.sycl_queue)
-        elif device is None and sycl_queue is None and _sycl is not None:
-            # a foreign SYCL array (dpnp, dpctl) stays where it lives
-            src_q = getattr(obj, "sycl_queue", None)
-            if isinstance(src_q, _QUEUE_TYPE):
-                device = Device._make(_sycl, src_q)
         be, q = resolve(device, sycl_queue)
         _check_usm_type(be, usm_type)
         if t in _SCALARS:
             target = d if d is not None else scalar_default_dtype(obj, q)
             _check_int_range(obj, target)
             if copy is False:
-                raise ValueError("asarray: copy=False needs an existing array; a Python scalar must be copied")
+                raise ValueError(
+                    "asarray: copy=False needs an existing array; a Python scalar must be copied"
+                )
             check_device_dtype(target, q, "asarray")
-            return wrap_with(be, be.full((), obj, dtype=target, usm_type=usm_type or be.usm_types[0], sycl_queue=q))
+            with locked(be):
+                raw = be.full((), obj, dtype=target, usm_type=usm_type or be.usm_types[0],
+                              queue=q)
+            return wrap_with(be, raw)
         if t is list or t is tuple:
             if copy is False:
-                raise ValueError("asarray: copy=False needs an existing array; a sequence must be copied")
+                raise ValueError(
+                    "asarray: copy=False needs an existing array; a sequence must be copied"
+                )
             host, d = _host_sequence(obj, d, q)
             src = _nested(be, obj) if host is None else host
-        elif iface is not None:
-            src, copy = _suai.place(obj, be, q, copy)
-            # the view's queue equals q but is another object: naming q makes the provider copy
-            placed = be is _sycl
         else:
             src = obj
     try:
-        raw = be.provider.asarray(
-            src, dtype=d, copy=copy, usm_type=usm_type, sycl_queue=None if placed else q
-        )
-    except getattr(be, "alloc_errors", ()) as exc:
+        with locked(be):
+            raw = be.asarray(src, dtype=d, copy=copy, usm_type=usm_type, queue=q)
+    except be.alloc_errors as exc:
         raise be.memory_error(getattr(src, "nbytes", 0), q) from exc
     except OverflowError:
         raise
@@ -210,15 +217,18 @@ def asarray(
     return wrap_with(be, raw)
 
 
+@locks_itself
 def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> usm_ndarray:
-    """An array from any object with ``__dlpack__`` (NumPy, PyTorch, usm_ndarray, dpnp).
+    """An array from any object with ``__dlpack__`` (NumPy, PyTorch, CuPy, JAX,
+    usm_ndarray, dpnp).
 
     With ``device=None`` the result stays on the producer's device, as the standard
-    says: a SYCL device for SYCL producers, the NumPy host device ("numpy") for host
-    producers such as NumPy or CPU PyTorch (zero-copy where the producer allows).
-    Pass ``device=`` to place it elsewhere (a copy where needed; ``copy=False`` then
-    raises BufferError).  Foreign capsules are read and validated by
-    usmarray/_dlpack_import.py before any of their memory is touched."""
+    says: the backend that imports the producer's DLPack device type (SYCL for
+    kDLOneAPI, CUDA for kDLCUDA/kDLCUDAHost/kDLCUDAManaged, the NumPy host device
+    "numpy" for kDLCPU), zero-copy where the producer allows.  Pass ``device=`` to
+    place it elsewhere (a copy where needed; ``copy=False`` then raises BufferError).
+    Foreign capsules are read and validated by the importing backend before any of
+    their memory is touched."""
     if copy not in (None, True, False):
         raise ValueError(f"from_dlpack: copy must be True, False or None, got {copy!r}")
     if type(x) is usm_ndarray:
@@ -230,43 +240,26 @@ def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> u
     target = None
     if device is not None:
         target = device if type(device) is Device else Device.create_device(device)
-    if type(x) is np.ndarray and (target is None or target._be is _backend.numpy):
-        raw = np.from_dlpack(x, copy=copy)  # NumPy's own exporter: trusted, and 30x faster
+    dev = (1, 0) if type(x) is np.ndarray else _dl.dlpack_device(x)
+    home = _backend.for_dlpack_device(dev[0])
+    if home is None:
+        _dl.refuse_device(dev)
+    if target is None or target._be is home:
+        raw = home.from_dlpack(x, dev, None if target is None else target._q, copy)
         if not dt.is_np_standard(raw.dtype):
             raise TypeError(f"from_dlpack: dtype {raw.dtype} is not one of the standard's dtypes")
-        return wrap_with(_backend.numpy, raw)
-    dev = _dl.dlpack_device(x)
-    if dev[0] == _dl.KDL_CPU:
-        if target is None or target._be is _backend.numpy:
-            return wrap_with(_backend.numpy, _dl.import_dlpack(x, dev=dev, copy=copy))
-        # a host producer (NumPy, CPU PyTorch) onto another device: USM memory cannot
-        # alias the producer's buffer, so import on the host and copy
-        if copy is False and target._be is _sycl:
-            raise BufferError(
-                "from_dlpack: copy=False, but host memory cannot become SYCL USM memory "
-                "without a copy; pass copy=None or device='numpy'"
-            )
-        be = target._be
-        return wrap_with(be, be.from_host(_dl.import_dlpack(x, dev=dev), be.usm_types[0], target._q))
-    # a kDLOneAPI producer
-    if target is not None and target._be is not _sycl:
-        if copy is False:
-            raise BufferError("from_dlpack: copy=False cannot move device data to the host")
-        host = _sycl.to_host(_dl.import_dlpack(x, dev=dev))
-        be = target._be
-        return wrap_with(be, host if be is _backend.numpy else be.from_host(host, be.usm_types[0], target._q))
-    if target is None:
-        return wrap_with(_sycl, _dl.import_dlpack(x, dev=dev, copy=copy))
-    q = target._q
-    home = _dl.import_queue(dev[1])
-    if q is home or q.sycl_device == home.sycl_device and q.sycl_context == home.sycl_context:
-        return wrap_with(_sycl, _dl.import_dlpack(x, dev=dev, copy=copy, stream=q).to_device(q))
+        return wrap_with(home, raw)
+    # another backend: through the host (a host producer's memory cannot become device
+    # memory without a copy)
     if copy is False:
         raise BufferError(
-            f"from_dlpack: copy=False, but the producer's data lives on {home.sycl_device.filter_string} "
-            f"(default context), not on the target {_sycl.describe(q)}"
+            f"from_dlpack: copy=False, but the producer's data ({home.name} device {dev}) "
+            f"cannot become memory of {target!r} without a copy; pass copy=None or a "
+            f"device of the {home.name!r} backend"
         )
-    raw = _dl.import_dlpack(x, dev=dev)
-    if q.sycl_device == home.sycl_device:
-        return wrap_with(_sycl, _sycl.to_queue(raw, q))
-    return wrap_with(_sycl, _sycl.from_host(_sycl.to_host(raw), raw.usm_type, q))
+    raw = home.from_dlpack(x, dev, None, None)
+    be = target._be
+    with locked(home):
+        host = raw if type(raw) is np.ndarray else home.to_host(raw)
+    with locked(be):
+        return wrap_with(be, be.from_host(host, be.usm_types[0], target._q))

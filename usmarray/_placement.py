@@ -1,5 +1,5 @@
-"""Placement keywords of creation functions: ``device=``, ``usm_type=``, ``sycl_queue=``,
-and the default dtypes of a device."""
+"""Placement keywords of creation functions (``device=``, ``usm_type=``, and the SYCL
+backend's ``sycl_queue=``) and the default dtypes of a device."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from . import _dtypes as dt
-from ._device import resolve
+from ._device import backend_of_queue, capabilities, resolve
 
 USM_TYPES = ("device", "shared", "host")
 
@@ -30,10 +30,8 @@ def placement(device: Any, usm_type: Any, sycl_queue: Any, fname: str) -> tuple[
 
 
 def has_fp64(q: Any) -> bool:
-    """Whether the device of queue ``q`` computes in double precision; queues of
-    backends without a ``sycl_device`` are taken to (see docs/backends.md)."""
-    dev = getattr(q, "sycl_device", None)
-    return True if dev is None else bool(dev.has_aspect_fp64)
+    """Whether the device of queue ``q`` computes in double precision."""
+    return capabilities(q).fp64
 
 
 def default_float(q: Any) -> np.dtype:
@@ -63,7 +61,7 @@ def check_device_dtype(d: np.dtype, q: Any, fname: str) -> None:
     if (d is dt.float64 or d is dt.complex128) and not has_fp64(q):
         raise ValueError(
             f"{fname}: dtype {d} needs double precision, which device "
-            f"{q.sycl_device.filter_string} does not support; use float32/complex64"
+            f"{backend_of_queue(q).describe(q)} does not support; use float32/complex64"
         )
 
 

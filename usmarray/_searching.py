@@ -139,7 +139,7 @@ def searchsorted(
                 f"searchsorted: x2 must be an array, int or float, got {type(x2).__name__}"
             )
         d = scalar_result_dtype(d1, x2, "searchsorted")
-        v = be.full((), x2, dtype=d, usm_type=be.usm_type_of(a), sycl_queue=be.queue_of(a))
+        v = be.full((), x2, dtype=d, usm_type=be.usm_type_of(a), queue=be.queue_of(a))
     else:
         raise TypeError(
             f"searchsorted: x2 must be a usmarray.usm_ndarray, int or float, got "
@@ -199,14 +199,14 @@ def where(
         else:
             d = scalar_result_dtype(a1.dtype, x2, "where")
             broadcast_shape_of((c.shape, a1.shape), "where")
-            a2 = be.full((), x2, dtype=d, usm_type=be.usm_type_of(a1), sycl_queue=q)
+            a2 = be.full((), x2, dtype=d, usm_type=be.usm_type_of(a1), queue=q)
     elif type(x2) is usm_ndarray:
         a2 = x2._arr
         if x2._be is not be or be.queue_of(a2) != q:
             raise placement_error("where", condition.device, x2.device)
         d = scalar_result_dtype(a2.dtype, x1, "where")
         broadcast_shape_of((c.shape, a2.shape), "where")
-        a1 = be.full((), x1, dtype=d, usm_type=be.usm_type_of(a2), sycl_queue=q)
+        a1 = be.full((), x1, dtype=d, usm_type=be.usm_type_of(a2), queue=q)
     else:
         raise TypeError(
             "where: at least one of x1 and x2 must be a usmarray.usm_ndarray; got "

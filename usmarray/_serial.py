@@ -1,38 +1,35 @@
-"""One re-entrant lock around every public usmarray call that may submit or wait.
+"""Serialization of public calls, for the backends whose runtime needs it.
 
-The DPC++ runtime shipped with dpnp 0.20 / dpctl 0.22 deadlocks under this
-interleaving: thread A, holding the GIL, submits a command group that enters the
-scheduler and waits for its write lock; thread B waits on an event under the
-scheduler's read lock; that event depends on one of the provider's host tasks,
-which needs the GIL to release Python objects.  (intel/llvm #22993 fixes the
-runtime side.)  A thread blocked on this lock has released the GIL, so while
-usmarray's calls are serialized the cycle cannot close.
-
-Set ``USMARRAY_SERIALIZE=0`` to turn the lock off (a runtime with the fix, or a
-program that calls usmarray from one thread only).
+A backend whose runtime deadlocks when several threads submit and wait at once
+exposes a ``lock`` (today only SYCL: see ``SyclBackend``'s docstring); the others have
+``lock = None`` and pay nothing.  Public functions are wrapped here so that a call
+runs under that lock unless its first argument is an array of a lock-free backend
+(NumPy, CUDA): a call that involves SYCL arrays, or whose placement is not known
+before it runs (creation functions, sequences of arrays), takes the lock.
 
 Every public function carries ``_usmarray_lock``: "wrapper" (wrapped here), "self"
-(takes :data:`LOCK` in its own body: the generated elementwise functions, to save a
-call frame) or "none" (:data:`VIEW_ONLY`: builds views and metadata, submits nothing).
+(takes its backend's lock in its own body, around the kernel calls only: the
+generated elementwise functions, to save a call frame, and the importers, so that a
+producer's ``__dlpack__`` or interface property never runs under the lock) or "none"
+(:data:`VIEW_ONLY`: builds views and metadata, submits nothing).
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
-import os
-import threading
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
+
+from . import _backend
+from ._array import usm_ndarray
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-ENABLED = os.environ.get("USMARRAY_SERIALIZE", "1") != "0"
-LOCK: Any = threading.RLock() if ENABLED else contextlib.nullcontext()
-# explicit acquire/release: a ``with`` block costs twice as much on CPython 3.11
-acquire: Callable[[], Any] = LOCK.acquire if ENABLED else lambda: True
-release: Callable[[], Any] = LOCK.release if ENABLED else lambda: None
+#: the runtime lock of the backends that have one (None: nothing is serialized)
+LOCK: Any = next((be.lock for be in _backend.backends().values() if be.lock is not None), None)
+ENABLED = LOCK is not None
 
 #: public functions that only build views or answer from metadata
 VIEW_ONLY = frozenset({
@@ -43,19 +40,38 @@ VIEW_ONLY = frozenset({
 
 
 def locks_itself(f: F) -> F:
-    """Mark ``f`` as taking :data:`LOCK` in its own body."""
+    """Mark ``f`` as taking its backend's lock in its own body."""
     f._usmarray_lock = "self"  # type: ignore[attr-defined]
     return f
 
 
+@contextlib.contextmanager
+def locked(be: Any) -> Iterator[None]:
+    """``with locked(be):`` runs the block under ``be``'s lock, if it has one."""
+    lk = be.lock
+    if lk is None:
+        yield
+        return
+    lk.acquire()
+    try:
+        yield
+    finally:
+        lk.release()
+
+
 def serialized(f: F) -> F:
-    """``f`` running under :data:`LOCK` (``f`` itself when serialization is off)."""
+    """``f`` running under :data:`LOCK` unless its first argument is an array of a
+    lock-free backend (``f`` itself when no backend has a lock)."""
     if not ENABLED or hasattr(f, "_usmarray_lock"):
         return f
-    get, put = acquire, release
+    get, put = LOCK.acquire, LOCK.release
 
     @functools.wraps(f)
     def call(*args: Any, **kwargs: Any) -> Any:
+        if args:
+            a0 = args[0]
+            if type(a0) is usm_ndarray and a0._be.lock is None:
+                return f(*args, **kwargs)
         get()
         try:
             return f(*args, **kwargs)

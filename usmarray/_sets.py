@@ -63,7 +63,7 @@ def _distinct_nans(be: Any, a: Any, values: Any, inverse: Any, indices: Any) -> 
     values[vpos] = be.take(flat, xpos)
     if indices is not None:
         indices[vpos] = xpos
-    inv = be.provider.copy(be.reshape(inverse, (inverse.size,)))
+    inv = be.copy(be.reshape(inverse, (inverse.size,)))
     inv[xpos] = vpos
     return be.reshape(inv, inverse.shape)
 
@@ -122,7 +122,7 @@ def unique_all(x: usm_ndarray, /) -> UniqueAllResult:
         inverse = _index(be, r.inverse_indices)
         if a.dtype in dt.FLOATING and a.size:
             if indices is r.indices:
-                indices = be.provider.copy(indices)
+                indices = be.copy(indices)
             inverse = _distinct_nans(be, a, values, inverse, indices)
     except Exception as exc:
         alloc_failed(exc, be, a, a.size * 8, "unique_all")
@@ -172,11 +172,11 @@ def isin(x1: usm_ndarray | int, x2: usm_ndarray | int, /, *, invert: bool = Fals
                 dt.promote(d1, d2, "isin")
         else:
             d = scalar_result_dtype(a1.dtype, x2, "isin")
-            a2 = be.full((), x2, dtype=d, usm_type=be.usm_type_of(a1), sycl_queue=be.queue_of(a1))
+            a2 = be.full((), x2, dtype=d, usm_type=be.usm_type_of(a1), queue=be.queue_of(a1))
     elif a2 is not None:
         be = cast(usm_ndarray, x2)._be
         d = scalar_result_dtype(a2.dtype, x1, "isin")
-        a1 = be.full((), x1, dtype=d, usm_type=be.usm_type_of(a2), sycl_queue=be.queue_of(a2))
+        a1 = be.full((), x1, dtype=d, usm_type=be.usm_type_of(a2), queue=be.queue_of(a2))
     else:
         raise TypeError("isin: at least one of x1 and x2 must be a usmarray.usm_ndarray")
     try:

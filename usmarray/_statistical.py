@@ -141,7 +141,7 @@ def _extremum(fname: str, x: Any, axis: Any, keepdims: Any) -> usm_ndarray:
     be = x._be
     try:
         if axes == ():
-            return wrap_with(be, be.provider.copy(a))
+            return wrap_with(be, be.copy(a))
         return wrap_with(be, getattr(be, fname)(a, axis=axes, keepdims=keepdims))
     except Exception as exc:
         alloc_failed(exc, be, a, kept_size(a, axes) * a.itemsize, fname)
@@ -173,7 +173,7 @@ def mean(
     be = x._be
     try:
         if axes == ():
-            return wrap_with(be, be.provider.copy(a))
+            return wrap_with(be, be.copy(a))
         return wrap_with(be, be.mean(a, axis=axes, keepdims=keepdims))
     except Exception as exc:
         alloc_failed(exc, be, a, kept_size(a, axes) * a.itemsize, "mean")
@@ -196,7 +196,7 @@ def _moment(fname: str, x: Any, axis: Any, correction: Any, keepdims: Any) -> us
             nan = float("nan")
             if 1 - correction <= 0:
                 out = be.full(a.shape, nan, dtype=a.dtype, usm_type=be.usm_type_of(a),
-                              sycl_queue=be.queue_of(a))
+                              queue=be.queue_of(a))
             else:
                 out = be.subtract(a, a)  # 0, or NaN where x is NaN or infinite
             return wrap_with(be, out)

@@ -94,7 +94,7 @@ def diff(
             q = be.astype(q, d)
         if n == 0:
             parts = [r for r in (p, a, q) if r is not None]
-            return wrap_with(be, be.concat(parts, axis=ax) if len(parts) > 1 else be.provider.copy(a))
+            return wrap_with(be, be.concat(parts, axis=ax) if len(parts) > 1 else be.copy(a))
         return wrap_with(be, be.diff(a, axis=ax, n=n, prepend=p, append=q))
     except Exception as exc:
         length = builtins.sum(r.shape[ax] for r in (p, a, q) if r is not None)

@@ -22,7 +22,6 @@ from typing import Any
 
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
-from ._backend import _onemkl
 from ._helpers import alloc_failed, check_array, check_nbytes
 from ._placement import check_device_dtype, default_float, placement
 
@@ -145,9 +144,8 @@ def _axes_and_sizes(
 def _empty_or_zeros(be: Any, a: Any, shape: tuple, dtype: Any) -> usm_ndarray:
     """Result of a transform with no input data: empty, or zeros (an all-zero padded
     input transforms to zeros)."""
-    ut = be.usm_type_of(a) if hasattr(be, "usm_type_of") else a.usm_type
-    return wrap_with(be, be.provider.zeros(shape, dtype=dtype, usm_type=ut,
-                                           sycl_queue=be.queue_of(a)))
+    return wrap_with(be, be.zeros(shape, dtype=dtype, usm_type=be.usm_type_of(a),
+                                  queue=be.queue_of(a)))
 
 
 def _finish(be: Any, raw: Any, dtype: Any) -> usm_ndarray:
@@ -162,7 +160,7 @@ def _run(kind: str, be: Any, a: Any, out_shape: tuple, out_dtype: Any, **kw: Any
     try:
         if nbytes == 0 or a.size == 0:
             return _empty_or_zeros(be, a, out_shape, out_dtype)
-        return _finish(be, _onemkl.fft(kind, a, **kw), out_dtype)
+        return _finish(be, be.fft(kind, a, **kw), out_dtype)
     except Exception as exc:
         alloc_failed(exc, be, a, nbytes, f"fft.{kind}")
 
@@ -233,7 +231,7 @@ def _transform_nd(kind: str, x: Any, s: Any, axes: Any, norm: Any) -> usm_ndarra
     if not axes_t:
         if kind in ("rfftn", "irfftn"):
             raise ValueError(f"fft.{kind}: axes must name at least one axis")
-        return wrap_with(be, be.provider.asarray(a, copy=True))
+        return wrap_with(be, be.copy(a))
     full = [a.shape[ax] if v is None else v for ax, v in zip(axes_t, sizes, strict=True)]
     last = axes_t[-1]
     out_shape = list(a.shape)
@@ -296,10 +294,10 @@ def fftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None)
     """Sample frequencies of an ``n``-point transform with sample spacing ``d``:
     ``[0, 1, ..., -(n//2), ..., -1] / (d*n)``, on ``device``."""
     n, d, out, be, q, ut = _freq_args("fftfreq", n, d, dtype, device)
-    pt = be.provider
+    pt = be
     check_nbytes(be, q, n * out.itemsize, "fft.fftfreq")
     try:
-        k = pt.arange(0, n, dtype=out, usm_type=ut, sycl_queue=q)
+        k = pt.arange(0, n, dtype=out, usm_type=ut, queue=q)
         half = (n - 1) // 2 + 1
         k = pt.where(pt.greater_equal(k, half), pt.subtract(k, float(n)), k)
         return wrap_with(be, be.astype(pt.multiply(k, 1.0 / (n * d)), out))
@@ -311,11 +309,11 @@ def rfftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None
     """Non-negative sample frequencies of an ``n``-point real transform:
     ``[0, 1, ..., n//2] / (d*n)``, on ``device``."""
     n, d, out, be, q, ut = _freq_args("rfftfreq", n, d, dtype, device)
-    pt = be.provider
+    pt = be
     nbytes = (n // 2 + 1) * out.itemsize
     check_nbytes(be, q, nbytes, "fft.rfftfreq")
     try:
-        k = pt.arange(0, n // 2 + 1, dtype=out, usm_type=ut, sycl_queue=q)
+        k = pt.arange(0, n // 2 + 1, dtype=out, usm_type=ut, queue=q)
         return wrap_with(be, be.astype(pt.multiply(k, 1.0 / (n * d)), out))
     except Exception as exc:
         alloc_failed(exc, be, q, nbytes, "fft.rfftfreq")
@@ -338,10 +336,10 @@ def _shift(fname: str, x: Any, axes: Any, inverse: bool) -> usm_ndarray:
     if len(set(axes_t)) != len(axes_t):
         raise ValueError(f"fft.{fname}: repeated axis in axes={axes}; name each once")
     be = x._be
-    pt = be.provider
+    pt = be
     try:
         if not axes_t:
-            return wrap_with(be, pt.asarray(a, copy=True))
+            return wrap_with(be, be.copy(a))
         shifts = tuple((-(a.shape[ax] // 2) if inverse else a.shape[ax] // 2) for ax in axes_t)
         return wrap_with(be, pt.roll(a, shift=shifts, axis=axes_t))
     except Exception as exc:

@@ -1,13 +1,13 @@
 """The ``linalg`` extension of the array API standard (2025.12), on the arrays' device.
 
-Decompositions, inverses and solvers run on the operand's SYCL device through oneMKL
-(``usmarray._backend._onemkl``, which reaches oneMKL through dpnp without copying the
-data).  Everything else (norms, traces, diagonals, cross and outer products, the
-power and the pseudo-inverse built on those kernels) is composed of the kernel
-provider's device kernels.  ``eig`` and ``eigvals`` run a shifted QR algorithm on the
-device, built from oneMKL's batched QR and matrix products, because oneMKL has no
-nonsymmetric eigensolver.  Without dpnp the LAPACK-type kernels fall back to NumPy on
-the host (see ``docs/linalg_fft.md``).
+Decompositions, inverses and solvers run through the backend's LAPACK-type kernels
+(``be.linalg``/``be.eig``: on a SYCL device oneMKL through dpnp without copying the
+data, see ``usmarray._backend._onemkl``; NumPy on the NumPy backend).  Everything else
+(norms, traces, diagonals, cross and outer products, the power and the pseudo-inverse
+built on those kernels) is composed of the backend's device kernels.  On SYCL devices
+``eig`` and ``eigvals`` run a shifted QR algorithm on the device, because oneMKL has no
+nonsymmetric eigensolver.  Without dpnp the SYCL backend's LAPACK-type kernels fall
+back to NumPy on the host (see ``docs/linalg_fft.md``).
 
 Strictness: decompositions, solvers and norms accept floating-point dtypes only;
 ``cross``, ``outer``, ``trace``, ``matmul``, ``tensordot`` and ``vecdot`` accept numeric
@@ -20,14 +20,13 @@ from __future__ import annotations
 
 import math
 import operator
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, NoReturn
 
 import numpy as np
 
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
-from ._backend import _onemkl
-from ._backend._onemkl import HostFallbackWarning, LinAlgError
+from ._backend import HostFallbackWarning, LinAlgError
 from ._helpers import alloc_failed, check_array, same_device
 from ._linalg_main import (
     binary_numeric,
@@ -147,13 +146,30 @@ def _as(be: Any, raw: Any, d: Any) -> Any:
 
 
 def _pt(be: Any) -> Any:
-    return be.provider
+    """The backend's kernels (the backend object itself)."""
+    return be
 
 
 def _where(be: Any, raw: Any) -> dict[str, Any]:
-    """Placement keywords (usm_type, sycl_queue) of a new array beside ``raw``."""
-    ut = be.usm_type_of(raw) if hasattr(be, "usm_type_of") else raw.usm_type
-    return {"usm_type": ut, "sycl_queue": be.queue_of(raw)}
+    """Placement keywords (usm_type, queue) of a new array beside ``raw``."""
+    return {"usm_type": be.usm_type_of(raw), "queue": be.queue_of(raw)}
+
+
+def _operands_failed(exc: Exception, be: Any, fname: str, *raws: Any) -> NoReturn:
+    """Raise for ``exc`` from a linear-algebra routine on ``raws``: a failed allocation
+    is a MemoryError naming the size of the largest operand, which the routines copy."""
+    big = max(raws, key=lambda r: r.size)
+    alloc_failed(exc, be, big, big.size * big.itemsize, fname)
+
+
+def _lapack(be: Any, fname: str, *raws: Any, **kw: Any) -> Any:
+    """The backend's ``linalg.<fname>`` on raw arrays (tuples come back as tuples)."""
+    try:
+        return be.linalg(fname, *raws, **kw)
+    except LinAlgError:
+        raise
+    except Exception as exc:
+        _operands_failed(exc, be, f"linalg.{fname}", *raws)
 
 
 def _full(be: Any, like: Any, shape: tuple, value: Any, dtype: Any) -> Any:
@@ -185,7 +201,7 @@ def _identity_stack(be: Any, like: Any, shape: tuple, dtype: Any) -> Any:
     pt = _pt(be)
     n = shape[-1]
     eye = pt.eye(n, dtype=dtype, **_where(be, like))
-    return pt.asarray(pt.broadcast_to(eye, shape), copy=True)
+    return be.copy(pt.broadcast_to(eye, shape))
 
 
 # ---- decompositions and solvers -----------------------------------------------------------
@@ -198,7 +214,7 @@ def cholesky(x: usm_ndarray, /, *, upper: bool = False) -> usm_ndarray:
     upper = _bool_arg(upper, "cholesky", "upper")
     if a.size == 0:
         return wrap_with(be, _pt(be).zeros_like(a))
-    return wrap_with(be, _as(be, _onemkl.linalg("cholesky", a, upper=upper), a.dtype))
+    return wrap_with(be, _as(be, _lapack(be, "cholesky", a, upper=upper), a.dtype))
 
 
 def det(x: usm_ndarray, /) -> usm_ndarray:
@@ -209,7 +225,7 @@ def det(x: usm_ndarray, /) -> usm_ndarray:
     batch = a.shape[:-2]
     if a.shape[-1] == 0 or math.prod(batch) == 0:
         return wrap_with(be, _full(be, a, batch, 1, a.dtype))
-    return wrap_with(be, _as(be, _onemkl.linalg("det", a), a.dtype))
+    return wrap_with(be, _as(be, _lapack(be, "det", a), a.dtype))
 
 
 def slogdet(x: usm_ndarray, /) -> SlogdetResult:
@@ -225,7 +241,7 @@ def slogdet(x: usm_ndarray, /) -> SlogdetResult:
             wrap_with(be, _full(be, a, batch, 1, a.dtype)),
             wrap_with(be, _full(be, a, batch, 0, rd)),
         )
-    sign, logabs = _onemkl.linalg("slogdet", a)
+    sign, logabs = _lapack(be, "slogdet", a)
     sign = _as(be, sign, a.dtype)
     logabs = _pt(be).real(logabs) if logabs.dtype in dt.COMPLEX_FLOATING else logabs
     return SlogdetResult(wrap_with(be, sign), wrap_with(be, _as(be, logabs, rd)))
@@ -237,7 +253,7 @@ def inv(x: usm_ndarray, /) -> usm_ndarray:
     _square(a, "inv")
     if a.size == 0:
         return wrap_with(be, _pt(be).zeros_like(a))
-    return wrap_with(be, _as(be, _onemkl.linalg("inv", a), a.dtype))
+    return wrap_with(be, _as(be, _lapack(be, "inv", a), a.dtype))
 
 
 def solve(x1: usm_ndarray, x2: usm_ndarray, /) -> usm_ndarray:
@@ -273,10 +289,10 @@ def solve(x1: usm_ndarray, x2: usm_ndarray, /) -> usm_ndarray:
         if a1.size == 0 or a2.size == 0:
             res = _full(be, a1, batch + a2.shape[-2:], 0, rd)
         else:
-            res = _as(be, _onemkl.linalg("solve", pt.asarray(a1, copy=True),
-                                         pt.asarray(a2, copy=True)), rd)
+            res = _as(be, _lapack(be, "solve", be.copy(a1),
+                                         be.copy(a2)), rd)
     except Exception as exc:
-        _onemkl.operands_failed(exc, "linalg.solve", a1, a2)
+        _operands_failed(exc, be, "linalg.solve", a1, a2)
     if vector:
         res = pt.reshape(res, batch + (m,))
     return wrap_with(be, res)
@@ -308,16 +324,16 @@ def _svd_raw(be: Any, a: Any, full_matrices: bool, compute_uv: bool) -> Any:
         mu, nv = (m, n) if full_matrices else (k, k)
         u = _identity_stack(be, a, batch + (m, m), a.dtype)[..., :, :mu]
         vh = _identity_stack(be, a, batch + (n, n), a.dtype)[..., :nv, :]
-        return pt.asarray(u, copy=True), s, pt.asarray(vh, copy=True)
+        return be.copy(u), s, be.copy(vh)
     try:
         scale = _pow2_scale(be, a)
         scaled = pt.divide(a, _as(be, scale, a.dtype))
     except Exception as exc:
-        _onemkl.operands_failed(exc, "linalg.svd", a)
+        _operands_failed(exc, be, "linalg.svd", a)
     if not compute_uv:
-        s = _onemkl.linalg("svd", scaled, compute_uv=False)
+        s = _lapack(be, "svd", scaled, compute_uv=False)
         return _as(be, pt.multiply(_as(be, s, rd), pt.reshape(scale, batch + (1,))), rd)
-    u, s, vh = _onemkl.linalg("svd", scaled, full_matrices=full_matrices)
+    u, s, vh = _lapack(be, "svd", scaled, full_matrices=full_matrices)
     s = _as(be, pt.multiply(_as(be, s, rd), pt.reshape(scale, batch + (1,))), rd)
     return _as(be, u, a.dtype), s, _as(be, vh, a.dtype)
 
@@ -353,10 +369,10 @@ def qr(x: usm_ndarray, /, *, mode: str = "reduced") -> QRResult:
     pt = _pt(be)
     if a.size == 0:
         qc = m if mode == "complete" else k
-        q = pt.asarray(_identity_stack(be, a, batch + (m, m), a.dtype)[..., :, :qc], copy=True)
+        q = be.copy(_identity_stack(be, a, batch + (m, m), a.dtype)[..., :, :qc])
         r = _full(be, a, batch + (qc, n), 0, a.dtype)
         return QRResult(wrap_with(be, q), wrap_with(be, r))
-    q, r = _onemkl.linalg("qr", a, mode=mode)
+    q, r = _lapack(be, "qr", a, mode=mode)
     return QRResult(wrap_with(be, _as(be, q, a.dtype)),
                     wrap_with(be, pt.triu(_as(be, r, a.dtype))))
 
@@ -371,7 +387,7 @@ def eigh(x: usm_ndarray, /) -> EighResult:
         pt = _pt(be)
         w = _full(be, a, a.shape[:-1], 0, rd)
         return EighResult(wrap_with(be, w), wrap_with(be, pt.zeros_like(a)))
-    w, v = _onemkl.linalg("eigh", a)
+    w, v = _lapack(be, "eigh", a)
     return EighResult(wrap_with(be, _as(be, w, rd)), wrap_with(be, _as(be, v, a.dtype)))
 
 
@@ -382,7 +398,7 @@ def eigvalsh(x: usm_ndarray, /) -> usm_ndarray:
     rd = _REAL_OF[a.dtype]
     if a.size == 0:
         return wrap_with(be, _full(be, a, a.shape[:-1], 0, rd))
-    return wrap_with(be, _as(be, _onemkl.linalg("eigvalsh", a), rd))
+    return wrap_with(be, _as(be, _lapack(be, "eigvalsh", a), rd))
 
 
 def eig(x: usm_ndarray, /) -> EigResult:
@@ -395,7 +411,7 @@ def eig(x: usm_ndarray, /) -> EigResult:
     if a.size == 0:
         w = _full(be, a, a.shape[:-1], 0, cd)
         return EigResult(wrap_with(be, w), wrap_with(be, _full(be, a, a.shape, 0, cd)))
-    w, v = _onemkl.eig(a, vectors=True)
+    w, v = be.eig(a, True)
     return EigResult(wrap_with(be, _as(be, w, cd)), wrap_with(be, _as(be, v, cd)))
 
 
@@ -406,7 +422,7 @@ def eigvals(x: usm_ndarray, /) -> usm_ndarray:
     cd = _COMPLEX_OF[a.dtype]
     if a.size == 0:
         return wrap_with(be, _full(be, a, a.shape[:-1], 0, cd))
-    return wrap_with(be, _as(be, _onemkl.eig(a, vectors=False), cd))
+    return wrap_with(be, _as(be, be.eig(a, False), cd))
 
 
 # ---- built on the decompositions -------------------------------------------------------------
@@ -488,14 +504,13 @@ def matrix_power(x: usm_ndarray, n: int, /) -> usm_ndarray:
     be, a = _floating(x, "matrix_power")
     _square(a, "matrix_power")
     n = _int_arg(n, "matrix_power", "n")
-    pt = _pt(be)
     if n == 0:
         return wrap_with(be, _identity_stack(be, a, a.shape, a.dtype))
     if n < 0:
         a = inv(x)._arr
         n = -n
     if a.size == 0 or n == 1:
-        return wrap_with(be, pt.asarray(a, copy=True))
+        return wrap_with(be, be.copy(a))
     result = None
     base = a
     try:
@@ -507,7 +522,7 @@ def matrix_power(x: usm_ndarray, n: int, /) -> usm_ndarray:
                 break
             base = matmul_raw(be, base, base)
     except Exception as exc:
-        _onemkl.operands_failed(exc, "linalg.matrix_power", a)
+        _operands_failed(exc, be, "linalg.matrix_power", a)
     return wrap_with(be, _as(be, result, a.dtype))
 
 
@@ -537,9 +552,9 @@ def _diagonal_raw(be: Any, a: Any, offset: int) -> Any:
     try:
         flat = pt.reshape(a, batch + (m * n,))
         view = flat[..., start: start + (k - 1) * (n + 1) + 1: n + 1]
-        return pt.asarray(view, copy=True)
+        return be.copy(view)
     except Exception as exc:
-        _onemkl.operands_failed(exc, "linalg.diagonal", a)
+        _operands_failed(exc, be, "linalg.diagonal", a)
 
 
 def trace(x: usm_ndarray, /, *, offset: int = 0, dtype: Any = None) -> usm_ndarray:
@@ -653,7 +668,7 @@ def matrix_norm(
     try:  # the first temporary as large as x
         absx = _as(be, pt.abs(a), rd)
     except Exception as exc:
-        _onemkl.operands_failed(exc, "linalg.matrix_norm", a)
+        _operands_failed(exc, be, "linalg.matrix_norm", a)
     batch = a.shape[:-2]
     if ord == "fro":
         res = pt.reduce_hypot(absx, axis=(-2, -1))
@@ -720,10 +735,10 @@ def vector_norm(
     try:  # the first temporary as large as x
         absx = _as(be, pt.abs(a), rd)
     except Exception as exc:
-        _onemkl.operands_failed(exc, "linalg.vector_norm", a)
+        _operands_failed(exc, be, "linalg.vector_norm", a)
     if not axes:  # nothing reduced: the norm of each one-element "vector"
         res = _as(be, pt.not_equal(absx, 0), rd) if ord == 0 else absx
-        return wrap_with(be, pt.asarray(res, copy=True) if res is absx else res)
+        return wrap_with(be, be.copy(res) if res is absx else res)
     kw = {"axis": axes, "keepdims": keepdims}
     if ord == 2:
         res = pt.reduce_hypot(absx, **kw)

@@ -11,7 +11,15 @@ import warnings
 from typing import Any
 
 from ._numpy import NumpyBackend
-from ._protocol import KERNEL_NAMES, Backend, Capabilities
+from ._protocol import (
+    KERNEL_NAMES,
+    Backend,
+    BackendBase,
+    Capabilities,
+    HostFallbackWarning,
+    LinAlgError,
+    complete,
+)
 
 
 def _load_sycl() -> Any:
@@ -40,10 +48,10 @@ def register_backend(name: str, backend: Any) -> None:
         raise ValueError(f"register_backend: name must be a non-empty string without ':', got {name!r}")
     if name in ("sycl", "numpy") and _REGISTRY.get(name) is not backend:
         raise ValueError(f"register_backend: {name!r} is a built-in backend")
-    missing = [k for k in ("native_queue", "default_queue", "queue_of", "to_host", "from_host")
-               if not hasattr(backend, k)]
-    if missing:
-        raise TypeError(f"register_backend: {name!r} lacks {missing} (see docs/backends.md)")
+    try:
+        complete(backend)
+    except TypeError as exc:
+        raise TypeError(f"register_backend: {exc}") from None
     _REGISTRY[name] = backend
 
 
@@ -77,7 +85,32 @@ def backends() -> dict[str, Any]:
     return dict(_REGISTRY)
 
 
+def for_native(obj: Any) -> Any | None:
+    """The backend whose native device or queue object ``obj`` is, or None."""
+    for be in backends().values():
+        if be.owns_native(obj):
+            return be
+    return None
+
+
+def for_dlpack_device(kind: int) -> Any | None:
+    """The backend that imports DLPack tensors of device type ``kind``, or None."""
+    for be in backends().values():
+        if kind in be.dlpack_device_types:
+            return be
+    return None
+
+
+def placement_error_bases() -> tuple[type[BaseException], ...]:
+    """The backends' own placement-error classes (usmarray's subclasses them all)."""
+    out: list[type[BaseException]] = []
+    for be in _REGISTRY.values():
+        out.extend(b for b in be.placement_error_bases() if b not in out)
+    return tuple(out)
+
+
 __all__ = [
-    "KERNEL_NAMES", "Backend", "Capabilities", "NumpyBackend", "backends", "get_backend",
-    "numpy", "register_backend", "sycl",
+    "KERNEL_NAMES", "Backend", "BackendBase", "Capabilities", "HostFallbackWarning",
+    "LinAlgError", "NumpyBackend", "backends", "for_dlpack_device", "for_native",
+    "get_backend", "numpy", "placement_error_bases", "register_backend", "sycl",
 ]

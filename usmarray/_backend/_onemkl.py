@@ -26,22 +26,16 @@ from typing import Any, Literal, NoReturn
 
 import numpy as np
 
-from . import sycl as _sycl  # None where no SYCL runtime can be imported
+from ._errors import alloc_failed
+from ._protocol import HostFallbackWarning, LinAlgError
+
+#: the SYCL backend these kernels serve (set once by it: :func:`bind_sycl`)
+_sycl: Any = None
 
 
-class LinAlgError(np.linalg.LinAlgError):
-    """A linear-algebra routine failed on its input: a singular matrix (``inv``,
-    ``solve``), a matrix that is not positive definite (``cholesky``), or an
-    iteration that did not converge.  Subclasses ``numpy.linalg.LinAlgError`` and
-    therefore ``ValueError``."""
-
-    __module__ = "usmarray.linalg"
-
-
-class HostFallbackWarning(RuntimeWarning):
-    """Issued once when linalg/fft kernels run on the host because dpnp is absent."""
-
-    __module__ = "usmarray.linalg"
+def bind_sycl(backend: Any) -> None:
+    global _sycl
+    _sycl = backend
 
 
 def _load_dpnp() -> Any:
@@ -100,25 +94,6 @@ class HostKernels:
         return _sycl.from_host(np.asarray(res, order="C"), like.usm_type, like.sycl_queue)
 
 
-class NativeKernels:
-    """NumPy on arrays of a host backend (raw ``numpy.ndarray``): no copies, no warning."""
-
-    on_device: Literal[False] = False
-    name = "NumPy (host backend)"
-
-    def __init__(self) -> None:
-        self.linalg = np.linalg
-        self.fft = np.fft
-        self.errors: tuple[type[BaseException], ...] = (np.linalg.LinAlgError,)
-
-    def wrap(self, raw: Any) -> np.ndarray:
-        return raw
-
-    def unwrap(self, res: Any, like: Any) -> np.ndarray:
-        return np.asarray(res)
-
-
-_NATIVE = NativeKernels()
 _active: OneMKLKernels | HostKernels | None = None
 _warned = False
 
@@ -155,10 +130,8 @@ def on_device() -> bool:
     return kernels().on_device
 
 
-def _kernels_for(raw: Any) -> OneMKLKernels | HostKernels | NativeKernels:
-    if _sycl is not None and isinstance(raw, _sycl.array_type):
-        return kernels()
-    return _NATIVE
+def _kernels_for(raw: Any) -> OneMKLKernels | HostKernels:
+    return kernels()
 
 
 def _announce(k: Any, what: str) -> None:
@@ -212,12 +185,8 @@ def linalg(fname: str, *raws: Any, **kw: Any) -> Any:
 def operands_failed(exc: Exception, fname: str, *raws: Any) -> NoReturn:
     """Raise for ``exc`` from a linear-algebra routine on ``raws``: a failed allocation
     is a MemoryError naming the size of the largest operand, which the routines copy."""
-    from .._helpers import alloc_failed
-    from . import numpy as host
-
     big = max(raws, key=lambda r: r.size)
-    be = _sycl if _sycl is not None and isinstance(big, _sycl.array_type) else host
-    alloc_failed(exc, be, big, big.size * big.itemsize, fname)
+    alloc_failed(exc, _sycl, big, big.size * big.itemsize, fname)
 
 
 def fft(fname: str, raw: Any, **kw: Any) -> Any:

@@ -1,20 +1,49 @@
-"""What a backend supplies to the namespace layer.
+"""What a backend supplies to the namespace layer, in terms of no particular runtime.
 
 A backend owns memory and kernels, nothing else: the namespace layer validates
 every call (dtypes, promotion, scalars, devices, arguments) before a kernel runs,
 so a backend never sees an invalid call.  See ``docs/backends.md``.
+
+Words used here:
+
+* a *raw array* is the backend's own array object (``x._arr`` of a ``usm_ndarray``);
+* a *queue* is the backend's handle on one device and one ordered stream of work:
+  any hashable object whose ``==`` means "equivalent queue" (two Devices are equal
+  when their backends are the same object and their queues are equal).
+
+:class:`BackendBase` gives every optional member a default, so a backend states only
+what differs; :func:`complete` fills those defaults into a registered object that
+does not derive from it.
 """
 
 from __future__ import annotations
 
+import builtins
 from dataclasses import dataclass
 from typing import Any, Protocol
+
+import numpy as np
 
 
 @dataclass(frozen=True)
 class Capabilities:
     fp64: bool = True
     fp16: bool = False
+
+
+class LinAlgError(np.linalg.LinAlgError):
+    """A linear-algebra routine failed on its input: a singular matrix (``inv``,
+    ``solve``), a matrix that is not positive definite (``cholesky``), or an
+    iteration that did not converge.  Subclasses ``numpy.linalg.LinAlgError`` and
+    therefore ``ValueError``; every backend raises this one."""
+
+    __module__ = "usmarray.linalg"
+
+
+class HostFallbackWarning(RuntimeWarning):
+    """Issued once when linalg/fft kernels of a device backend run on the host."""
+
+    __module__ = "usmarray.linalg"
 
 
 #: array-API-shaped kernels a backend binds as attributes; each takes and returns raw arrays
@@ -42,42 +71,232 @@ KERNEL_NAMES = (
     "unique_all", "unique_counts", "unique_inverse", "unique_values", "isin",
     "argsort", "sort", "take", "take_along_axis", "all", "any", "diff",
     "astype", "matmul", "matrix_transpose", "tensordot", "vecdot",
+    # beyond the standard's names: a compact copy, the 2-norm reduction
+    "copy", "reduce_hypot",
 )
+
+#: creation kernels: they take ``dtype=``, ``usm_type=`` and ``queue=`` keywords
+CREATION_KERNELS = ("arange", "empty", "eye", "full", "linspace", "ones", "zeros")
+
+#: the members a registered backend must have; the rest default (BackendBase)
+REQUIRED = ("name", "native_queue", "default_queue", "queue_of", "to_host", "from_host")
 
 
 class Backend(Protocol):
     """The interface a backend implements (see docs/backends.md).
 
-    Kernels: every name in ``KERNEL_NAMES`` as an attribute, with the calling
-    convention of the dpctl.tensor API (creation kernels take ``dtype=``,
-    ``usm_type=`` and ``sycl_queue=``; every result is a raw array, 0-D rather than a
-    scalar), plus ``provider``: a namespace of the same kernels and any extra ones the
-    namespace layer reaches for (``copy``, ``asarray``, ``reduce_hypot``).
+    Kernels: every name in ``KERNEL_NAMES`` as an attribute, with the array API's
+    signatures; creation kernels (``CREATION_KERNELS``) take ``dtype=``, ``usm_type=``
+    and ``queue=``; ``*_like`` kernels allocate on their argument's queue; every
+    result is a raw array, 0-D rather than a scalar.
     """
 
-    name: str
+    name: builtins.str
     #: USM kinds this backend allocates; the first is the default
-    usm_types: tuple[str, ...]
+    usm_types: tuple[builtins.str, ...]
     #: the exact type of its raw arrays
     array_type: type
     #: whether two arrays of this backend can sit on different queues
     multi_queue: bool
-    provider: Any
-    provider_name: str
+    #: the lock that serializes calls into a runtime that needs it, or None
+    lock: Any
+    #: the exception types its kernels raise when an allocation fails
+    alloc_errors: tuple[type[BaseException], ...]
+    provider_name: builtins.str
 
+    # ---- devices
     def available(self) -> bool: ...
     def default_queue(self) -> Any: ...
     def native_queue(self, obj: Any) -> Any: ...
+    def owns_native(self, obj: Any) -> bool: ...
     def devices(self) -> list[Any]: ...
-    def describe(self, q: Any) -> str: ...
+    def describe(self, q: Any) -> builtins.str: ...
     def capabilities(self, q: Any) -> Capabilities: ...
+    def wait(self, q: Any) -> None: ...
+    def device_attribute(self, q: Any, name: builtins.str) -> Any: ...
+    def placement_error_bases(self) -> tuple[type[BaseException], ...]: ...
+
+    # ---- memory
     def queue_of(self, raw: Any) -> Any: ...
-    def usm_type_of(self, raw: Any) -> str: ...
+    def usm_type_of(self, raw: Any) -> builtins.str: ...
+    def coerced_usm_type(self, kinds: Any) -> builtins.str: ...
+    def element_strides(self, raw: Any) -> tuple[int, ...]: ...
     def as_array(self, obj: Any) -> Any: ...
-    def from_host(self, a: Any, usm_type: str, q: Any) -> Any: ...
+    def asarray(self, obj: Any, *, dtype: Any, copy: Any, usm_type: Any, queue: Any) -> Any: ...
+    def from_host(self, a: Any, usm_type: builtins.str, q: Any) -> Any: ...
     def to_host(self, raw: Any) -> Any: ...
+    def host_accessible(self, raw: Any) -> bool: ...
     def to_queue(self, raw: Any, q: Any, stream: Any = None) -> Any: ...
+    def native_stream(self, stream: Any) -> Any: ...
     def may_share_memory(self, a: Any, b: Any) -> bool: ...
     def memory_error(self, nbytes: int, q: Any) -> MemoryError: ...
-    def repr(self, raw: Any) -> str: ...
-    def str(self, raw: Any) -> str: ...
+    def repr(self, raw: Any) -> builtins.str: ...
+    def str(self, raw: Any) -> builtins.str: ...
+    def array_attribute(self, raw: Any, name: builtins.str) -> Any: ...
+
+    # ---- interchange
+    def dlpack_device(self, raw: Any) -> tuple[int, int]: ...
+    def dlpack(self, raw: Any, stream: Any, max_version: Any, dl_device: Any, copy: Any) -> Any: ...
+    def foreign(self, obj: Any) -> tuple[Any, Any] | None: ...
+    def from_dlpack(self, x: Any, dev: tuple[int, int], q: Any, copy: Any) -> Any: ...
+
+    # ---- linear algebra and FFT (raw arrays in, raw arrays out)
+    def linalg(self, fname: builtins.str, *raws: Any, **kw: Any) -> Any: ...
+    def fft(self, fname: builtins.str, raw: Any, **kw: Any) -> Any: ...
+    def gemm(self, fname: builtins.str, a1: Any, a2: Any, **kw: Any) -> Any: ...
+    def eig(self, raw: Any, vectors: bool) -> Any: ...
+
+
+class BackendBase:
+    """Defaults for the optional members of the protocol: one queue, host memory,
+    no lock, no foreign arrays, DLPack through the host, linalg/fft through NumPy on
+    a host copy."""
+
+    multi_queue = False
+    lock: Any = None
+    alloc_errors: tuple[type[BaseException], ...] = ()
+    usm_types: tuple[builtins.str, ...] = ("host",)
+    dlpack_device_types: frozenset[int] = frozenset()
+    provider_name = ""
+
+    def available(self) -> bool:
+        return True
+
+    def owns_native(self, obj: Any) -> bool:
+        """Whether ``obj`` is one of this backend's queues (or native device objects)."""
+        try:
+            return any(obj is q or obj == q for q in self.devices())
+        except Exception:  # noqa: BLE001 - a foreign object's __eq__
+            return False
+
+    def devices(self) -> list[Any]:
+        return [self.default_queue()]  # type: ignore[attr-defined]
+
+    def describe(self, q: Any) -> builtins.str:
+        return str(getattr(self, "name", "?"))
+
+    def capabilities(self, q: Any) -> Capabilities:
+        return Capabilities()
+
+    def wait(self, q: Any) -> None:
+        w = getattr(q, "wait", None)
+        if w is not None:
+            w()
+
+    def device_attribute(self, q: Any, name: builtins.str) -> Any:
+        where = f"a device of the {getattr(self, 'name', '?')!r} backend"
+        if "sycl" in name:
+            where = f"it exists for SYCL devices only, and this is {where}"
+        raise AttributeError(f"'Device' object has no attribute {name!r}: {where}")
+
+    def placement_error_bases(self) -> tuple[type[BaseException], ...]:
+        return ()
+
+    def usm_type_of(self, raw: Any) -> builtins.str:
+        return self.usm_types[0]
+
+    def coerced_usm_type(self, kinds: Any) -> builtins.str:
+        order = ("device", "shared", "host")
+        return min(kinds, key=order.index) if kinds else self.usm_types[0]
+
+    def element_strides(self, raw: Any) -> tuple[int, ...]:
+        item = raw.itemsize
+        return tuple(s // item for s in raw.strides)
+
+    def as_array(self, obj: Any) -> Any:
+        return obj
+
+    def asarray(self, obj: Any, *, dtype: Any, copy: Any, usm_type: Any, queue: Any) -> Any:
+        host = np.asarray(obj, dtype=dtype, copy=copy)
+        if copy is False:
+            raise ValueError(f"asarray: copy=False cannot import {type(obj).__name__}")
+        return self.from_host(host, usm_type or self.usm_types[0], queue)  # type: ignore[attr-defined]
+
+    def host_accessible(self, raw: Any) -> bool:
+        return self.usm_type_of(raw) != "device"
+
+    def to_queue(self, raw: Any, q: Any, stream: Any = None) -> Any:
+        return raw
+
+    def native_stream(self, stream: Any) -> Any:
+        raise TypeError(
+            f"to_device: stream must be None for devices of the "
+            f"{getattr(self, 'name', '?')!r} backend, got {type(stream).__name__}"
+        )
+
+    def may_share_memory(self, a: Any, b: Any) -> bool:
+        return bool(np.may_share_memory(a, b))
+
+    def memory_error(self, nbytes: int, q: Any) -> MemoryError:
+        return MemoryError(f"could not allocate {nbytes} bytes on {self.describe(q)}")
+
+    def repr(self, raw: Any) -> builtins.str:
+        return f"usm_ndarray({raw!r}, device={self.describe(self.queue_of(raw))!r})"  # type: ignore[attr-defined]
+
+    def str(self, raw: Any) -> builtins.str:
+        return str(raw)
+
+    def array_attribute(self, raw: Any, name: builtins.str) -> Any:
+        where = f"this array is on the {getattr(self, 'name', '?')!r} backend"
+        if "sycl" in name or name in ("usm_data", "__usm_ndarray__"):
+            where = f"it exists for arrays on SYCL devices only; {where}"
+        raise AttributeError(f"'usm_ndarray' object has no attribute {name!r}: {where}")
+
+    def dlpack_device(self, raw: Any) -> tuple[int, int]:
+        return (1, 0)
+
+    def dlpack(self, raw: Any, stream: Any, max_version: Any, dl_device: Any, copy: Any) -> Any:
+        if dl_device is not None and int(dl_device[0]) != 1:
+            raise BufferError(f"__dlpack__: cannot export to device {dl_device}; only (kDLCPU, 0)")
+        host = self.to_host(raw)  # type: ignore[attr-defined]
+        return host.__dlpack__(max_version=max_version, copy=False if copy is None else copy)
+
+    def foreign(self, obj: Any) -> tuple[Any, Any] | None:
+        return None
+
+    def from_dlpack(self, x: Any, dev: tuple[int, int], q: Any, copy: Any) -> Any:
+        raise BufferError(f"from_dlpack: the {getattr(self, 'name', '?')!r} backend imports no DLPack device {dev}")
+
+    # linalg/fft: NumPy on a host copy, the result back on the operand's queue
+    def _host_call(self, fn: Any, raws: tuple, kw: dict) -> Any:
+        like = raws[0]
+        q, ut = self.queue_of(like), self.usm_type_of(like)  # type: ignore[attr-defined]
+        try:
+            res = fn(*[self.to_host(r) for r in raws], **kw)  # type: ignore[attr-defined]
+        except np.linalg.LinAlgError as exc:
+            raise LinAlgError(str(exc)) from None
+        back = self.from_host  # type: ignore[attr-defined]
+        if isinstance(res, tuple):
+            return tuple(back(np.asarray(r), ut, q) for r in res)
+        return back(np.asarray(res), ut, q)
+
+    def linalg(self, fname: builtins.str, *raws: Any, **kw: Any) -> Any:
+        return self._host_call(getattr(np.linalg, fname), raws, kw)
+
+    def fft(self, fname: builtins.str, raw: Any, **kw: Any) -> Any:
+        return self._host_call(getattr(np.fft, fname), (raw,), kw)
+
+    def gemm(self, fname: builtins.str, a1: Any, a2: Any, **kw: Any) -> Any:
+        return None
+
+    def eig(self, raw: Any, vectors: bool) -> Any:
+        return self.linalg("eig" if vectors else "eigvals", raw)
+
+
+_DEFAULTS = {
+    k: v for k, v in vars(BackendBase).items() if not k.startswith("__")
+}
+
+
+def complete(backend: Any) -> Any:
+    """Give ``backend`` (an object that need not derive from BackendBase) every
+    optional member it lacks, bound to it; TypeError naming the required ones missing."""
+    missing = [k for k in REQUIRED if not hasattr(backend, k)]
+    if missing:
+        raise TypeError(
+            f"backend {getattr(backend, 'name', backend)!r} lacks {missing} (see docs/backends.md)"
+        )
+    for k, v in _DEFAULTS.items():
+        if not hasattr(backend, k):
+            setattr(backend, k, v.__get__(backend) if callable(v) and not isinstance(v, type) else v)
+    return backend

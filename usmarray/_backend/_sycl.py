@@ -7,10 +7,13 @@ when importable, else the legacy ``dpctl.tensor`` (dpctl <= 0.21).
 from __future__ import annotations
 
 import builtins
+import functools
 import importlib
 import math
 import operator
+import os
 import sys
+import threading
 from types import ModuleType
 from typing import Any
 
@@ -20,8 +23,9 @@ import numpy as np
 from dpctl._sycl_device_factory import _cached_default_device
 from dpctl._sycl_queue_manager import get_device_cached_queue
 
-from .._dlpack import _HostView, host_accessible
-from ._protocol import KERNEL_NAMES, Capabilities
+from . import _construct, _dlpack_import, _onemkl, _suai
+from ._protocol import CREATION_KERNELS, KERNEL_NAMES, BackendBase, Capabilities
+from ._sycl_export import _HostView, export, host_accessible
 
 _INT64_MAX = 2**63 - 1
 _PAGE = 4096
@@ -88,28 +92,64 @@ def _resolve_provider() -> ModuleType:
 _prod = math.prod
 
 
-class SyclBackend:
+#: USMARRAY_SERIALIZE=0 turns the runtime lock off (see :attr:`SyclBackend.lock`)
+SERIALIZE = os.environ.get("USMARRAY_SERIALIZE", "1") != "0"
+
+
+def _placed(fn: Any) -> Any:
+    """A provider creation function taking the protocol's ``queue=`` keyword."""
+
+    @functools.wraps(fn)
+    def kernel(*args: Any, queue: Any = None, **kwargs: Any) -> Any:
+        return fn(*args, sycl_queue=queue, **kwargs)
+
+    return kernel
+
+
+_ARRAY_ATTRIBUTES = frozenset({
+    "sycl_queue", "sycl_device", "sycl_context", "usm_data", "__sycl_usm_array_interface__",
+})
+_DEVICE_ATTRIBUTES: dict[str, Any] = {
+    "sycl_queue": lambda q: q,
+    "sycl_device": operator.attrgetter("sycl_device"),
+    "sycl_context": operator.attrgetter("sycl_context"),
+}
+
+
+class SyclBackend(BackendBase):
     """Allocates USM memory and runs the provider's SYCL kernels on raw arrays.
 
     Kernel names (``KERNEL_NAMES``) are bound as instance attributes, so the
     namespace layer reaches a kernel with one attribute lookup.  Native devices
     are ``dpctl.SyclQueue`` objects.
+
+    ``lock`` serializes usmarray's calls into the DPC++ runtime shipped with dpnp 0.20 /
+    dpctl 0.22, which deadlocks under this interleaving: thread A, holding the GIL,
+    submits a command group that enters the scheduler and waits for its write lock;
+    thread B waits on an event under the scheduler's read lock; that event depends on
+    one of the provider's host tasks, which needs the GIL to release Python objects
+    (intel/llvm #22993 fixes the runtime side).  A thread blocked on this lock has
+    released the GIL, so while calls are serialized the cycle cannot close.
+    ``USMARRAY_SERIALIZE=0`` turns it off.
     """
 
     name = "sycl"
     usm_types = ("device", "shared", "host")
     #: arrays of one backend may still sit on different queues: compare them per call
     multi_queue = True
-    queue_of = staticmethod(operator.attrgetter("sycl_queue"))
-    usm_type_of = staticmethod(operator.attrgetter("usm_type"))
-    repr = staticmethod(builtins.repr)
-    str = staticmethod(builtins.str)
+    dlpack_device_types = frozenset({_dlpack_import.KDL_ONEAPI})
+    queue_of = staticmethod(operator.attrgetter("sycl_queue"))  # type: ignore[assignment]
+    usm_type_of = staticmethod(operator.attrgetter("usm_type"))  # type: ignore[assignment]
+    element_strides = staticmethod(operator.attrgetter("strides"))  # type: ignore[assignment]
+    repr = staticmethod(builtins.repr)  # type: ignore[assignment]
+    str = staticmethod(builtins.str)  # type: ignore[assignment]
 
     def __init__(self) -> None:
         pt = _resolve_provider()
         self.provider = pt
         self.provider_name = pt.__name__
         self.array_type = pt.usm_ndarray
+        self.lock = threading.RLock() if SERIALIZE else None
         epe: Any = getattr(pt, "ExecutionPlacementError", None)
         if epe is None:  # dpctl.tensor keeps it in dpctl.utils
             import dpctl.utils
@@ -119,13 +159,16 @@ class SyclBackend:
         for kname in KERNEL_NAMES:
             fn = getattr(pt, kname, None)
             if fn is not None and kname not in type(self).__dict__:  # methods here win
-                setattr(self, kname, fn)
+                setattr(self, kname, _placed(fn) if kname in CREATION_KERNELS else fn)
         try:
             from dpctl.utils import get_coerced_usm_type
         except ImportError:  # pragma: no cover
             get_coerced_usm_type = pt.get_coerced_usm_type
-        self.coerced_usm_type = get_coerced_usm_type
+        self.coerced_usm_type = get_coerced_usm_type  # type: ignore[method-assign]
         self._default_queue: dpctl.SyclQueue | None = None
+        self._caps: dict[Any, Capabilities] = {}
+        _onemkl.bind_sycl(self)
+        _dlpack_import.bind_sycl(self)
 
     # ---- devices ---------------------------------------------------------
     def available(self) -> bool:
@@ -139,13 +182,16 @@ class SyclBackend:
             self._default_queue = get_device_cached_queue(_cached_default_device())
         return self._default_queue
 
+    def owns_native(self, obj: Any) -> bool:
+        return isinstance(obj, (dpctl.SyclQueue, dpctl.SyclDevice))
+
     def native_queue(self, obj: Any) -> dpctl.SyclQueue:
         """A filter string, SyclDevice or SyclQueue as a SyclQueue (ValueError if none)."""
         if isinstance(obj, dpctl.SyclQueue):
             return obj
         if isinstance(obj, dpctl.SyclDevice):
             return get_device_cached_queue(obj)
-        if isinstance(obj, str):
+        if isinstance(obj, builtins.str):
             try:
                 return get_device_cached_queue(dpctl.SyclDevice(obj))
             except Exception as exc:
@@ -159,6 +205,13 @@ class SyclBackend:
             "usmarray.Device"
         )
 
+    def native_stream(self, stream: Any) -> dpctl.SyclQueue:
+        if not isinstance(stream, dpctl.SyclQueue):
+            raise TypeError(
+                f"to_device: stream must be None or a dpctl.SyclQueue, got {type(stream).__name__}"
+            )
+        return stream
+
     def devices(self) -> list[dpctl.SyclQueue]:
         return [get_device_cached_queue(d) for d in dpctl.get_devices()]
 
@@ -169,8 +222,23 @@ class SyclBackend:
         return f"sub-device of {d.parent_device.filter_string}: {d.name}"
 
     def capabilities(self, q: dpctl.SyclQueue) -> Capabilities:
-        d = q.sycl_device
-        return Capabilities(fp64=d.has_aspect_fp64, fp16=d.has_aspect_fp16)
+        caps = self._caps.get(q)
+        if caps is None:
+            d = q.sycl_device
+            caps = self._caps[q] = Capabilities(fp64=d.has_aspect_fp64, fp16=d.has_aspect_fp16)
+        return caps
+
+    def wait(self, q: dpctl.SyclQueue) -> None:
+        q.wait()
+
+    def device_attribute(self, q: Any, name: builtins.str) -> Any:
+        get = _DEVICE_ATTRIBUTES.get(name)
+        if get is None:
+            return super().device_attribute(q, name)
+        return get(q)
+
+    def placement_error_bases(self) -> tuple[type[BaseException], ...]:
+        return (self.ExecutionPlacementError,)
 
     # ---- memory ------------------------------------------------------------
     alloc_errors: tuple[type[BaseException], ...] = (dpmem.USMAllocationError,)
@@ -183,17 +251,19 @@ class SyclBackend:
             f"({d.name}, {d.global_mem_size} bytes of global memory)"
         )
 
-    def full(self, shape: Any, fill_value: Any, dtype: Any = None, **kw: Any) -> Any:
+    def full(self, shape: Any, fill_value: Any, dtype: Any = None, queue: Any = None,
+             **kw: Any) -> Any:
         """The provider's full, except for Python ints beyond int64, which the legacy
         dpctl.tensor rounds through float64: those are filled from an exact host value."""
         if type(fill_value) is int and fill_value > _INT64_MAX and dtype is not None:
-            out = self.provider.empty(shape, dtype=dtype, **kw)
-            out[...] = self.provider.asarray(np.asarray(fill_value, dtype=dtype), **kw)
+            out = self.provider.empty(shape, dtype=dtype, sycl_queue=queue, **kw)
+            out[...] = self.provider.asarray(
+                np.asarray(fill_value, dtype=dtype), sycl_queue=queue, **kw
+            )
             return out
-        return self.provider.full(shape, fill_value, dtype=dtype, **kw)
+        return self.provider.full(shape, fill_value, dtype=dtype, sycl_queue=queue, **kw)
 
-
-    def from_host(self, a: np.ndarray, usm_type: builtins.str, q) -> Any:
+    def from_host(self, a: np.ndarray, usm_type: builtins.str, q: Any) -> Any:
         try:
             return self.provider.asarray(a, usm_type=usm_type, sycl_queue=q)
         except self.alloc_errors as exc:
@@ -241,9 +311,25 @@ class SyclBackend:
             strides=tuple(s * itemsize for s in raw.strides),
         )
 
-    def asarray(self, obj, *, dtype, copy, usm_type, q):
+    host_accessible = staticmethod(host_accessible)
+
+    def asarray(self, obj: Any, *, dtype: Any = None, copy: Any = None, usm_type: Any = None,
+                queue: Any = None) -> Any:
+        """The provider's asarray on ``queue``; a raw array of another queue first moves
+        there: zero-copy in the same context, else one copy (ValueError if ``copy=False``)."""
+        if isinstance(obj, self.array_type) and queue is not None and obj.sycl_queue != queue:
+            if obj.sycl_context == queue.sycl_context:
+                obj = obj.to_device(queue)
+            elif copy is False:
+                raise ValueError(
+                    f"asarray: copy=False, but the array's memory belongs to another SYCL "
+                    f"context than the target {self.describe(queue)}; that needs a copy"
+                )
+            else:
+                obj, copy = self.to_queue(obj, queue), None
+            queue = None
         return self.provider.asarray(
-            obj, dtype=dtype, copy=copy, usm_type=usm_type, sycl_queue=q
+            obj, dtype=dtype, copy=copy, usm_type=usm_type, sycl_queue=queue
         )
 
     @staticmethod
@@ -258,7 +344,23 @@ class SyclBackend:
     def memory_object(self, obj: Any) -> bool:
         return isinstance(obj, (dpmem.MemoryUSMDevice, dpmem.MemoryUSMShared, dpmem.MemoryUSMHost))
 
-    def to_queue(self, raw, q, stream=None):
+    def construct(self, *args: Any) -> Any:
+        """The ``usm_ndarray(shape, dtype, buffer, strides, offset, order,
+        buffer_ctor_kwargs)`` constructor's raw array (see ``_construct``)."""
+        return _construct.construct(self, *args)
+
+    def buffer_of(self, raw: Any) -> Any:
+        """The memory object a ``usm_ndarray(buffer=x)`` shares."""
+        return raw.usm_data
+
+    def array_attribute(self, raw: Any, name: builtins.str) -> Any:
+        if name in _ARRAY_ATTRIBUTES:
+            return getattr(raw, name)
+        if name == "__usm_ndarray__":
+            return raw[...]
+        return super().array_attribute(raw, name)
+
+    def to_queue(self, raw: Any, q: Any, stream: Any = None) -> Any:
         """Same context: zero-copy view on ``q``.  Across contexts: one host-side copy
         when both allocations are host-accessible (any USM kind on a CPU device),
         else the provider's copy through host memory."""
@@ -276,3 +378,61 @@ class SyclBackend:
         raw.sycl_queue.wait()
         np.copyto(np.asarray(_HostView(out)), np.asarray(_HostView(raw)))
         return out
+
+    # ---- interchange ----------------------------------------------------------
+    @staticmethod
+    def dlpack_device(raw: Any) -> tuple[int, int]:
+        return raw.__dlpack_device__()
+
+    def dlpack(self, raw: Any, stream: Any, max_version: Any, dl_device: Any, copy: Any) -> Any:
+        return export(raw, self, stream, max_version, dl_device, copy)
+
+    def foreign(self, obj: Any) -> tuple[Any, Any] | None:
+        """A zero-copy view of a foreign SYCL array: a ``__sycl_usm_array_interface__``
+        (validated: see ``_suai``) or a dpnp/dpctl array, with its queue."""
+        iface = _suai.foreign_interface(obj, self.array_type)
+        if iface is not None:
+            raw = _suai.import_view(obj, iface, self)
+            return raw, raw.sycl_queue
+        if isinstance(obj, self.array_type):
+            return obj, obj.sycl_queue
+        inner = getattr(obj, "__usm_ndarray__", None)
+        if isinstance(inner, self.array_type):
+            return inner, inner.sycl_queue
+        return None
+
+    def from_dlpack(self, x: Any, dev: tuple[int, int], q: Any, copy: Any) -> Any:
+        """A kDLOneAPI producer's data: on its import queue (``q`` None), else on ``q``
+        (zero-copy where ``q`` shares the import queue's device and context)."""
+        if q is None:
+            return _dlpack_import.import_dlpack(x, dev=dev, copy=copy)
+        home = _dlpack_import.import_queue(dev[1])
+        if q is home or q.sycl_device == home.sycl_device and q.sycl_context == home.sycl_context:
+            return _dlpack_import.import_dlpack(x, dev=dev, copy=copy, stream=q).to_device(q)
+        if copy is False:
+            raise BufferError(
+                f"from_dlpack: copy=False, but the producer's data lives on "
+                f"{home.sycl_device.filter_string} (default context), not on the target "
+                f"{self.describe(q)}"
+            )
+        raw = _dlpack_import.import_dlpack(x, dev=dev)
+        if q.sycl_device == home.sycl_device:
+            return self.to_queue(raw, q)
+        return self.from_host(self.to_host(raw), raw.usm_type, q)
+
+    # ---- linear algebra and FFT: oneMKL through dpnp (see _onemkl) --------------
+    @staticmethod
+    def linalg(fname: builtins.str, *raws: Any, **kw: Any) -> Any:
+        return _onemkl.linalg(fname, *raws, **kw)
+
+    @staticmethod
+    def fft(fname: builtins.str, raw: Any, **kw: Any) -> Any:
+        return _onemkl.fft(fname, raw, **kw)
+
+    @staticmethod
+    def gemm(fname: builtins.str, a1: Any, a2: Any, **kw: Any) -> Any:
+        return _onemkl.gemm(fname, a1, a2, **kw)
+
+    @staticmethod
+    def eig(raw: Any, vectors: bool) -> Any:
+        return _onemkl.eig(raw, vectors)

@@ -19,19 +19,14 @@ from __future__ import annotations
 import math
 from typing import Any, NamedTuple
 
+import dpctl
+import dpctl.memory as dpm
 import numpy as np
 
-from . import _backend
-from . import _dtypes as dt
+from .. import _dtypes as dt
+from ._usm_query import pointer_info
 
-_sycl = _backend.sycl
-if _sycl is not None:
-    import dpctl
-    import dpctl.memory as dpm
-
-    from ._backend._usm_query import pointer_info
-
-    _MEMORY = {"device": dpm.MemoryUSMDevice, "shared": dpm.MemoryUSMShared, "host": dpm.MemoryUSMHost}
+_MEMORY = {"device": dpm.MemoryUSMDevice, "shared": dpm.MemoryUSMShared, "host": dpm.MemoryUSMHost}
 _INDEX_LIMIT = 2**62
 _ADDRESS_LIMIT = 2**64
 
@@ -114,17 +109,18 @@ def check_usm_interface(iface: Any) -> Interface:
     return Interface(ptr, bool(data[1]), shape, strides, offset, d, lo, hi, iface.get("syclobj"))
 
 
-def foreign_interface(obj: Any) -> Any:
+def foreign_interface(obj: Any, array_type: type) -> Any:
     """``obj``'s interface when it must be imported through it, else None: provider
-    arrays and objects handing one over by ``__usm_ndarray__`` (dpnp) need no import."""
-    if _sycl is None or isinstance(obj, _sycl.array_type):
+    arrays (``array_type``) and objects handing one over by ``__usm_ndarray__`` (dpnp)
+    need no import."""
+    if isinstance(obj, array_type):
         return None
-    if isinstance(getattr(obj, "__usm_ndarray__", None), _sycl.array_type):
+    if isinstance(getattr(obj, "__usm_ndarray__", None), array_type):
         return None
     return getattr(obj, "__sycl_usm_array_interface__", None)
 
 
-def _queue_and_context(syclobj: Any) -> tuple[Any, Any]:
+def _queue_and_context(syclobj: Any, native_queue: Any) -> tuple[Any, Any]:
     """(queue or None, context) that ``syclobj`` names: a SyclQueue, SyclContext,
     SyclDevice, filter string, or a dpctl capsule of a queue or context."""
     if isinstance(syclobj, dpctl.SyclQueue):
@@ -132,12 +128,12 @@ def _queue_and_context(syclobj: Any) -> tuple[Any, Any]:
     if isinstance(syclobj, dpctl.SyclContext):
         return None, syclobj
     if isinstance(syclobj, (dpctl.SyclDevice, str)):
-        q = _sycl.native_queue(syclobj)
+        q = native_queue(syclobj)
         return q, q.sycl_context
     if type(syclobj).__name__ == "PyCapsule":
         for cls in (dpctl.SyclQueue, dpctl.SyclContext):
             try:
-                return _queue_and_context(cls(syclobj))
+                return _queue_and_context(cls(syclobj), native_queue)
             except Exception:  # not a capsule of this kind
                 continue
     raise _bad(
@@ -176,11 +172,12 @@ def _pointer_info(ctx: Any, syclobj: Any, addr: int) -> tuple[str | None, int, i
     return (kind if kind in _MEMORY else None, 0, 0)
 
 
-def import_view(obj: Any, iface: Any) -> Any:
-    """A zero-copy provider array over the memory ``iface`` names, on the queue of its
-    ``syclobj`` (ValueError or TypeError for anything unsound; see the module doc)."""
+def import_view(obj: Any, iface: Any, be: Any) -> Any:
+    """A zero-copy array of the SYCL backend ``be`` over the memory ``iface`` names, on
+    the queue of its ``syclobj`` (ValueError or TypeError for anything unsound; see the
+    module doc)."""
     v = check_usm_interface(iface)
-    q, ctx = _queue_and_context(v.syclobj)
+    q, ctx = _queue_and_context(v.syclobj, be.native_queue)
     syclobj = q if q is not None else ctx
     isz = v.dtype.itemsize
     usm_type, base, size = _pointer_info(ctx, syclobj, v.ptr)
@@ -206,7 +203,7 @@ def import_view(obj: Any, iface: Any) -> Any:
         mem = _MEMORY[usm_type](_Extent(start, end - start, syclobj, obj))
     except ValueError:
         raise _not_usm("pointer", start, ctx) from None
-    pt = _sycl.provider
+    pt = be.provider
     if empty:
         raw = pt.usm_ndarray(v.shape, dtype=v.dtype, buffer=mem)
     else:
@@ -217,26 +214,3 @@ def import_view(obj: Any, iface: Any) -> Any:
     if v.readonly:
         raw.flags["W"] = False
     return raw
-
-
-def place(raw: Any, be: Any, q: Any, copy: bool | None) -> tuple[Any, bool | None]:
-    """``raw`` (from :func:`import_view`) ready for ``be.provider.asarray(..., sycl_queue=None)``
-    on ``q``: a zero-copy view on ``q`` in the same context, else a copy of the view
-    (ValueError when ``copy`` is False).  Returns (source, copy flag still to apply)."""
-    if be is not _sycl:
-        if copy is False:
-            raise ValueError(
-                f"asarray: copy=False, but moving SYCL USM memory to the {be.name!r} backend "
-                "needs a copy"
-            )
-        return _sycl.to_host(raw), None
-    if raw.sycl_queue == q:
-        return raw, copy
-    if raw.sycl_context == q.sycl_context:
-        return raw.to_device(q), copy
-    if copy is False:
-        raise ValueError(
-            "asarray: copy=False, but the interface's memory belongs to another SYCL context "
-            "than the target queue's; that needs a copy"
-        )
-    return _sycl.to_queue(raw, q), None

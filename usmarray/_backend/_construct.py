@@ -12,10 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from . import _backend
-from . import _dtypes as dt
+from .. import _dtypes as dt
 
-_sycl = _backend.sycl
 _ALLOC_KINDS = ("device", "shared", "host")
 
 
@@ -46,6 +44,7 @@ def _as_dtype(dtype: Any, q: Any) -> np.dtype:
 
 
 def construct(
+    _sycl: Any,
     shape: Any,
     dtype: Any,
     buffer: Any,
@@ -54,10 +53,6 @@ def construct(
     order: str,
     buffer_ctor_kwargs: dict | None,
 ) -> Any:
-    from ._array import usm_ndarray
-
-    if _sycl is None:
-        raise RuntimeError("usm_ndarray(...) allocates SYCL USM memory: no SYCL runtime is available")
     pt = _sycl.provider
     shape = _as_shape(shape, "shape")
     if any(n < 0 for n in shape):
@@ -70,8 +65,6 @@ def construct(
         raise TypeError(
             f"usm_ndarray: buffer_ctor_kwargs accepts 'queue', 'alignment', 'copy'; got {sorted(unknown)}"
         )
-    if isinstance(buffer, usm_ndarray):
-        buffer = buffer._arr.usm_data
     if isinstance(buffer, str):
         if buffer not in _ALLOC_KINDS:
             raise ValueError(f"usm_ndarray: buffer={buffer!r}; use 'device', 'shared' or 'host'")
@@ -133,7 +126,7 @@ def construct(
                 f"{(offset + count) * d.itemsize} bytes, but the buffer holds {capacity}"
             )
     if capacity is None:
-        _check_allocation(shape, strides, offset, d, q, buffer)
+        _check_allocation(_sycl, shape, strides, offset, d, q)
     for name, values in (("shape", shape), ("strides", strides or ()), ("offset", (offset,))):
         if any(not -_INDEX_LIMIT <= v < _INDEX_LIMIT for v in values):
             raise ValueError(f"usm_ndarray: {name} {values} exceeds the 64-bit index range")
@@ -151,7 +144,9 @@ def construct(
 _INDEX_LIMIT = 2**62
 
 
-def _check_allocation(shape: tuple, strides: Any, offset: int, d: np.dtype, q: Any, kind: Any) -> None:
+def _check_allocation(
+    _sycl: Any, shape: tuple, strides: Any, offset: int, d: np.dtype, q: Any
+) -> None:
     """A new allocation must be representable and fit the device, before the provider's
     64-bit size arithmetic sees it (it wraps around silently)."""
     if 0 in shape:

@@ -38,12 +38,12 @@ import operator
 import os
 import struct
 import sys
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, NoReturn
 
 import numpy as np
 
-from . import _backend
-from . import _dtypes as dt
+from .. import _dtypes as dt
+from ._construct import _check_layout_flags
 
 KDL_CPU, KDL_ONEAPI = 1, 14
 _READ_ONLY, _IS_COPIED = 1, 2
@@ -172,13 +172,23 @@ def _int_pair(dev: Any) -> tuple[int, int]:
 
 
 def dlpack_device(x: Any) -> tuple[int, int]:
-    """``x.__dlpack_device__()`` checked: a pair of ints of a supported device type."""
+    """``x.__dlpack_device__()`` checked: a pair of ints; for kDLCPU and kDLOneAPI also
+    an id this module can import (other device types are their backends' to check)."""
     dev = _int_pair(x.__dlpack_device__())
-    _check_device(dev, "__dlpack_device__()")
+    if dev[0] in (KDL_CPU, KDL_ONEAPI):
+        _check_device(dev, "__dlpack_device__()")
     return dev
 
 
+def refuse_device(dev: tuple[int, int]) -> NoReturn:
+    """BufferError for a producer whose device type no backend imports."""
+    _check_device(dev, "__dlpack_device__()")
+    raise BufferError(f"from_dlpack: device {dev} cannot be imported")  # pragma: no cover
+
+
 # ---- SYCL devices by DLPack id -----------------------------------------------------------
+#: the SYCL backend in use, or None (set once by the backend package: :func:`bind_sycl`)
+_sycl: Any = None
 _roots: list[Any] | None = None
 # DLPack id -> (import queue, its SyclContext, the context's DPCTLSyclContextRef)
 _targets: dict[int, tuple[Any, Any, int]] = {}
@@ -189,7 +199,7 @@ def _root_devices() -> list[Any]:
     if _roots is None:
         import dpctl
 
-        _roots = list(dpctl.get_devices()) if _backend.sycl is not None else []
+        _roots = list(dpctl.get_devices()) if _sycl is not None else []
     return _roots
 
 
@@ -235,7 +245,14 @@ def _load_pointer_type() -> Any:
     return fn
 
 
-_pointer_type: Any = _load_pointer_type() if _backend.sycl is not None else None
+_pointer_type: Any = None
+
+
+def bind_sycl(backend: Any) -> None:
+    """Import kDLOneAPI tensors with ``backend`` (the SYCL backend) from now on."""
+    global _sycl, _pointer_type
+    _sycl = backend
+    _pointer_type = _load_pointer_type()
 
 
 def _load_mincore() -> Any:
@@ -264,7 +281,7 @@ def _check_device(dev: tuple[int, int], where: str) -> None:
         if ident != 0:
             raise BufferError(f"from_dlpack: {where} names CPU device {ident}; kDLCPU uses id 0")
     elif kind == KDL_ONEAPI:
-        if _backend.sycl is None:
+        if _sycl is None:
             raise BufferError(f"from_dlpack: {where} is a kDLOneAPI device, but no SYCL runtime "
                               "is available")
         n = len(_root_devices())
@@ -275,8 +292,9 @@ def _check_device(dev: tuple[int, int], where: str) -> None:
             )
     else:
         raise BufferError(
-            f"from_dlpack: {where} names device type {kind}; only kDLCPU (1) and kDLOneAPI "
-            "(14) can be imported"
+            f"from_dlpack: {where} names device type {kind}, which no backend here imports: "
+            "kDLCPU (1), kDLOneAPI (14) with a SYCL runtime, kDLCUDA (2), kDLCUDAHost (3) "
+            "and kDLCUDAManaged (13) with the CUDA backend"
         )
 
 
@@ -370,7 +388,7 @@ def _empty(t: _Tensor, q: Any) -> Any:
         out = np.empty(t.shape, dtype=t.dtype)
         out.flags.writeable = not t.read_only
     else:
-        out = _backend.sycl.provider.empty(t.shape, dtype=t.dtype, sycl_queue=q)
+        out = _sycl.provider.empty(t.shape, dtype=t.dtype, sycl_queue=q)
         if t.read_only:
             out.flags.writable = False
     owner = _Owner()
@@ -463,9 +481,8 @@ def _overlaps(t: _Tensor) -> bool:
 def _usm(t: _Tensor, q: Any, copy: bool | None) -> tuple[Any, bool]:
     """The provider array over the tensor's memory and True; (a copy, False) where the
     provider cannot view the layout."""
-    from ._construct import _check_layout_flags
 
-    be = _backend.sycl
+    be = _sycl
     isz = t.dtype.itemsize
     owner = _UsmOwner()
     mem = _usm_memory(t, owner)
@@ -513,7 +530,7 @@ def import_capsule(capsule: Any, *, copy: bool | None = None, device: Any = None
         return np.array(out, copy=True) if copy and not t.copied else out
     raw, view = _usm(t, q, copy)
     if copy and not t.copied and view:
-        raw = _backend.sycl.provider.copy(raw)
+        raw = _sycl.provider.copy(raw)
     return raw
 
 

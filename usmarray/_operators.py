@@ -1,0 +1,68 @@
+"""The methods of ``usm_ndarray`` that compute through namespace functions.
+
+The array type (``_array``) holds attributes and the protocols that need no section
+module; this module, which sits above both the type and the functions, installs the
+rest on the class once the namespace is assembled: the operators (from the
+elementwise functions and ``matmul``, with reflected and in-place forms), indexing,
+``to_device`` and ``__array_namespace__``, and serializes those that may submit work
+(see ``_serial``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from . import _elementwise as ew
+from . import _indexing, _migration
+from . import _linalg_main as la
+from ._array import usm_ndarray
+from ._serial import serialize_methods
+
+#: methods that may submit work or wait for it; __getitem__ locks itself
+SUBMITTING_METHODS = (
+    "__dlpack__", "to_device", "__array__", "__bool__", "__complex__", "__float__",
+    "__int__", "__index__", "__repr__", "__str__", "__format__", "__setitem__",
+    "__reduce__", "__deepcopy__", "__copy__",
+)
+
+
+def _to_device(self: usm_ndarray, device: Any, /, *, stream: Any = None) -> usm_ndarray:
+    """A copy (or zero-copy view where the memory allows) of ``self`` on ``device``."""
+    return _migration.to_device(self, device, stream=stream)
+
+
+def install(array_namespace: Callable[..., Any]) -> None:
+    """Install the computing methods on ``usm_ndarray``; ``array_namespace`` is its
+    ``__array_namespace__`` method."""
+    binary = {
+        "add": ew.add, "sub": ew.subtract, "mul": ew.multiply, "truediv": ew.divide,
+        "floordiv": ew.floor_divide, "mod": ew.remainder, "pow": ew.pow,
+        "and": ew.bitwise_and, "or": ew.bitwise_or, "xor": ew.bitwise_xor,
+        "lshift": ew.bitwise_left_shift, "rshift": ew.bitwise_right_shift,
+        "matmul": la.matmul,
+    }
+    cls: Any = usm_ndarray
+    for name, fn in binary.items():
+        setattr(cls, f"__{name}__", ew.make_operator(fn, f"__{name}__"))
+        setattr(cls, f"__r{name}__", ew.make_reflected(fn, f"__r{name}__"))
+        setattr(cls, f"__i{name}__", ew.make_inplace(fn, f"__i{name}__"))
+    comparisons = {
+        "lt": ew.less, "le": ew.less_equal, "gt": ew.greater, "ge": ew.greater_equal,
+        "eq": ew.equal, "ne": ew.not_equal,
+    }
+    for name, fn in comparisons.items():
+        setattr(cls, f"__{name}__", ew.make_operator(fn, f"__{name}__"))
+    cls.__neg__ = ew.make_unary_operator(ew.negative, "__neg__")
+    cls.__pos__ = ew.make_unary_operator(ew.positive, "__pos__")
+    cls.__abs__ = ew.make_unary_operator(ew.abs, "__abs__")
+    cls.__invert__ = ew.make_unary_operator(ew.bitwise_invert, "__invert__")
+    cls.__getitem__ = _indexing.getitem
+    cls.__setitem__ = _indexing.setitem
+    cls.to_device = _to_device
+    cls.__array_namespace__ = array_namespace
+    operators = tuple(
+        [f"__{p}{n}__" for n in binary for p in ("", "r", "i")]
+        + [f"__{n}__" for n in (*comparisons, "neg", "pos", "abs", "invert")]
+    )
+    serialize_methods(usm_ndarray, operators + SUBMITTING_METHODS)
