@@ -22,6 +22,7 @@ from ._placement import (
     placement,
     scalar_default_dtype,
 )
+from ._scalars import py_scalar
 
 __all__ = [
     "arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like",
@@ -114,6 +115,7 @@ def full(
         out[...] = be.astype(src, d)
         return wrap_with(be, out)
     be, q, ut = placement(device, usm_type, sycl_queue, "full")
+    fill_value = py_scalar(fill_value)
     if type(fill_value) not in _SCALARS:
         raise TypeError(
             "full: fill_value must be a bool, int, float, complex or 0-D array, got "
@@ -163,6 +165,7 @@ def full_like(
     sycl_queue: Any = None,
 ) -> usm_ndarray:
     be, q, ut, d = _like("full_like", x, dtype, device, usm_type, sycl_queue)
+    fill_value = py_scalar(fill_value)
     if type(fill_value) not in _SCALARS:
         raise TypeError(f"full_like: fill_value must be a Python scalar, got {type(fill_value).__name__}")
     check_scalar(d, fill_value, "full_like")

@@ -239,7 +239,8 @@ def unstack(x: usm_ndarray, /, *, axis: int = 0) -> tuple[usm_ndarray, ...]:
     ax = normalize_axis(axis, a.ndim, "unstack")
     be = x._be
     lead = (_ALL,) * ax
-    return tuple(wrap_with(be, a[lead + (i,)]) for i in range(a.shape[ax]))
+    # the trailing ... keeps a 1-D input's parts 0-D arrays (NumPy gives scalars for a[i])
+    return tuple(wrap_with(be, a[lead + (i, ...)]) for i in range(a.shape[ax]))
 
 
 # ---- shape changes --------------------------------------------------------------------------
@@ -269,7 +270,7 @@ def squeeze(x: usm_ndarray, /, axis: int | tuple[int, ...]) -> usm_ndarray:
     if not axes:
         return wrap_with(x._be, a[...])
     key = tuple([0 if i in axes else _ALL for i in range(a.ndim)])
-    return wrap_with(x._be, a[key])
+    return wrap_with(x._be, a[key + (...,)])  # 0-D view, not a NumPy scalar, when all go
 
 
 def flip(x: usm_ndarray, /, *, axis: int | tuple[int, ...] | None = None) -> usm_ndarray:
