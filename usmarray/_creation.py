@@ -12,7 +12,7 @@ import numpy as np
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
 from ._device import Device
-from ._helpers import alloc_failed, check_array, check_scalar, same_device
+from ._helpers import alloc_failed, check_array, check_scalar, fill_scalar, same_device
 from ._migration import asarray, from_dlpack, to_device
 from ._placement import (
     check_device_dtype,
@@ -124,6 +124,7 @@ def full(
     d = _dtype_or(dtype, scalar_default_dtype(fill_value, q), q, "full")
     if type(fill_value) is int and d in dt.INTEGER and not dt.integer_fits(d, fill_value):
         raise OverflowError(f"full: fill_value {fill_value} does not fit dtype {d}")
+    fill_value = fill_scalar(fill_value, d, "full")
     return wrap_with(be, _alloc(be, q, d, be.full, _shape(shape, "full"), fill_value, dtype=d, usm_type=ut, queue=q))
 
 

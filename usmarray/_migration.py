@@ -11,6 +11,7 @@ from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
 from ._backend import _dlpack_import as _dl
 from ._device import Device, resolve
+from ._helpers import fill_scalar
 from ._placement import (
     USM_TYPES,
     check_device_dtype,
@@ -180,6 +181,7 @@ def asarray(
         if t in _SCALARS:
             target = d if d is not None else scalar_default_dtype(obj, q)
             _check_int_range(obj, target)
+            obj = fill_scalar(obj, target, "asarray")
             if copy is False:
                 raise ValueError(
                     "asarray: copy=False needs an existing array; a Python scalar must be copied"
