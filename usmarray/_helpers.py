@@ -116,12 +116,19 @@ def scalar_operand_dtype(dtype: np.dtype, value: Any, fname: str) -> np.dtype:
     return dtype
 
 
+_HOST_CHECK_MAX = 1 << 14
+
+
 def check_bounds(be: Any, i: Any, n: int, axis: int, fname: str,
                  error: type[Exception] = IndexError) -> None:
     """``error`` unless every index in the raw integer array ``i`` lies in ``[-n, n)``."""
     if not i.size:
         return
-    lo, hi = int(be.min(i)), int(be.max(i))
+    if i.size <= _HOST_CHECK_MAX:  # one small copy is cheaper than two reductions
+        h = be.to_host(i)
+        lo, hi = int(h.min()), int(h.max())
+    else:
+        lo, hi = int(be.min(i)), int(be.max(i))
     if lo < -n or hi >= n:
         bad = hi if hi >= n else lo
         raise error(f"{fname}: index {bad} is out of bounds for axis {axis} with size {n}")
