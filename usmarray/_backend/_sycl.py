@@ -162,6 +162,39 @@ def _independent(fn: Any, pt: Any) -> Any:
     return kernel
 
 
+#: what a forked child may no longer call: every kernel and every member that reaches
+#: the SYCL runtime (metadata such as shape, dtype and ``queue_of`` stays readable)
+_RUNTIME_MEMBERS = (*KERNEL_NAMES, "default_queue", "native_queue", "native_stream",
+                    "devices", "describe", "capabilities", "wait", "device_attribute",
+                    "from_host", "to_host", "asarray", "to_queue", "may_share_memory",
+                    "repr", "str", "dlpack", "from_dlpack", "construct", "memory_object",
+                    "buffer_of", "linalg", "fft", "gemm", "eig")
+
+FORK_MESSAGE = (
+    "this process was started by os.fork() from a process that had loaded the SYCL "
+    "runtime, which cannot be used after a fork (its first call would hang); start "
+    "worker processes with multiprocessing's 'spawn' or 'forkserver' start method "
+    "(multiprocessing.get_context('spawn'), or concurrent.futures.ProcessPoolExecutor("
+    "mp_context=...)); arrays on the 'numpy' device still work in this process"
+)
+
+
+def _forked(*args: Any, **kwargs: Any) -> Any:
+    raise RuntimeError(f"usmarray (SYCL backend): {FORK_MESSAGE}")
+
+
+def _after_fork_in_child(backend: Any) -> None:
+    """os.register_at_fork hook (issue 14 family 3): in a forked child every runtime
+    member of the SYCL backend raises RuntimeError naming spawn/forkserver instead of
+    hanging; the parent pays nothing (instance attributes shadow the methods)."""
+    for name in _RUNTIME_MEMBERS:
+        setattr(backend, name, _forked)
+    reinit = getattr(backend.lock, "_at_fork_reinit", None)
+    if reinit is not None:  # held by a thread of the parent: it would never be released
+        reinit()
+    backend.forked = True
+
+
 _ARRAY_ATTRIBUTES = frozenset({
     "sycl_queue", "sycl_device", "sycl_context", "usm_data", "__sycl_usm_array_interface__",
 })
@@ -232,6 +265,9 @@ class SyclBackend(BackendBase):
         self._caps: dict[Any, Capabilities] = {}
         _onemkl.bind_sycl(self)
         _dlpack_import.bind_sycl(self)
+        #: True in a child forked from this process (see _after_fork_in_child)
+        self.forked = False
+        os.register_at_fork(after_in_child=functools.partial(_after_fork_in_child, self))
 
     # ---- devices ---------------------------------------------------------
     def available(self) -> bool:
