@@ -43,6 +43,8 @@ def _shape(shape: Any, fname: str) -> tuple[int, ...]:
         raise TypeError(f"{fname}: shape must contain ints only, got {shape!r}") from None
     if any(n < 0 for n in out):
         raise ValueError(f"{fname}: negative dimensions are not allowed, got {out}")
+    if len(out) > 64:  # NumPy's limit, the same on every backend
+        raise ValueError(f"{fname}: an array has at most 64 dimensions, got {len(out)}")
     return out
 
 
