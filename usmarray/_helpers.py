@@ -124,6 +124,9 @@ def check_bounds(be: Any, i: Any, n: int, axis: int, fname: str,
     """``error`` unless every index in the raw integer array ``i`` lies in ``[-n, n)``."""
     if not i.size:
         return
+    strides = be.element_strides(i)
+    if 0 in strides:  # a broadcast axis repeats its values: check one copy of them
+        i = i[tuple([slice(0, 1) if s == 0 else slice(None) for s in strides])]
     if i.size <= _HOST_CHECK_MAX:  # one small copy is cheaper than two reductions
         h = be.to_host(i)
         lo, hi = int(h.min()), int(h.max())
