@@ -2,7 +2,7 @@
 
 PYTHON ?= python
 
-.PHONY: docs docs-serve compat-table
+.PHONY: docs docs-serve clients
 
 docs:
 	$(PYTHON) -m mkdocs build --strict
@@ -10,6 +10,6 @@ docs:
 docs-serve:
 	$(PYTHON) -m mkdocs serve
 
-# regenerates docs/compatibility.md (needs scikit-learn, scipy, array-api-strict)
-compat-table:
-	$(PYTHON) scripts/compat_table.py
+# the client suites (scikit-learn, SciPy, array-api-extra) with usmarray: see docs/compatibility.md
+clients:
+	$(PYTHON) -m clients

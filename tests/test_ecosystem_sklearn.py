@@ -7,8 +7,8 @@ attributes must be usmarray arrays on the input's device.
 
 scikit-learn refuses dispatch unless ``SCIPY_ARRAY_API=1`` was set before SciPy was
 imported; this module sets it before importing either (the suite imports SciPy
-nowhere else).  ``docs/compatibility.md`` (``scripts/compat_table.py``) covers the
-wider list, with the reason for each failure.
+nowhere else).  scikit-learn's own array-API tests run with usmarray through
+``python -m clients`` (docs/compatibility.md).
 """
 
 from __future__ import annotations
@@ -239,7 +239,8 @@ YR2, PR2 = RNG.random((N, 2)) + 0.1, RNG.random((N, 2)) + 0.1
 A, B = RNG.random((9, 4)), RNG.random((6, 4))
 
 LABEL_METRICS = [
-    "accuracy_score", "cohen_kappa_score", "confusion_matrix", "f1_score", "fbeta_score",
+    "accuracy_score", "balanced_accuracy_score", "cohen_kappa_score", "confusion_matrix",
+    "f1_score", "fbeta_score",
     "hamming_loss", "jaccard_score", "multilabel_confusion_matrix", "precision_score",
     "precision_recall_fscore_support", "recall_score", "zero_one_loss",
 ]
@@ -267,9 +268,6 @@ PAIRED = ["paired_cosine_distances", "paired_euclidean_distances", "paired_manha
 
 # scikit-learn 1.9 code that the standard does not cover; docs/compatibility.md says more
 SKLEARN_SIDE = {
-    "balanced_accuracy_score": "divides two int64 arrays with `/`; the standard leaves integer "
-    "true division unspecified and usmarray refuses it (scikit-learn casts only for "
-    "array-api-strict)",
     "roc_curve": "calls xp.diff(x, 2): the standard's n is keyword-only",
     "roc_auc_score": "goes through roc_curve, which calls xp.diff(x, 2) (n is keyword-only)",
 }
@@ -349,9 +347,8 @@ def test_known_sklearn_side_failures(name):
     """These fail because scikit-learn 1.9 steps outside the standard; the day a
     release fixes one, this test fails and the entry must leave SKLEARN_SIDE."""
     fn = getattr(metrics, name)
-    y, s = (YB, PB) if name == "balanced_accuracy_score" else (YB, SB)
     with pytest.raises(TypeError):
-        fn(xp.asarray(y), xp.asarray(s))
+        fn(xp.asarray(YB), xp.asarray(SB))
 
 
 # ---- devices other than the default -------------------------------------------------------
@@ -397,44 +394,3 @@ def test_fit_and_transform_on_different_devices_are_refused():
         est.transform(xp.asarray(X, device="numpy"))
     # the same device (an equal Device, not the same object) is accepted
     est.transform(xp.asarray(X, device=xp.Device.create_device(SYCL.sycl_queue)))
-
-
-# ---- scripts/compat_table.py: its verdicts on a few known calls -------------------------------
-def _compat_table():
-    import importlib.util
-    import sys
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parent.parent / "scripts" / "compat_table.py"
-    spec = importlib.util.spec_from_file_location("compat_table", path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("compat_table", mod)  # dataclasses look their module up
-    spec.loader.exec_module(sys.modules["compat_table"])
-    return sys.modules["compat_table"]
-
-
-def test_compat_table_verdicts():
-    """The script that writes docs/compatibility.md: a pass, a failure blamed on the
-    library, a usmarray-specific difference, and the Markdown that reports them."""
-    pytest.importorskip("array_api_strict")
-    ct = _compat_table()
-    usm, strict = ct.usmarray_target(SYCL), ct.strict_target()
-    yr, pr = np.asarray([1.0, 2.0, 3.5, 4.0]), np.asarray([1.1, 1.9, 3.0, 4.2])
-    yb, sb = np.asarray([0, 1, 1, 0, 1, 0]), np.asarray([0.1, 0.8, 0.35, 0.3, 0.9, 0.2])
-    cases = [
-        ct.Case("metric", "r2_score", lambda to: metrics.r2_score(to(yr), to(pr))),
-        ct.Case("metric", "roc_curve", lambda to: metrics.roc_curve(to(yb), to(sb))),
-        ct.Case("metric", "balanced_accuracy_score",
-                lambda to: metrics.balanced_accuracy_score(to(yb), to(1 - yb))),
-        ct.Case("metric", "no recipe", None),
-    ]
-    out = [ct.run_case(c, usm, strict) for c in cases]
-    assert out[0].status == "pass", out[0]
-    assert (out[1].status, out[1].cause) == ("fail", "sklearn-diff-positional")
-    assert out[1].strict.startswith("fail")
-    assert (out[2].status, out[2].cause, out[2].strict) == ("fail", "sklearn-int-div", "pass")
-    assert out[3].status == "not run"
-    text = ct.render({"metric": list(zip(cases, out, strict=True))}, {"usmarray": "x"}, "dev")
-    assert "| `r2_score` |  | pass |  |" in text
-    assert "### sklearn-diff-positional" in text and "### sklearn-int-div" in text
-    assert "| scikit-learn metrics and pairwise functions | 1 | 2 | 1 |" in text

@@ -49,6 +49,9 @@ def test_binary_matches_strict(name, data):
     if name in ("divide", "floor_divide", "remainder") and "int" in str(x2.dtype):
         import array_api_strict as xs
         x2 = xs.where(x2 == 0, xs.ones_like(x2), x2)
+    # integer true division is implementation-defined: usmarray divides (as NumPy does),
+    # array-api-strict refuses; tests/test_clients_namespace.py checks it against NumPy
+    assume(not (name == "divide" and "int" in str(x1.dtype) and "int" in str(x2.dtype)))
     both(name, x1, x2, close=True)
 
 
@@ -70,6 +73,8 @@ def test_python_scalar_operands(name, data):
         # integer ** negative integer is unspecified (NumPy and array-api-strict raise)
         x = xs.abs(x)
         scalar = abs(scalar) if type(scalar) is int else scalar
+    # integer true division: see test_binary_matches_strict
+    assume(not (name == "divide" and "int" in str(x.dtype) and type(scalar) is int))
     both(name, x, scalar, close=True)
     both(name, scalar, x, close=True)
 

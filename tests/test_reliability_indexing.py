@@ -33,7 +33,7 @@ from test_reliability_common import assert_child_ok, begin, child_main, needs_sy
 
 MOD = "test_reliability_indexing"
 INT_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
-FORBIDDEN = ["list", "float", "np_int", "np_array", "str", "float_array", "complex"]
+FORBIDDEN = ["list", "float", "np_float", "np_array", "str", "float_array", "complex"]
 
 
 # ---- key generation (a description of the key; arrays are made per backend) -----------------
@@ -169,7 +169,7 @@ def _materialise(comps, bare, xp, device):
             ours.append(xp.asarray(c[1], device=device))
             ref.append(c[1])
         else:
-            bad = {"list": [0], "float": 1.0, "np_int": np.int64(0), "np_array": np.array([0]),
+            bad = {"list": [0], "float": 1.0, "np_float": np.float64(0.0), "np_array": np.array([0]),
                    "str": "a", "complex": 1j,
                    "float_array": xp.asarray([0.0], device=device)}[c[1]]
             ours.append(bad)

@@ -13,6 +13,10 @@ from ._env import configure_kernel_cache, configure_opencl_icd
 configure_opencl_icd()
 configure_kernel_cache()
 
+from ._name import ModuleName as _ModuleName  # noqa: E402
+
+__name__ = _ModuleName(__name__)  # "usmarray", which SciPy must not take for MArray
+
 from . import _backend  # noqa: E402
 from ._array import usm_ndarray  # noqa: E402
 from ._constants import e, inf, nan, newaxis, pi  # noqa: E402

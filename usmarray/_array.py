@@ -26,6 +26,36 @@ _Operand = Union["usm_ndarray", bool, int, float, complex]
 _public_dtype = dt.public
 
 
+class Flags:
+    """The memory-layout flags of an array, read from its raw array's flags."""
+
+    __slots__ = ("c_contiguous", "f_contiguous", "writable")
+
+    def __init__(self, raw_flags: Any) -> None:
+        self.c_contiguous = bool(raw_flags.c_contiguous)
+        self.f_contiguous = bool(raw_flags.f_contiguous)
+        w = getattr(raw_flags, "writable", None)
+        if w is None:
+            w = getattr(raw_flags, "writeable", True)
+        self.writable = bool(w)
+
+    @property
+    def writeable(self) -> bool:  # NumPy's spelling
+        return self.writable
+
+    def __getitem__(self, key: str) -> bool:
+        names = {"C": "c_contiguous", "C_CONTIGUOUS": "c_contiguous", "F": "f_contiguous",
+                 "F_CONTIGUOUS": "f_contiguous", "W": "writable", "WRITABLE": "writable",
+                 "WRITEABLE": "writable"}
+        if key not in names:
+            raise KeyError(f"flags: unknown flag {key!r}; known: {sorted(names)}")
+        return bool(getattr(self, names[key]))
+
+    def __repr__(self) -> str:
+        return (f"  C_CONTIGUOUS : {self.c_contiguous}\n  F_CONTIGUOUS : {self.f_contiguous}\n"
+                f"  WRITABLE : {self.writable}")
+
+
 class usm_ndarray:  # noqa: N801 - the name the design gives the type
     """An N-dimensional array in Unified Shared Memory of one device.
 
@@ -46,6 +76,9 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
     __slots__ = ("_arr", "_be", "__weakref__")
     _arr: Any
     _be: Any
+    #: NumPy defers operators to a type of higher priority, so ``np.float64(2) * x`` and
+    #: ``ndarray + x`` reach x's reflected operator (see _scalars.py), never NumPy's
+    __array_priority__ = 1000.0
 
     if TYPE_CHECKING:  # installed by _operators.install() from the namespace functions
         def __getitem__(self, key: Any, /) -> usm_ndarray: ...
@@ -167,8 +200,10 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
         return be.array_attribute(self._arr, name)
 
     @property
-    def flags(self) -> Any:
-        return self._arr.flags
+    def flags(self) -> Flags:
+        """``c_contiguous``, ``f_contiguous`` and ``writable`` (also ``writeable``), the
+        same names on every backend; a view of a read-only array is read-only."""
+        return Flags(self._arr.flags)
 
     @property
     def mT(self) -> usm_ndarray:  # noqa: N802 - the standard's name
@@ -259,12 +294,9 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
 
     def __iter__(self) -> Any:
         a = self._arr
-        if a.ndim == 0:
+        if a.ndim == 0:  # raised by iter(x) itself, as NumPy does (np.iterable(x) is False)
             raise TypeError("iteration over a 0-D usm_ndarray is undefined")
-        be = self._be
-        for i in range(a.shape[0]):
-            r = a[i]
-            yield wrap_with(be, r if r.__class__ is be.array_type else be.as_array(r))
+        return _iter_rows(self._be, a)
 
     def __repr__(self) -> str:
         return self._be.repr(self._arr)
@@ -280,6 +312,39 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
     def __hash__(self) -> int:  # arrays are mutable: unhashable, as in NumPy
         raise TypeError("unhashable type: 'usm_ndarray'")
 
+    # ---- pickling and copying -------------------------------------------------------------
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickled as a NumPy copy of the values (dtype and shape with them), the Device
+        (by filter string, see ``Device.__reduce__``) and the usm_type."""
+        be = self._be
+        return _restore_array, (be.to_host(self._arr), self.device, be.usm_type_of(self._arr))
+
+    def __copy__(self) -> usm_ndarray:
+        return self.__deepcopy__(None)
+
+    def __deepcopy__(self, memo: Any) -> usm_ndarray:
+        """A new array with the same values on the same Device (and usm_type)."""
+        return wrap_with(self._be, self._be.copy(self._arr))
+
+
+
+def _iter_rows(be: Any, a: Any) -> Any:
+    for i in range(a.shape[0]):
+        r = a[i]
+        yield wrap_with(be, r if r.__class__ is be.array_type else be.as_array(r))
+
+
+def _restore_array(host: np.ndarray, device: Device, usm_type: str) -> usm_ndarray:
+    """Unpickle: ``host`` onto ``device`` with ``usm_type`` (the device's default
+    usm_type where the device, restored elsewhere, has no such kind of memory)."""
+    be = device._be
+    if usm_type not in be.usm_types:
+        usm_type = be.usm_types[0]
+    lk = be.lock
+    if lk is None:
+        return wrap_with(be, be.from_host(np.asarray(host, order="C"), usm_type, device._q))
+    with lk:
+        return wrap_with(be, be.from_host(np.asarray(host, order="C"), usm_type, device._q))
 
 
 def wrap_with(be: Any, raw: Any) -> usm_ndarray:

@@ -18,6 +18,7 @@ from ._device import Device
 from ._helpers import alloc_failed
 from ._migration import to_device
 from ._placement import has_fp64
+from ._scalars import py_scalar
 
 __all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
 
@@ -143,6 +144,7 @@ def result_type(*arrays_and_dtypes: Any) -> dt.DType:
     scalars = None
     no_fp64 = False
     for obj in arrays_and_dtypes:
+        obj = py_scalar(obj)
         if type(obj) is usm_ndarray:
             d = obj._arr.dtype
             if not no_fp64 and not has_fp64(obj._be.queue_of(obj._arr)):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import os
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -102,6 +103,35 @@ class Device:
 
     def __repr__(self) -> str:
         return f"Device({self._be.describe(self._q)})"
+
+    # ---- pickling: by filter string ------------------------------------------------------
+    def __reduce__(self) -> tuple[Any, tuple[str, str]]:
+        """Pickled as its backend's name and filter string (``describe``); unpickled with
+        ``create_device``, or as the default device, with a warning, where that device
+        does not exist (another machine, a sub-device, a missing runtime)."""
+        return _restore_device, (self._be.name, self._be.describe(self._q))
+
+    def __copy__(self) -> Device:
+        return self
+
+    def __deepcopy__(self, memo: Any) -> Device:
+        return self
+
+
+def _restore_device(backend: str, text: str) -> Device:
+    be = _backend.get_backend(backend)
+    try:
+        if be is None:
+            raise ValueError(f"the {backend!r} backend is not available here")
+        return Device._make(be, be.native_queue(text))
+    except (ValueError, TypeError) as exc:
+        d = default_device()
+        warnings.warn(
+            f"unpickling an array or Device of {backend} device {text!r}: {exc}; "
+            f"using the default device {d!r} instead",
+            RuntimeWarning, stacklevel=2,
+        )
+        return d
 
 
 # ---- the default device ---------------------------------------------------------------

@@ -18,6 +18,8 @@ from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
 from ._device import placement_error
 from ._helpers import alloc_failed, check_nbytes, check_scalar, scalar_operand_dtype
+from ._placement import default_float
+from ._scalars import py_scalar
 from ._serial import locks_itself, serialized
 from ._special_cases import FIXUPS
 
@@ -173,11 +175,13 @@ def binary_operands(
                 dt.promote(d1, d2, fname)
             return be, a1, a2, rd
         d = a1.dtype
+        x2 = py_scalar(x2)
         # a dtype outside the function's category is the error to report first
         return x1._be, a1, x2, scalar_operand_dtype(d, x2, fname) if d in category else d
     if type(x2) is usm_ndarray:
         a2 = x2._arr
         d = a2.dtype
+        x1 = py_scalar(x1)
         return x2._be, x1, a2, scalar_operand_dtype(d, x1, fname) if d in category else d
     raise TypeError(
         f"{fname}: at least one argument must be a usmarray.usm_ndarray; got "
@@ -287,7 +291,40 @@ bitwise_or = _make_binary("bitwise_or")
 bitwise_right_shift = _make_binary("bitwise_right_shift")
 bitwise_xor = _make_binary("bitwise_xor")
 copysign = _make_binary("copysign")
-divide = _make_binary("divide")
+_float_divide = _make_binary("divide")
+
+
+@locks_itself
+def divide(x1: Any, x2: Any, /) -> usm_ndarray:
+    """Elementwise true division, with the standard's type promotion.
+
+    Floating-point operands as the standard says.  Integer operands (the standard
+    leaves their result implementation-defined) are divided as NumPy, CuPy and PyTorch
+    divide them: after the integer promotion (and the Python-scalar rule), each is
+    converted to the device's default real floating dtype (float64, or float32 on a
+    device without double precision) and the result has that dtype.  Booleans and
+    mixed integer/floating arrays are refused (TypeError), as the standard's promotion
+    does.  See docs/compatibility.md.
+    """
+    t1, t2 = type(x1), type(x2)
+    if (t1 is not usm_ndarray or x1._arr.dtype not in dt.INTEGER) and t1 is not int:
+        return _float_divide(x1, x2)
+    if (t2 is not usm_ndarray or x2._arr.dtype not in dt.INTEGER) and t2 is not int:
+        return _float_divide(x1, x2)
+    be, a1, a2, _ = binary_operands(x1, x2, "divide", dt.INTEGER)
+    f = default_float(be.queue_of(a1 if t1 is usm_ndarray else a2))
+    lk = be.lock
+    if lk is not None:
+        lk.acquire()
+    try:
+        o1 = wrap_with(be, be.astype(a1, f)) if t1 is usm_ndarray else float(a1)
+        o2 = wrap_with(be, be.astype(a2, f)) if t2 is usm_ndarray else float(a2)
+    except Exception as exc:
+        _out_of_memory(exc, be, "divide", a1, a2)
+    finally:
+        if lk is not None:
+            lk.release()
+    return _float_divide(o1, o2)
 equal = _make_binary("equal")
 floor_divide = _make_binary("floor_divide")
 greater = _make_binary("greater")
@@ -342,6 +379,7 @@ def clip(
                 )
             bounds.append(b._arr)
         else:
+            b = py_scalar(b)
             if type(b) is bool or type(b) not in (int, float):
                 raise TypeError(f"clip: {bname} must be an array, int, float or None")
             if type(b) is int and d in dt.INTEGER:
@@ -364,10 +402,25 @@ def clip(
 
 
 # ---- operator forms -------------------------------------------------------------------
+def _not_implemented(other: Any, opname: str) -> Any:
+    """NotImplemented for a foreign operand, so its own reflected operator may run;
+    TypeError for a NumPy array or scalar, whose reflected operator would compute the
+    result in NumPy (host memory, NumPy's rules) instead of refusing."""
+    if isinstance(other, (np.ndarray, np.generic)):
+        raise TypeError(
+            f"{opname}: unsupported operand of type numpy.{type(other).__name__}; operators "
+            "take usm_ndarray arrays and Python (or NumPy bool/int/float/complex) scalars: "
+            "convert NumPy arrays with usmarray.asarray()"
+        )
+    return NotImplemented
+
+
 def make_operator(fn: Callable[..., usm_ndarray], opname: str) -> Callable[..., Any]:
     def op(self: usm_ndarray, other: Any, /) -> Any:
         if type(other) is not usm_ndarray and type(other) not in (bool, int, float, complex):
-            return NotImplemented
+            other = py_scalar(other)
+            if type(other) not in (bool, int, float, complex):
+                return _not_implemented(other, opname)
         return fn(self, other)
 
     op.__name__ = opname
@@ -377,7 +430,9 @@ def make_operator(fn: Callable[..., usm_ndarray], opname: str) -> Callable[..., 
 def make_reflected(fn: Callable[..., usm_ndarray], opname: str) -> Callable[..., Any]:
     def op(self: usm_ndarray, other: Any, /) -> Any:
         if type(other) not in (bool, int, float, complex):
-            return NotImplemented
+            other = py_scalar(other)
+            if type(other) not in (bool, int, float, complex):
+                return _not_implemented(other, opname)
         return fn(other, self)
 
     op.__name__ = opname
@@ -402,7 +457,9 @@ def make_inplace(fn: Callable[..., usm_ndarray], opname: str) -> Callable[..., A
 
     def op(self: usm_ndarray, other: Any, /) -> Any:
         if type(other) is not usm_ndarray and type(other) not in (bool, int, float, complex):
-            return NotImplemented
+            other = py_scalar(other)
+            if type(other) not in (bool, int, float, complex):
+                return _not_implemented(other, opname)
         res = fn(self, other)
         a = self._arr
         r = res._arr

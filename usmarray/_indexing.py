@@ -16,6 +16,7 @@ from . import _dtypes as dt
 from ._array import usm_ndarray
 from ._device import Device, placement_error
 from ._helpers import alloc_failed, check_scalar
+from ._scalars import py_scalar
 
 _new = object.__new__
 
@@ -41,6 +42,8 @@ def raw_key(raw: Any, key: Any) -> Any:
         return key
     if t is usm_ndarray:
         return _array_key(raw, key, 0)
+    if isinstance(key, np.generic):
+        return _numpy_key(key)
     if t is not tuple:
         raise _bad_key(key)
     for k in key:
@@ -48,6 +51,7 @@ def raw_key(raw: Any, key: Any) -> Any:
             break
     else:
         return key
+    key = tuple([_numpy_key(k) if isinstance(k, np.generic) else k for k in key])
     out = list(key)
     n_after = [0] * (len(key) + 1)  # axes consumed by the keys after position i
     for i in range(len(key) - 1, -1, -1):
@@ -64,6 +68,16 @@ def raw_key(raw: Any, key: Any) -> Any:
             raise _bad_key(k)
         axis += _axes_of(k)
     return tuple(out)
+
+
+def _numpy_key(k: np.generic) -> Any:
+    """A NumPy integer or bool scalar key is the Python int or bool it holds (the rule
+    of _scalars.py: SciPy indexes with np.int64 positions); other NumPy scalars are
+    refused as their Python kind would be."""
+    v = py_scalar(k)
+    if type(v) is int or type(v) is bool:
+        return v
+    raise _bad_key(k)
 
 
 def _axes_of(k: Any) -> int:
@@ -181,6 +195,7 @@ def setitem(x: Any, key: Any, value: Any, /) -> None:
             v = be.copy(v)  # the provider refuses overlapping scatter sources
         _scatter(be, raw, rk, v)
         return
+    value = py_scalar(value)
     if type(value) in (bool, int, float, complex):
         check_scalar(d, value, "__setitem__")
         _scatter(x._be, raw, rk, value)

@@ -23,6 +23,7 @@ from ._serial import serialize_methods
 SUBMITTING_METHODS = (
     "__dlpack__", "to_device", "__reduce__", "__array__", "__bool__", "__complex__", "__float__",
     "__int__", "__index__", "__repr__", "__str__", "__format__", "__setitem__",
+    "__reduce__", "__deepcopy__", "__copy__",
 )
 
 

@@ -10,8 +10,9 @@ from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
 from ._data_type_functions import scalar_result_dtype
 from ._device import placement_error
-from ._helpers import alloc_failed, check_array, normalize_axis, same_device
+from ._helpers import alloc_failed, check_array, check_bounds, normalize_axis, same_device
 from ._manipulation import broadcast_shape_of
+from ._scalars import py_scalar
 from ._statistical import check_bool, check_x, kept_size, reduction_axes
 
 __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]
@@ -159,6 +160,7 @@ def searchsorted(
             )
         if s.dtype is not _INDEX:
             s = be.astype(s, _INDEX)
+        check_bounds(be, s, a.shape[0], 0, "searchsorted (sorter)", ValueError)
     try:
         if d1 is not d:
             a = be.astype(a, d)
@@ -182,6 +184,7 @@ def where(
     c = check_x(condition, "where", dt.BOOLEAN, "boolean (condition)")
     be = condition._be
     q = be.queue_of(c)
+    x1, x2 = py_scalar(x1), py_scalar(x2)
     t1, t2 = type(x1), type(x2)
     if type(x1) is usm_ndarray:
         a1 = x1._arr

@@ -51,6 +51,15 @@ def _load_dpnp() -> Any:
     return dpnp
 
 
+def dense(raw: Any) -> Any:
+    """``raw`` itself (as a fresh view) when it is C- or F-contiguous, else a C-order
+    copy on its queue: the layouts that oneMKL and the provider's BLAS paths take."""
+    flags = raw.flags
+    if flags.c_contiguous or flags.f_contiguous:
+        return raw[...]
+    return _sycl.provider.copy(raw, order="C")
+
+
 class OneMKLKernels:
     """oneMKL on the operand's SYCL device, through dpnp; zero-copy both ways."""
 
@@ -66,8 +75,12 @@ class OneMKLKernels:
 
     def wrap(self, raw: Any) -> Any:
         # dpnp re-labels the namespace of the usm_ndarray it wraps; wrap a fresh view
-        # (same memory, same pointer) so the caller's raw array keeps its own.
-        return self._from_raw(raw[...])
+        # (same memory, same pointer) so the caller's raw array keeps its own.  Every
+        # operand of a oneMKL routine passes here: one that is not C- or F-contiguous
+        # (a broadcast, flipped or stepped view) is copied to C order first, because
+        # dpnp's gemm/gemv, DFT and LAPACK paths misread zero and negative strides
+        # (garbage, provider errors, segfaults: issue 14 family 1).
+        return self._from_raw(dense(raw))
 
     def unwrap(self, res: Any, like: Any) -> Any:
         out = res.get_array()

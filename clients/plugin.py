@@ -1,0 +1,338 @@
+"""pytest plugin: run the clients' own array-API tests with usmarray beside array-api-strict.
+
+Load it with ``pytest -p clients.plugin``.  It adds usmarray where each client lists
+its test namespaces, keeps only the namespaces named by ``--clients-namespaces``
+(default ``usmarray,array_api_strict``), and writes one JSON record per test to
+``--clients-results`` (what ``python -m clients`` reads).
+
+- scikit-learn: ``sklearn.utils._array_api.yield_namespace_device_dtype_combinations``
+  also yields ``("usmarray", None, "float64")`` and ``("usmarray", None, "float32")``
+  (the default device: ``USMARRAY_DEFAULT_DEVICE`` picks it), and ``yield_namespaces``
+  yields ``"usmarray"``.  Patched when the plugin loads, before any test module
+  imports the names.
+- SciPy: its conftest's ``xp`` fixture gets a ``usmarray`` parameter and ``usmarray``
+  joins ``xp_known_backends`` (so ``np_only`` markers skip it, as they skip
+  array-api-strict), and ``xp_skip_cpu_only_backends`` when the default device is not
+  a CPU.  ``--clients-scipy-marray=substring|exact`` replaces SciPy's MArray test,
+  to measure what the substring test costs (see docs/compatibility.md).
+- array-api-extra: its ``Backend`` enum gets a ``USMARRAY`` member (a new enum with
+  every old member, bound where the tests import it).
+
+A test belongs to the namespace its parameters name; tests of no namespace or of a
+namespace not selected are deselected, so the counts are those of the namespaced tests.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+USMARRAY = "usmarray"
+STRICT = "array_api_strict"
+#: namespace names the clients parametrize over (what a parameter may name)
+KNOWN = frozenset({
+    USMARRAY, STRICT, "numpy", "torch", "cupy", "dpnp", "jax.numpy", "dask.array",
+    "sparse", "mparray", "array_api_strict:strictest", "numpy:readonly", "torch:gpu",
+    "jax.numpy:gpu", "array_api_compat.numpy", "array_api_compat.cupy",
+    "array_api_compat.torch", "array_api_compat.dask.array",
+})
+_ID_NS = re.compile(r"(?<![\w.])(usmarray|array_api_strict)(?![\w])")
+
+
+# ---- scikit-learn ------------------------------------------------------------------------
+def _patch_sklearn() -> None:
+    try:
+        import sklearn.utils._array_api as sk
+    except ImportError:
+        return
+    if getattr(sk, "_clients_patched", False):
+        return
+    orig_combos = sk.yield_namespace_device_dtype_combinations
+    orig_names = sk.yield_namespaces
+
+    @functools.wraps(orig_names)
+    def yield_namespaces(include_numpy_namespaces: bool = True) -> Any:
+        yield from orig_names(include_numpy_namespaces=include_numpy_namespaces)
+        yield USMARRAY
+
+    @functools.wraps(orig_combos)
+    def combos(include_numpy_namespaces: bool = True) -> Any:
+        # the original reaches the patched yield_namespaces: drop its (usmarray, None, None)
+        for combo in orig_combos(include_numpy_namespaces=include_numpy_namespaces):
+            if combo[0] != USMARRAY:
+                yield combo
+        yield USMARRAY, None, "float64"
+        yield USMARRAY, None, "float32"
+
+    sk.yield_namespaces = yield_namespaces
+    sk.yield_namespace_device_dtype_combinations = combos
+    sk._clients_patched = True
+    # modules that imported the names before this plugin loaded (estimator_checks)
+    import sys
+
+    for mod in list(sys.modules.values()):
+        name = getattr(mod, "__name__", "")
+        if not isinstance(name, str) or not name.startswith("sklearn"):
+            continue
+        d = getattr(mod, "__dict__", {})
+        if d.get("yield_namespace_device_dtype_combinations") is orig_combos:
+            mod.yield_namespace_device_dtype_combinations = combos  # type: ignore[attr-defined]
+        if d.get("yield_namespaces") is orig_names:
+            mod.yield_namespaces = yield_namespaces  # type: ignore[attr-defined]
+
+
+# ---- array-api-extra ---------------------------------------------------------------------
+def _patch_xpx() -> None:
+    try:
+        import array_api_extra._lib._backends as xb
+    except ImportError:
+        return
+    old = xb.Backend
+    if USMARRAY.upper() in old.__members__:
+        return
+    members = {m.name: m.value for m in old}
+    members["USMARRAY"] = USMARRAY
+    new = enum.Enum("Backend", members, module=old.__module__)  # type: ignore[misc]
+    for attr in ("modname", "like", "pytest_param"):
+        setattr(new, attr, old.__dict__[attr])
+    new.__doc__ = old.__doc__
+    xb.Backend = new  # type: ignore[misc]
+
+
+def _patch_xpx_host_export() -> None:
+    """array-api-extra's upstream fix (see docs/compatibility.md): its testing helper
+    ``_as_numpy_array`` asks the producer for a host copy when ``np.from_dlpack`` cannot
+    take the producer's device (NumPy raises RuntimeError for a kDLOneAPI tensor)."""
+    import numpy as np
+    from array_api_extra._lib import _testing as t
+
+    orig = t._as_numpy_array
+    if getattr(orig, "_clients_patched", False):
+        return
+
+    def as_numpy(array: Any, *, xp: Any) -> Any:
+        try:
+            return orig(array, xp=xp)
+        except RuntimeError:
+            return np.from_dlpack(array, device="cpu")
+
+    as_numpy._clients_patched = True  # type: ignore[attr-defined]
+    t._as_numpy_array = as_numpy
+
+
+# ---- SciPy -------------------------------------------------------------------------------
+def _exact_is_marray(xp: Any) -> bool:
+    """SciPy's MArray test made exact: MArray's namespaces are named ``marray.<library>``."""
+    return xp.__name__.split(".")[0] == "marray"
+
+
+def _substring_is_marray(xp: Any) -> bool:
+    """SciPy's test on the plain string: what it does to a namespace named "usmarray"
+    without usmarray's ModuleName (usmarray/_name.py)."""
+    return "marray" in str(xp.__name__)
+
+
+def _patch_scipy_marray(mode: str) -> None:
+    if mode == "scipy":
+        return
+    import scipy._lib._array_api as sa
+
+    fn = {"exact": _exact_is_marray, "substring": _substring_is_marray}[mode]
+    sa.is_marray.__code__ = fn.__code__
+
+
+def _patch_scipy_conftest(mod: Any, config: pytest.Config) -> None:
+    import usmarray
+
+    mod.xp_known_backends.add(USMARRAY)
+    dev = usmarray.asarray(0).device
+    if not _is_cpu(dev):
+        mod.xp_skip_cpu_only_backends.add(USMARRAY)
+    params = list(mod.xp_available_backends)
+    params.append(pytest.param(usmarray, id=USMARRAY, marks=pytest.mark.array_api_backends))
+    mod.xp_available_backends = params
+    orig = mod.xp.__wrapped__
+    mod.xp = pytest.fixture(params=params)(orig)
+
+
+def _is_cpu(dev: Any) -> bool:
+    """Whether a usmarray Device computes on the host's CPU (SYCL CPU device or NumPy)."""
+    text = str(dev).lower()
+    return "numpy" in text or "cpu" in text
+
+
+# ---- the plugin --------------------------------------------------------------------------
+# before any conftest or test module imports the names patched here
+os.environ.setdefault("SCIPY_ARRAY_API", "1")
+_patch_sklearn()
+_patch_xpx()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    g = parser.getgroup("clients", "usmarray client suites (python -m clients)")
+    g.addoption("--clients-namespaces", default=f"{USMARRAY},{STRICT}",
+                help="comma-separated namespaces to keep (default: %(default)s)")
+    g.addoption("--clients-results", default=None,
+                help="write one JSON record per test to this file")
+    g.addoption("--clients-xpx-host-export", action="store_true",
+                help="apply array-api-extra's upstream fix: np.from_dlpack(x, device='cpu') "
+                "where np.from_dlpack(x) refuses the device")
+    g.addoption("--clients-scipy-marray", default="scipy",
+                choices=("scipy", "exact", "substring"),
+                help="SciPy's is_marray: as shipped (default), exact (the upstream fix), "
+                "or substring on the plain string (usmarray without its ModuleName)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    _patch_scipy_marray(config.getoption("--clients-scipy-marray"))
+    if config.getoption("--clients-xpx-host-export"):
+        _patch_xpx_host_export()
+    config._clients_records = {}  # type: ignore[attr-defined]
+
+
+def pytest_plugin_registered(plugin: Any, manager: Any) -> None:
+    name = getattr(plugin, "__name__", None)
+    if name == "scipy.conftest" and not getattr(plugin, "_clients_patched", False):
+        plugin._clients_patched = True
+        _patch_scipy_conftest(plugin, None)  # type: ignore[arg-type]
+
+
+def namespace_of(item: Any) -> str | None:
+    """The namespace an item's parameters name (None: the test takes no namespace)."""
+    callspec = getattr(item, "callspec", None)
+    if callspec is not None:
+        for value in callspec.params.values():
+            ns = _value_namespace(value)
+            if ns is not None:
+                return ns
+    m = _ID_NS.search(item.nodeid.partition("[")[2])
+    return m.group(1) if m else None
+
+
+def _value_namespace(value: Any) -> str | None:
+    if isinstance(value, str):
+        return value if value in KNOWN else None
+    if isinstance(value, enum.Enum) and isinstance(value.value, str):
+        return value.value if value.value in KNOWN else None
+    if isinstance(value, functools.partial):
+        ns = value.keywords.get("array_namespace")
+        if isinstance(ns, str):
+            return ns
+        other = value.keywords.get("X_ns_and_device")
+        if other is not None:
+            return "mixed"
+        return None
+    if isinstance(value, tuple):
+        for v in value:
+            ns = _value_namespace(v)
+            if ns is not None:
+                return ns
+        return None
+    name = getattr(value, "__name__", None)
+    if isinstance(name, str) and type(value).__name__ == "module":
+        return name if name in KNOWN else None
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[Any]) -> None:
+    keep_ns = set(config.getoption("--clients-namespaces").split(","))
+    keep, drop = [], []
+    for item in items:
+        ns = namespace_of(item)
+        (keep if ns in keep_ns else drop).append(item)
+        if ns in keep_ns:
+            item._clients_ns = ns
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    config = _CONFIG.get("config")
+    if config is None:
+        return
+    records = config._clients_records  # type: ignore[attr-defined]
+    rec = records.get(report.nodeid)
+    if rec is None:
+        rec = records[report.nodeid] = {"nodeid": report.nodeid, "outcome": "passed"}
+    if report.outcome == "skipped":
+        if hasattr(report, "wasxfail"):
+            rec["outcome"] = "xfailed"
+        elif rec["outcome"] == "passed":
+            rec["outcome"] = "skipped"
+            rec["reason"] = _skip_reason(report)
+    elif report.outcome == "failed":
+        if rec["outcome"] not in ("failed", "error"):
+            rec["outcome"] = "failed" if report.when == "call" else "error"
+            rec.update(_failure(report))
+    elif report.when == "call" and hasattr(report, "wasxfail"):
+        rec["outcome"] = "xpassed"
+
+
+_CONFIG: dict[str, Any] = {}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    _CONFIG["config"] = session.config
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    records = session.config._clients_records  # type: ignore[attr-defined]
+    for item in session.items:
+        records.setdefault(item.nodeid, {"nodeid": item.nodeid, "outcome": "passed"})
+        records[item.nodeid]["ns"] = getattr(item, "_clients_ns", None)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    path = session.config.getoption("--clients-results")
+    if not path:
+        return
+    records = session.config._clients_records  # type: ignore[attr-defined]
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        for rec in records.values():
+            if "ns" in rec:
+                f.write(json.dumps(rec) + "\n")
+
+
+def _skip_reason(report: pytest.TestReport) -> str:
+    lr = report.longrepr
+    if isinstance(lr, tuple) and len(lr) == 3:
+        return str(lr[2])[:200]
+    return str(lr)[:200]
+
+
+def _failure(report: pytest.TestReport) -> dict[str, str]:
+    """The exception line and the innermost frame, for grouping by cause."""
+    lr = report.longrepr
+    crash = getattr(lr, "reprcrash", None)
+    message = crash.message if crash is not None else str(lr)[-400:]
+    where = ""
+    tb = getattr(lr, "reprtraceback", None)
+    entries = getattr(tb, "reprentries", None) or []
+    frames = []
+    for e in entries:
+        loc = getattr(e, "reprfileloc", None)
+        if loc is not None:
+            frames.append(f"{_short(loc.path)}:{loc.lineno}")
+    if crash is not None:
+        where = f"{_short(crash.path)}:{crash.lineno}"
+    return {"message": message[:1500], "where": where, "frames": frames[-8:]}
+
+
+def _short(path: str) -> str:
+    p = str(path)
+    for marker in ("site-packages/", "wt-clients/", "/usmarray/"):
+        i = p.rfind(marker)
+        if i >= 0:
+            return p[i + len(marker):] if marker != "/usmarray/" else "usmarray/" + p[i + len(marker):]
+    return p
