@@ -52,7 +52,8 @@ def test_pickle_of_a_strided_view_keeps_values_and_usm_type():
     assert y.usm_type == x.usm_type
 
 
-def test_unpickled_onto_the_unpicklers_default_device():
+def test_unpickled_onto_the_unpicklers_default_device(monkeypatch):
+    monkeypatch.setenv("USMARRAY_UNPICKLE_DEVICE", "default")  # as usmarray.cubed sets it
     x = xp.asarray([1, 2, 3])
     with xp.using_device("numpy"):
         y = pickle.loads(pickle.dumps(x))
@@ -166,7 +167,8 @@ def test_sub_devices_get_in_order_queues_and_chunks_follow_the_thread():
     cu = dpctl.SyclDevice("cpu").max_compute_units
     if cu < 2:
         pytest.skip("the CPU device has one compute unit")
-    saved = (pl._policy, pl.os.environ.get(pl.ENV_DEVICES), pl.os.environ.get(pl.ENV_USM_TYPE))
+    saved = (pl._policy, pl.os.environ.get(pl.ENV_DEVICES), pl.os.environ.get(pl.ENV_USM_TYPE),
+             pl.os.environ.get("USMARRAY_UNPICKLE_DEVICE"))
     try:
         p = uc.configure("cpu/2")
         assert len(p.devices) == 2 and p.devices[0] != p.devices[1]
@@ -188,7 +190,8 @@ def test_sub_devices_get_in_order_queues_and_chunks_follow_the_thread():
         assert all(r == a for r, a in got.values())
     finally:
         pl._policy = saved[0]
-        for k, v in zip((pl.ENV_DEVICES, pl.ENV_USM_TYPE), saved[1:], strict=True):
+        for k, v in zip((pl.ENV_DEVICES, pl.ENV_USM_TYPE, "USMARRAY_UNPICKLE_DEVICE"), saved[1:],
+                        strict=True):
             if v is None:
                 pl.os.environ.pop(k, None)
             else:

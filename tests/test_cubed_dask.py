@@ -41,9 +41,11 @@ def _sub_devices() -> str:
 @pytest.fixture(scope="module")
 def cluster():
     # the policy travels to the worker processes through their environment
-    saved = {k: os.environ.get(k) for k in (pl.ENV_DEVICES, pl.ENV_USM_TYPE, "PYTHONPATH")}
+    saved = {k: os.environ.get(k) for k in (pl.ENV_DEVICES, pl.ENV_USM_TYPE, "PYTHONPATH",
+                                            "USMARRAY_UNPICKLE_DEVICE")}
     os.environ[pl.ENV_DEVICES] = _sub_devices()
     os.environ[pl.ENV_USM_TYPE] = "auto"
+    os.environ["USMARRAY_UNPICKLE_DEVICE"] = "default"  # as configure() exports it
     root = os.path.dirname(os.path.dirname(os.path.abspath(xp.__file__)))
     os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (root, saved["PYTHONPATH"]) if p)
     try:

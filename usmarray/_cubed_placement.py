@@ -205,4 +205,7 @@ def configure(devices: str | list[Any] | None = None, usm_type: str = "auto") ->
     if spec is not None:
         os.environ[ENV_DEVICES] = spec
     os.environ[ENV_USM_TYPE] = usm_type
+    # cubed pickles in-memory arrays into tasks: they unpickle onto the worker's own
+    # device (this policy's default), not the device they came from
+    os.environ["USMARRAY_UNPICKLE_DEVICE"] = "default"
     return p

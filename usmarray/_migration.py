@@ -40,17 +40,6 @@ def to_device(x: usm_ndarray, device: Any, /, *, stream: Any = None) -> usm_ndar
     return wrap_with(tb, tb.from_host(be.to_host(x._arr), usm_type, target._q))
 
 
-def from_pickle(host: np.ndarray, usm_type: str) -> usm_ndarray:
-    """Unpickle: ``host`` onto the default device of this process, with ``usm_type`` when
-    that device's backend has it, else the backend's default kind.  A pickle carries data,
-    not placement: the queue it came from does not exist in another process."""
-    d = Device.create_device(None)
-    be = d._be
-    ut = usm_type if usm_type in be.usm_types else be.usm_types[0]
-    with locked(be):
-        return wrap_with(be, be.from_host(np.asarray(host, order="C"), ut, d._q))
-
-
 def asnumpy(x: usm_ndarray, /) -> np.ndarray:
     """Copy ``x`` to a host NumPy array (always allowed)."""
     if type(x) is not usm_ndarray:

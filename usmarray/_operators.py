@@ -21,7 +21,7 @@ from ._serial import serialize_methods
 
 #: methods that may submit work or wait for it; __getitem__ locks itself
 SUBMITTING_METHODS = (
-    "__dlpack__", "to_device", "__reduce__", "__array__", "__bool__", "__complex__", "__float__",
+    "__dlpack__", "to_device", "__array__", "__bool__", "__complex__", "__float__",
     "__int__", "__index__", "__repr__", "__str__", "__format__", "__setitem__",
     "__reduce__", "__deepcopy__", "__copy__",
 )
@@ -30,12 +30,6 @@ SUBMITTING_METHODS = (
 def _to_device(self: usm_ndarray, device: Any, /, *, stream: Any = None) -> usm_ndarray:
     """A copy (or zero-copy view where the memory allows) of ``self`` on ``device``."""
     return _migration.to_device(self, device, stream=stream)
-
-
-def _reduce(self: usm_ndarray) -> tuple[Any, tuple[Any, ...]]:
-    """Pickling copies the data to the host; unpickling puts it on the default device of
-    the unpickling process (``_migration.from_pickle``)."""
-    return (_migration.from_pickle, (self._be.to_host(self._arr), self._be.usm_type_of(self._arr)))
 
 
 def install(array_namespace: Callable[..., Any]) -> None:
@@ -66,7 +60,6 @@ def install(array_namespace: Callable[..., Any]) -> None:
     cls.__getitem__ = _indexing.getitem
     cls.__setitem__ = _indexing.setitem
     cls.to_device = _to_device
-    cls.__reduce__ = _reduce
     cls.__array_namespace__ = array_namespace
     operators = tuple(
         [f"__{p}{n}__" for n in binary for p in ("", "r", "i")]
