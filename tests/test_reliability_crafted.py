@@ -68,9 +68,6 @@ def test_crafted_inputs_get_clear_errors(device):
 
 
 @pytest.mark.skipif(not _have_sycl(), reason="needs a SYCL runtime and device")
-@pytest.mark.xfail(strict=True, reason="V19: on SYCL x[::2**63] raises the provider's "
-                   "OverflowError (NumPy clamps the step) and x[None] of a 64-D array has 65 "
-                   "dimensions; usmarray/_indexing.py is being tuned elsewhere")
 def test_getitem_past_64_dimensions_is_refused():
     assert_child_ok(MOD, "_getitem_past_64_dims", timeout=60)
 

@@ -149,7 +149,10 @@ def getitem(self: usm_ndarray, key: Any, /) -> usm_ndarray:
     out = _new(usm_ndarray)
     be = out._be = self._be
     if type(key) is slice:
-        out._arr = self._arr[key]
+        try:
+            out._arr = self._arr[key]
+        except OverflowError:  # a step or bound past the provider's index type
+            out._arr = self._arr[_clamped(key, self._arr.shape[0] if self._arr.ndim else 0)]
         return out
     lk = be.lock
     if lk is not None:
@@ -163,8 +166,24 @@ def getitem(self: usm_ndarray, key: Any, /) -> usm_ndarray:
     finally:
         if lk is not None:
             lk.release()
+    if r.ndim > _MAX_NDIM:
+        raise IndexError(
+            f"x[{key!r}] would have {r.ndim} dimensions; arrays have at most {_MAX_NDIM}"
+        )
     out._arr = r if r.__class__ is be.array_type else be.as_array(r)
     return out
+
+
+_MAX_NDIM = 64
+
+
+def _clamped(s: slice, n: int) -> slice:
+    """``s`` for an axis of length ``n`` with its bounds resolved and a step of magnitude
+    past ``n`` clamped to ``n`` (the same elements, as NumPy selects them)."""
+    start, stop, step = s.indices(n)
+    if abs(step) > max(n, 1):
+        step = max(n, 1) if step > 0 else -max(n, 1)
+    return slice(start, stop if stop >= 0 else None, step)
 
 
 def _scatter(be: Any, raw: Any, rk: Any, v: Any) -> None:
