@@ -181,6 +181,23 @@ def _pow_complex_zero_exponent(be: Any, x1: Any, x2: Any, out: Any) -> Any:
     return be.where(be.equal(x2, 0), _const_like(be, out, 1 + 0j), out)
 
 
+def _floor_divide_exact(be: Any, x1: Any, x2: Any, out: Any) -> Any:
+    # floor(a / b) of the exact quotient, as NumPy computes it: the provider floors the
+    # rounded quotient (3.1 // 0.1 gave 31.0; NumPy 30.0).  (a - remainder(a, b)) / b is
+    # within half an ulp of an integer; round it where a, b and the result are finite,
+    # b != 0 and the quotient is not zero (the provider's special cases hold there)
+    a = x1 if hasattr(x1, "shape") else be.full_like(out, x1)
+    b = x2 if hasattr(x2, "shape") else be.full_like(out, x2)
+    div = be.divide(be.subtract(a, be.remainder(a, b)), b)
+    fl = be.floor(div)
+    fl = be.where(be.greater(be.subtract(div, fl), 0.5), be.add(fl, 1.0), fl)
+    ok = be.logical_and(
+        be.logical_and(be.isfinite(a), be.isfinite(b)),
+        be.logical_and(be.logical_and(be.not_equal(b, 0), be.isfinite(fl)), be.not_equal(div, 0)),
+    )
+    return be.where(ok, be.astype(fl, out.dtype), out)
+
+
 # ---- CUDA (CuPy) ------------------------------------------------------------------------
 def _cuda_log_complex(be: Any, a: Any, out: Any) -> Any:
     # log(+-inf + NaN j) = log(NaN + inf j) = +inf + NaN j (log1p alike); CuPy: NaN + NaN j
@@ -229,7 +246,8 @@ CUDA_UNARY: Fixups = {
 
 FIXUPS: dict[str, tuple[Fixups, Fixups]] = {
     "cuda": (CUDA_UNARY, {"remainder": (dt.REAL_FLOATING, _cuda_remainder)}),
-    "sycl": (SYCL_UNARY, {"pow": (dt.COMPLEX_FLOATING, _pow_complex_zero_exponent)}),
+    "sycl": (SYCL_UNARY, {"pow": (dt.COMPLEX_FLOATING, _pow_complex_zero_exponent),
+                          "floor_divide": (dt.REAL_FLOATING, _floor_divide_exact)}),
     "numpy": (
         {
             "expm1": (dt.COMPLEX_FLOATING, _np_expm1_complex),
