@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_reliability_common import _have_sycl, assert_child_ok, begin, child_main
+from test_reliability_common import _have_sycl, assert_child_ok, begin, child_main, needs_sycl
 
 MOD = "test_reliability_conversions"
 
@@ -138,3 +138,32 @@ def test_conversions(device, check):
 
 if __name__ == "__main__":
     child_main(globals())
+
+
+@needs_sycl
+def test_read_only_is_inherited_by_constructor_views_and_host_exports():
+    """A read-only array's memory stays read-only through usm_ndarray(buffer=x) and the
+    host (kDLCPU) DLPack export (issue 14 §5; both were writable)."""
+    import usmarray as xp
+
+    b = xp.broadcast_to(xp.asarray([1.0, 2.0]), (3, 2))
+    assert not b.flags.writable
+    v = xp.usm_ndarray((2,), dtype="f8", buffer=b)
+    assert not v.flags.writable
+    with pytest.raises(ValueError):
+        v[0] = 5.0
+    assert xp.asnumpy(b).tolist() == [[1.0, 2.0]] * 3
+
+    class HostExport:
+        def __init__(self, x):
+            self.x = x
+
+        def __dlpack__(self, **kw):
+            kw.pop("dl_device", None)
+            return self.x.__dlpack__(dl_device=(1, 0), **kw)
+
+        def __dlpack_device__(self):
+            return (1, 0)
+
+    h = np.from_dlpack(HostExport(v))
+    assert not h.flags.writeable

@@ -146,9 +146,14 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
         buffer_ctor_kwargs: dict | None = None,
     ) -> None:
         be = _constructor_backend(buffer, buffer_ctor_kwargs)
+        read_only = False
         if type(buffer) is usm_ndarray:
+            read_only = not buffer.flags.writable
             buffer = be.buffer_of(buffer._arr)
-        self._arr = be.construct(shape, dtype, buffer, strides, offset, order, buffer_ctor_kwargs)
+        raw = be.construct(shape, dtype, buffer, strides, offset, order, buffer_ctor_kwargs)
+        if read_only:  # a view of a read-only array's memory is read-only too
+            raw.flags.writable = False
+        self._arr = raw
         self._be = be
 
     # ---- metadata ------------------------------------------------------------

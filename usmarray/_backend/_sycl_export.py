@@ -53,6 +53,8 @@ def export(raw: Any, be: Any, stream: Any, max_version: Any, dl_device: Any, cop
     raw.sycl_queue.wait()
     if copy is not True and host_accessible(raw):
         host = np.asarray(_HostView(raw))
+        if not raw.flags.writable:  # a read-only array exports read-only (or not at all)
+            host.flags.writeable = False
     elif copy is False:
         raise BufferError(
             "__dlpack__: USM-device memory of a non-CPU device is not host-accessible; "
