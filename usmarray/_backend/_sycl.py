@@ -113,19 +113,16 @@ def _placed(fn: Any) -> Any:
 LAYOUT_SENSITIVE = frozenset({"roll"})
 
 
-def _odd_layout(raw: Any) -> bool:
-    """Whether ``raw`` has a zero or negative stride on an axis of more than one element."""
-    return any(n > 1 and s <= 0 for n, s in zip(raw.shape, raw.strides, strict=True))
-
-
 def _dense_operands(fn: Any, pt: Any) -> Any:
-    """``fn`` with each array operand (or array in a list/tuple operand) that has an odd
-    layout replaced by a C-order copy on its queue."""
+    """``fn`` with each array operand (or array in a list/tuple operand) that is not
+    C-contiguous replaced by a C-order copy on its queue: the provider's ``roll`` reads
+    outside stride-0, negative-stride and stepped 3-D views (segfaults found by the
+    layout property test); it copies anyway, so the compact copy costs little."""
     at = pt.usm_ndarray
 
     def fix(a: Any) -> Any:
         if type(a) is at:
-            return pt.copy(a, order="C") if _odd_layout(a) else a
+            return a if a.flags.c_contiguous else pt.copy(a, order="C")
         if type(a) in (list, tuple):
             return type(a)(fix(v) for v in a)
         return a
