@@ -89,6 +89,15 @@ def run_pytest(args: list[str], env: dict[str, str], results: Path, namespaces: 
     return time.perf_counter() - t0
 
 
+def part_name(args: tuple[str, ...]) -> str:
+    """A run's name in file names: its module, or the first of its modules and a count
+    (a rerun of one module replaces that module's records only)."""
+    mods = [x for x in args if not x.startswith("-") and "." in x and " " not in x]
+    if not mods:
+        return "run"
+    return mods[0] if len(mods) == 1 else f"{mods[0]}+{len(mods) - 1}"
+
+
 def versions() -> dict[str, str]:
     out = {}
     for dist in ("numpy", "scikit-learn", "scipy", "array-api-extra", "array-api-strict",
@@ -151,20 +160,20 @@ def main(argv: list[str] | None = None) -> int:
                 extra.append(f"--clients-scipy-marray={marray}")
                 if a.upstream_fixes:
                     extra.append("--clients-xpx-host-export")
-                secs = 0.0
-                for n, args in enumerate(suite.runs):
-                    res = raw / f"{suite.name}-{dev}-{n}.jsonl"
-                    log = raw / f"{suite.name}-{dev}-{n}.log"
+                entry = meta["runs"].setdefault(f"{suite.name}-{dev}", {"parts": {}})
+                for args in suite.runs:
+                    part = part_name(args)
+                    res = raw / f"{suite.name}-{dev}-{part}.jsonl"
+                    log = raw / f"{suite.name}-{dev}-{part}.log"
                     print(f"[{suite.name} / {dev}] pytest {' '.join(args)}", flush=True)
                     dt = run_pytest(list(args), device_env(dev), res, namespaces, extra, log)
-                    secs += dt
+                    entry["parts"][part] = {"seconds": round(dt), "args": list(args)}
                     print(f"    {dt:.0f} s", flush=True)
-                meta["runs"][f"{suite.name}-{dev}"] = {
-                    "seconds": round(secs), "n": len(suite.runs), "strict": i == 0,
-                    "quick": a.quick, "scipy_marray": a.scipy_marray,
-                    "upstream_fixes": a.upstream_fixes,
-                    "args": [list(r) for r in suite.runs],
-                }
+                entry.update(
+                    seconds=sum(p["seconds"] for p in entry["parts"].values()),
+                    strict=entry.get("strict", False) or i == 0, quick=a.quick,
+                    scipy_marray=a.scipy_marray, upstream_fixes=a.upstream_fixes,
+                )
         meta_path.write_text(json.dumps(meta, indent=1))
     text = render(chosen, found, raw, meta)
     (out / "clients.md").write_text(text)
