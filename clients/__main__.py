@@ -183,6 +183,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def render(chosen: list[Suite], found: dict[str, str], raw: Path, meta: dict) -> str:
     rows = []
+    covered: list[str] = []
     failures: dict[str, list[dict]] = {}
     for suite in chosen:
         strict: list[dict] = []
@@ -191,7 +192,7 @@ def render(chosen: list[Suite], found: dict[str, str], raw: Path, meta: dict) ->
             if run is None:
                 continue
             recs = rp.load(raw.glob(f"{suite.name}-{dev}-*.jsonl"))
-            if run.get("strict"):
+            if run.get("strict") and not strict:  # array-api-strict once, from the first
                 strict = [r for r in recs if r.get("ns") == "array_api_strict"]
                 rows.append((suite.label, "array-api-strict", "CPU (NumPy)",
                              rp.counts(strict), "(with the next row)"))
@@ -200,15 +201,19 @@ def render(chosen: list[Suite], found: dict[str, str], raw: Path, meta: dict) ->
                          f"{run['seconds']} s"))
             only, _ = rp.usm_only_failures(usm, strict)
             failures[f"{suite.label} / {dev}"] = only
+            covered.append(f"- {suite.label} / {dev}: " + ", ".join(
+                f"`{p}` ({v['seconds']} s)" for p, v in sorted(run.get("parts", {}).items())))
     v = meta.get("versions", {})
     head = ", ".join(f"{k} {val}" for k, val in v.items())
     return (
         "# Client suites: usmarray beside array-api-strict\n\n"
         f"Written by `python -m clients` ({head}).\n\n"
         + rp.markdown_table(rows)
+        + "\n\nWhat each usmarray row ran (pytest runs, their times):\n\n"
+        + "\n".join(covered)
         + "\n\n## usmarray-only failures by cause\n\n"
-        "A usmarray test that failed where the same test on array-api-strict passed "
-        "(or has no array-api-strict twin).\n\n"
+        "A usmarray test that failed where the same test on array-api-strict did not "
+        "fail (it passed, was skipped, or has no array-api-strict twin).\n\n"
         + rp.causes_section(failures)
     )
 
