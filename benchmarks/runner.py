@@ -28,7 +28,7 @@ from ._report import (
 )
 from ._timing import Stats, describe_error
 
-SECTIONS = ("small", "throughput", "migration", "scaling", "linalg")
+SECTIONS = ("small", "throughput", "migration", "scaling", "linalg", "gpu")
 
 
 @dataclass
@@ -180,6 +180,30 @@ def run_linalg(quick: bool) -> dict[str, Any]:
     return {"status": "ok", "function": name, "result": jsonable(res)}
 
 
+def run_gpu(quick: bool, outdir: Path) -> dict[str, Any]:
+    """The GPU section (``benchmarks/gpu.py``: usmarray's CUDA backend against CuPy and
+    PyTorch on one GPU), written to ``<outdir>/gpu``; skipped, with the reason, where
+    CuPy or a usable GPU is missing."""
+    try:
+        import cupy  # noqa: F401
+    except Exception as exc:  # noqa: BLE001 - ImportError, or a CUDA library failing to load
+        return {"status": f"skipped (CuPy is not importable: {describe_error(exc)})"}
+    import usmarray as xp
+    from usmarray import _backend
+
+    if getattr(_backend, "cuda", None) is None:
+        return {"status": "skipped (CuPy imports but no usable CUDA GPU)"}
+    from . import gpu
+
+    argv = (["--quick"] if quick else []) + ["--out", str(outdir / "gpu")]
+    try:
+        with xp.using_device("cuda:0"):
+            rc = gpu.main(argv)
+    except Exception as exc:
+        return {"status": describe_error(exc)}
+    return {"status": "ok" if rc == 0 else f"exit {rc}", "out": str(outdir / "gpu")}
+
+
 def _error_row(job: Job, exc: BaseException) -> dict[str, Any]:
     return {"op": job.label, "test": job.label, "kind": "error", "n": 0, "dtype": "-",
             "bytes": 0, "size": "-", "stats": {"usm": Stats(error=describe_error(exc))}}
@@ -224,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, Any] = {s: [] for s in ("small", "throughput", "migration", "scaling")
                                if s in only}
     show = args.progress if args.progress is not None else not args.quick
-    bar = Progress(len(jobs) + ("linalg" in only), show)
+    bar = Progress(len(jobs) + ("linalg" in only) + ("gpu" in only), show)
     try:
         for job in jobs:
             try:
@@ -238,6 +262,9 @@ def main(argv: list[str] | None = None) -> int:
         if "linalg" in only:
             results["linalg"] = run_linalg(args.quick)
             bar.step("linalg")
+        if "gpu" in only:
+            results["gpu"] = run_gpu(args.quick, outdir)
+            bar.step("gpu")
     finally:
         bar.close()
     enrich(results)
@@ -261,6 +288,8 @@ def main(argv: list[str] | None = None) -> int:
         print(scaling_table(results["scaling_fit"]))
     if "linalg" in results:
         print(f"\n== linalg (benchmarks/bench_linalg.py) == {results['linalg']['status']}")
+    if "gpu" in results:
+        print(f"\n== GPU (benchmarks/gpu.py) == {results['gpu']['status']}")
     errors = [r for sec in ("small", "throughput", "migration", "scaling")
               for r in results.get(sec, []) if r.get("kind") == "error"]
     for r in errors:

@@ -4,8 +4,15 @@ import sys
 # USMARRAY_TEST_WITHOUT_SYCL=1 runs the suite as on a machine without dpctl/dpnp (a GPU
 # machine, macOS): importing them raises ImportError, SYCL-only tests skip
 if os.environ.get("USMARRAY_TEST_WITHOUT_SYCL") == "1":
-    for _name in ("dpctl", "dpnp"):
-        sys.modules[_name] = None  # type: ignore[assignment]
+    import importlib.abc
+
+    class _WithoutSycl(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path, target=None):
+            if name.split(".")[0] in ("dpctl", "dpnp"):
+                raise ModuleNotFoundError(f"{name} is blocked (USMARRAY_TEST_WITHOUT_SYCL=1)")
+            return None
+
+    sys.meta_path.insert(0, _WithoutSycl())
 
 # scikit-learn and SciPy dispatch on array API namespaces only when this is set before
 # SciPy is first imported

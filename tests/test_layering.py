@@ -14,10 +14,10 @@ PKG = Path(__file__).resolve().parent.parent / "usmarray"
 
 #: floors, top to bottom; a module not listed under _backend/ is on the backend floor
 FLOORS: list[tuple[str, ...]] = [
-    ("__main__", "_demo"),
+    ("__main__", "_demo", "cubed", "_cubed_placement"),
     ("__init__",),
     ("_operators", "_versions"),
-    ("linalg", "fft", "_elementwise", "_creation", "_manipulation", "_statistical",
+    ("linalg", "fft", "kernels", "_elementwise", "_creation", "_manipulation", "_statistical",
      "_searching", "_sets", "_sorting", "_indexing_functions", "_utility",
      "_data_type_functions", "_linalg_main", "_info"),
     ("_helpers", "_placement", "_indexing", "_migration", "_serial", "_special_cases"),

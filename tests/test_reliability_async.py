@@ -20,7 +20,7 @@ from __future__ import annotations
 import threading
 
 import numpy as np
-from test_reliability_common import DLPackProducer, assert_child_ok, begin, child_main
+from test_reliability_common import DLPackProducer, assert_child_ok, begin, child_main, needs_sycl
 
 MOD = "test_reliability_async"
 N = 1 << 19
@@ -145,6 +145,7 @@ def _writes_from_another_thread():
     assert not problems, "\n".join(problems)
 
 
+@needs_sycl
 def test_reads_reflect_all_previously_submitted_work():
     assert_child_ok(MOD, "_reads_see_all_work", 1, timeout=170)
 

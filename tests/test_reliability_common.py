@@ -68,6 +68,18 @@ def describe(proc) -> str:
             f"{proc.stdout[-2500:]}\n--- stderr tail ---\n{proc.stderr[-4000:]}")
 
 
+def _have_sycl() -> bool:
+    import conftest  # noqa: F401  (in a child: USMARRAY_TEST_WITHOUT_SYCL before usmarray loads)
+
+    from usmarray import _backend
+
+    return _backend.sycl is not None and _backend.sycl.available()
+
+
+#: for checks of SYCL USM memory (the constructor, SUAI, kDLOneAPI, USM allocation counts)
+needs_sycl = pytest.mark.skipif(not _have_sycl(), reason="needs a SYCL runtime and device")
+
+
 def assert_child_ok(module: str, func: str, *args, timeout: float = 120):
     proc = run_in_child(module, func, *args, timeout=timeout)
     assert proc.returncode == 0, describe(proc)
@@ -292,6 +304,7 @@ def test_crafted_capsule_imports_into_numpy_and_is_deleted_once():
     assert p.deleter_calls() == [1]
 
 
+@needs_sycl
 def test_live_usm_memory_counts_allocations():
     import usmarray as xp
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_reliability_common import assert_child_ok, begin, child_main
+from test_reliability_common import assert_child_ok, begin, child_main, needs_sycl
 
 MOD = "test_reliability_indexing"
 INT_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
@@ -467,6 +467,7 @@ def test_extreme_integer_indices_raise_index_error():
     assert_child_ok(MOD, "_out_of_range_extremes", timeout=60)
 
 
+@needs_sycl
 def test_index_arrays_on_another_context_are_refused():
     assert_child_ok(MOD, "_index_on_other_queue", timeout=60)
 

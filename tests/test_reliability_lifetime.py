@@ -26,6 +26,7 @@ from test_reliability_common import (
     child_main,
     describe,
     live_usm_memory,
+    needs_sycl,
     run_in_child,
 )
 
@@ -161,6 +162,7 @@ def _all_keep_alive(first, last):
         _keep_alive(name, usm_type)
 
 
+@needs_sycl
 @pytest.mark.parametrize("half", [0, 1])
 def test_survivors_keep_memory_alive_and_release_it(half):
     mid = len(_CASES) // 2
@@ -168,6 +170,7 @@ def test_survivors_keep_memory_alive_and_release_it(half):
     assert_child_ok(MOD, "_all_keep_alive", first, last, timeout=150)
 
 
+@needs_sycl
 def test_process_exits_cleanly_with_live_views_and_exports():
     proc = run_in_child(MOD, "_clean_exit", timeout=120)
     assert proc.returncode == 0, describe(proc)

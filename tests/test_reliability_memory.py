@@ -17,7 +17,7 @@ import re
 
 import numpy as np
 import pytest
-from test_reliability_common import assert_child_ok, begin, child_main
+from test_reliability_common import assert_child_ok, begin, child_main, needs_sycl
 
 MOD = "test_reliability_memory"
 
@@ -259,11 +259,13 @@ def _numpy_backend():
     assert float(xp.sum(xp.ones(100, device="numpy"))) == 100.0
 
 
+@needs_sycl
 @pytest.mark.parametrize("group", GROUPS)
 def test_oversized_requests_raise_memory_error_with_the_size(group):
     assert_child_ok(MOD, "_memory_errors", group, timeout=90)
 
 
+@needs_sycl
 def test_process_keeps_working_after_refused_allocations():
     assert_child_ok(MOD, "_keeps_working", timeout=90)
 

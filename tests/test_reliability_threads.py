@@ -33,7 +33,7 @@ import threading
 
 import numpy as np
 import pytest
-from test_reliability_common import DLPackProducer, assert_child_ok, begin, child_main
+from test_reliability_common import DLPackProducer, assert_child_ok, begin, child_main, needs_sycl
 
 MOD = "test_reliability_threads"
 THREADS = 8
@@ -145,6 +145,7 @@ def _threads_match_serial(threads, rounds, join_timeout, own_queue="in_order"):
     assert not problems, "\n".join(problems)
 
 
+@needs_sycl
 def test_eight_threads_match_the_serial_run_without_deadlock():
     assert_child_ok(MOD, "_threads_match_serial", THREADS, ROUNDS, JOIN_TIMEOUT, timeout=170)
 

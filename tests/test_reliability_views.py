@@ -34,6 +34,7 @@ from test_reliability_common import (
     child_main,
     dl_dtype,
     make_capsule,
+    needs_sycl,
 )
 
 MOD = "test_reliability_views"
@@ -444,22 +445,27 @@ def _bad_alignment():
     raise AssertionError("alignment=3 (not a power of two) was accepted")
 
 
+@needs_sycl
 def test_constructor_views_read_and_write_what_the_formula_names():
     assert_child_ok(MOD, "_prop_constructor", timeout=170)
 
 
+@needs_sycl
 def test_constructor_refuses_garbage_arguments():
     assert_child_ok(MOD, "_prop_constructor_garbage", timeout=120)
 
 
+@needs_sycl
 def test_constructor_refuses_allocations_whose_extent_overflows():
     assert_child_ok(MOD, "_overflowing_allocations", timeout=60)
 
 
+@needs_sycl
 def test_dense_overlapping_views_read_the_formula():
     assert_child_ok(MOD, "_dense_overlapping_views", timeout=60)
 
 
+@needs_sycl
 def test_view_of_a_ragged_buffer_reads():
     assert_child_ok(MOD, "_ragged_buffer", timeout=60)
 
@@ -643,18 +649,22 @@ def _suai_typestr_none():
     raise AssertionError(f"typestr None was accepted as {a.dtype}: {xp.asnumpy(a)}")
 
 
+@needs_sycl
 def test_suai_views_read_what_the_interface_names():
     assert_child_ok(MOD, "_prop_suai", timeout=170)
 
 
+@needs_sycl
 def test_suai_typestr_none_is_refused():
     assert_child_ok(MOD, "_suai_typestr_none", timeout=60)
 
 
+@needs_sycl
 def test_suai_negative_strides_are_read():
     assert_child_ok(MOD, "_suai_negative_strides", timeout=60)
 
 
+@needs_sycl
 def test_suai_extent_past_the_allocation_is_refused():
     assert_child_ok(MOD, "_suai_overruns", timeout=60)
 
@@ -900,22 +910,27 @@ def _dl_oneapi_producer_to_host():
     np.testing.assert_array_equal(xp.asnumpy(r), np.arange(5))
 
 
+@needs_sycl
 def test_dlpack_sound_capsules_read_the_right_elements_and_are_released():
     assert_child_ok(MOD, "_prop_dlpack", timeout=170)
 
 
+@needs_sycl
 def test_dlpack_flawed_capsules_raise_and_release():
     assert_child_ok(MOD, "_dl_flawed_all", 0, len(_FLAWS), timeout=90)
 
 
+@needs_sycl
 def test_dlpack_null_strides_are_compact_row_major():
     assert_child_ok(MOD, "_dl_null_strides", timeout=60)
 
 
+@needs_sycl
 def test_dlpack_empty_tensor_with_null_data_imports():
     assert_child_ok(MOD, "_dl_empty_null_data", timeout=60)
 
 
+@needs_sycl
 def test_dlpack_misbehaving_producers_raise():
     assert_child_ok(MOD, "_dl_producers", timeout=60)
 

@@ -8,10 +8,16 @@ import sys
 import threading
 import types
 
+import numpy as np
 import pytest
 
 import usmarray as xp
 from usmarray import _serial
+
+pytestmark = pytest.mark.skipif(
+    _serial.LOCK is None or xp.__array_namespace_info__().default_device().backend != "sycl",
+    reason="no backend with a runtime lock (SYCL) is the default device here",
+)
 
 
 def _public_functions(mod):
@@ -106,6 +112,66 @@ def test_view_only_functions_share_memory_with_their_input():
     a[...] = a + 1000
     for name, v in views.items():  # views: the write shows through every one
         assert bool(xp.all(v >= 1000)), name
+
+
+def test_lock_free_backends_do_not_take_the_lock():
+    a = xp.arange(10, device="numpy")
+    idx = xp.asarray([3, 1], device="numpy")
+    for f in (lambda: a + 1, lambda: xp.sum(a), lambda: a[idx], lambda: xp.sort(a),
+              lambda: xp.sin(xp.astype(a, xp.float64)), lambda: a.to_device("numpy")):
+        blocked, _ = _blocked_while_locked(f)
+        assert not blocked
+
+
+def _lock_is_free() -> bool:
+    """Whether another thread can take the lock now (so this one does not hold it)."""
+    got = []
+
+    def probe():
+        ok = _serial.LOCK.acquire(timeout=2)
+        got.append(ok)
+        if ok:
+            _serial.LOCK.release()
+
+    t = threading.Thread(target=probe)
+    t.start()
+    t.join()
+    return got[0]
+
+
+class _Producer:
+    """A DLPack producer that records whether its code ran under usmarray's lock."""
+
+    def __init__(self):
+        self.a = np.arange(4.0)
+        self.free: list[bool] = []
+
+    def __dlpack__(self, **kwargs):
+        self.free.append(_lock_is_free())
+        return self.a.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+
+def test_producer_code_never_runs_under_the_lock():
+    p = _Producer()
+    x = xp.from_dlpack(p, device=xp.__array_namespace_info__().default_device())
+    assert xp.asnumpy(x).tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert p.free == [True]
+    y = xp.asarray(xp.zeros(2))
+
+    class Suai:
+        free: list[bool] = []
+
+        @property
+        def __sycl_usm_array_interface__(self):
+            self.free.append(_lock_is_free())
+            return y.__sycl_usm_array_interface__
+
+    s = Suai()
+    assert xp.asnumpy(xp.asarray(s)).tolist() == [0.0, 0.0]
+    assert s.free and all(s.free)
 
 
 def test_the_lock_is_reentrant_for_nested_calls():

@@ -23,6 +23,7 @@ class ToyBackend(_backend.BackendBase):
     """NumPy arrays on a device called "toy"; every kernel call is counted."""
 
     name = "toy"
+    kernel_family = "numpy"  # NumPy's kernels: NumPy's special-case fix-ups apply
     usm_types = ("host",)
     array_type = np.ndarray
     provider_name = "toy (NumPy kernels)"

@@ -26,6 +26,36 @@ _Operand = Union["usm_ndarray", bool, int, float, complex]
 _public_dtype = dt.public
 
 
+class Flags:
+    """The memory-layout flags of an array, read from its raw array's flags."""
+
+    __slots__ = ("c_contiguous", "f_contiguous", "writable")
+
+    def __init__(self, raw_flags: Any) -> None:
+        self.c_contiguous = bool(raw_flags.c_contiguous)
+        self.f_contiguous = bool(raw_flags.f_contiguous)
+        w = getattr(raw_flags, "writable", None)
+        if w is None:
+            w = getattr(raw_flags, "writeable", True)
+        self.writable = bool(w)
+
+    @property
+    def writeable(self) -> bool:  # NumPy's spelling
+        return self.writable
+
+    def __getitem__(self, key: str) -> bool:
+        names = {"C": "c_contiguous", "C_CONTIGUOUS": "c_contiguous", "F": "f_contiguous",
+                 "F_CONTIGUOUS": "f_contiguous", "W": "writable", "WRITABLE": "writable",
+                 "WRITEABLE": "writable"}
+        if key not in names:
+            raise KeyError(f"flags: unknown flag {key!r}; known: {sorted(names)}")
+        return bool(getattr(self, names[key]))
+
+    def __repr__(self) -> str:
+        return (f"  C_CONTIGUOUS : {self.c_contiguous}\n  F_CONTIGUOUS : {self.f_contiguous}\n"
+                f"  WRITABLE : {self.writable}")
+
+
 class usm_ndarray:  # noqa: N801 - the name the design gives the type
     """An N-dimensional array in Unified Shared Memory of one device.
 
@@ -170,8 +200,10 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
         return be.array_attribute(self._arr, name)
 
     @property
-    def flags(self) -> Any:
-        return self._arr.flags
+    def flags(self) -> Flags:
+        """``c_contiguous``, ``f_contiguous`` and ``writable`` (also ``writeable``), the
+        same names on every backend; a view of a read-only array is read-only."""
+        return Flags(self._arr.flags)
 
     @property
     def mT(self) -> usm_ndarray:  # noqa: N802 - the standard's name

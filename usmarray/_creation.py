@@ -12,7 +12,7 @@ import numpy as np
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
 from ._device import Device
-from ._helpers import alloc_failed, check_array, check_scalar, same_device
+from ._helpers import alloc_failed, check_array, check_scalar, fill_scalar, same_device
 from ._migration import asarray, from_dlpack, to_device
 from ._placement import (
     check_device_dtype,
@@ -43,6 +43,8 @@ def _shape(shape: Any, fname: str) -> tuple[int, ...]:
         raise TypeError(f"{fname}: shape must contain ints only, got {shape!r}") from None
     if any(n < 0 for n in out):
         raise ValueError(f"{fname}: negative dimensions are not allowed, got {out}")
+    if len(out) > 64:  # NumPy's limit, the same on every backend
+        raise ValueError(f"{fname}: an array has at most 64 dimensions, got {len(out)}")
     return out
 
 
@@ -112,7 +114,7 @@ def full(
         d = _dtype_or(dtype, fv.dtype, q, "full")
         src = to_device(fill_value, Device._make(be, q))._arr
         out = _alloc(be, q, d, be.empty, _shape(shape, "full"), dtype=d, usm_type=ut, queue=q)
-        out[...] = be.astype(src, d)
+        be.setitem(out, Ellipsis, be.astype(src, d))
         return wrap_with(be, out)
     be, q, ut = placement(device, usm_type, sycl_queue, "full")
     fill_value = py_scalar(fill_value)
@@ -124,6 +126,7 @@ def full(
     d = _dtype_or(dtype, scalar_default_dtype(fill_value, q), q, "full")
     if type(fill_value) is int and d in dt.INTEGER and not dt.integer_fits(d, fill_value):
         raise OverflowError(f"full: fill_value {fill_value} does not fit dtype {d}")
+    fill_value = fill_scalar(fill_value, d, "full")
     return wrap_with(be, _alloc(be, q, d, be.full, _shape(shape, "full"), fill_value, dtype=d, usm_type=ut, queue=q))
 
 

@@ -108,7 +108,9 @@ class Device:
     def __reduce__(self) -> tuple[Any, tuple[str, str]]:
         """Pickled as its backend's name and filter string (``describe``); unpickled with
         ``create_device``, or as the default device, with a warning, where that device
-        does not exist (another machine, a sub-device, a missing runtime)."""
+        does not exist (another machine, a sub-device, a missing runtime).  With
+        ``USMARRAY_UNPICKLE_DEVICE=default`` (set by ``usmarray.cubed.configure``) everything
+        unpickles onto the unpickling process' default device, without a warning."""
         return _restore_device, (self._be.name, self._be.describe(self._q))
 
     def __copy__(self) -> Device:
@@ -119,6 +121,8 @@ class Device:
 
 
 def _restore_device(backend: str, text: str) -> Device:
+    if os.environ.get("USMARRAY_UNPICKLE_DEVICE") == "default":
+        return default_device()  # distributed executors: data moves, placement does not
     be = _backend.get_backend(backend)
     try:
         if be is None:

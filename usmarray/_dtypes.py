@@ -84,6 +84,16 @@ class DType:
     def __reduce__(self) -> tuple:
         return (by_name, (self.name,))
 
+    # NumPy interoperability: ``np.dtype(usmarray.int32)`` is ``np.dtype("int32")``, so
+    # libraries that normalize dtypes through NumPy (cubed, zarr, dask's chunk sizing)
+    # take ours.  NumPy >= 2.4 reads ``__numpy_dtype__``; older NumPy reads ``.dtype``
+    # (defined below only there).  Our equality is unchanged: a DType equals only
+    # itself.  NumPy's own ``np.dtype("int32") == usmarray.int32`` converts its right
+    # operand and so is True, as it is for any object NumPy can convert.
+    @property
+    def __numpy_dtype__(self) -> np.dtype:
+        return self.np
+
     @property
     def itemsize(self) -> int:
         return self.np.itemsize
@@ -92,6 +102,10 @@ class DType:
     def kind(self) -> str:
         return self.np.kind
 
+
+if np.lib.NumpyVersion(np.__version__) < "2.4.0":
+    # NumPy before 2.4 converts an object with a ``dtype`` attribute holding a dtype
+    DType.dtype = property(lambda self: self.np)  # type: ignore[attr-defined]
 
 PUBLIC: dict[np.dtype, DType] = {d: DType(d) for d in ALL_DTYPES}
 _PUBLIC_BY_ID = {id(d): p for d, p in PUBLIC.items()}

@@ -129,7 +129,7 @@ def _make_unary(name: str) -> Callable[..., usm_ndarray]:
         try:
             out = getattr(be, name)(a)
             if fixups:
-                fx = fixups.get(be.name)
+                fx = fixups.get(be.kernel_family)
                 if fx is not None and d in fx[0]:
                     out = fx[1](be, a, out)
         except Exception as exc:
@@ -142,6 +142,16 @@ def _make_unary(name: str) -> Callable[..., usm_ndarray]:
     func.__name__ = func.__qualname__ = name
     func.__doc__ = f"Elementwise ``{name}`` for arrays of {catname} dtype (array API standard)."
     return locks_itself(func)
+
+
+def _same_queue(be: Any, a1: Any, a2: Any) -> bool:
+    """Whether raw arrays ``a1`` and ``a2`` of ``be`` sit on equal queues (identity
+    first: a backend hands out one object per default queue)."""
+    q1 = be.queue_of(a1)
+    if a1 is a2:
+        return True
+    q2 = be.queue_of(a2)
+    return q1 is q2 or q1 == q2
 
 
 def binary_operands(
@@ -157,7 +167,7 @@ def binary_operands(
         if type(x2) is usm_ndarray:
             a2 = x2._arr
             be = x1._be
-            if be is not x2._be or (be.multi_queue and be.queue_of(a1) != be.queue_of(a2)):
+            if be is not x2._be or (be.multi_queue and not _same_queue(be, a1, a2)):
                 raise placement_error(fname, x1.device, x2.device)
             d1, d2 = a1.dtype, a2.dtype
             rd = _PROMOTION.get((d1, d2))
@@ -179,23 +189,41 @@ def binary_operands(
     )
 
 
+_new = object.__new__
+
+
 def _make_binary(name: str) -> Callable[..., usm_ndarray]:
     category, catname = BINARY[name]
     fixups = {bn: t[1][name] for bn, t in FIXUPS.items() if name in t[1]}
 
     def func(x1: Any, x2: Any, /) -> usm_ndarray:
-        be, a1, a2, rd = binary_operands(x1, x2, name, category)
-        if rd not in category:
-            raise _category_error(name, catname, rd)
-        if getattr(a1, "size", 1) * getattr(a2, "size", 1) > _SAFE_SIZE:
-            _check_result(be, name, a1, a2)
+        # two arrays: binary_operands inlined (the per-call cost of every small op)
+        if type(x1) is usm_ndarray and type(x2) is usm_ndarray:
+            a1 = x1._arr
+            a2 = x2._arr
+            be = x1._be
+            if be is not x2._be or (be.multi_queue and not _same_queue(be, a1, a2)):
+                raise placement_error(name, x1.device, x2.device)
+            rd = _PROMOTION.get((a1.dtype, a2.dtype))
+            if rd is None:
+                dt.promote(a1.dtype, a2.dtype, name)
+            if rd not in category:
+                raise _category_error(name, catname, rd)
+            if a1.size * a2.size > _SAFE_SIZE:
+                _check_result(be, name, a1, a2)
+        else:
+            be, a1, a2, rd = binary_operands(x1, x2, name, category)
+            if rd not in category:
+                raise _category_error(name, catname, rd)
+            if getattr(a1, "size", 1) * getattr(a2, "size", 1) > _SAFE_SIZE:
+                _check_result(be, name, a1, a2)
         lk = be.lock
         if lk is not None:
             lk.acquire()
         try:
             out = getattr(be, name)(a1, a2)
             if fixups:
-                fx = fixups.get(be.name)
+                fx = fixups.get(be.kernel_family)
                 if fx is not None and rd in fx[0]:
                     out = fx[1](be, a1, a2, out)
         except Exception as exc:
@@ -203,7 +231,10 @@ def _make_binary(name: str) -> Callable[..., usm_ndarray]:
         finally:
             if lk is not None:
                 lk.release()
-        return wrap_with(be, out)
+        res = _new(usm_ndarray)
+        res._arr = out
+        res._be = be
+        return res
 
     func.__name__ = func.__qualname__ = name
     func.__doc__ = (
@@ -442,7 +473,7 @@ def make_inplace(fn: Callable[..., usm_ndarray], opname: str) -> Callable[..., A
                 f"{opname}: the result shape {r.shape} differs from the left operand's "
                 f"{a.shape}; in-place operators cannot change an array's shape"
             )
-        a[...] = r
+        self._be.setitem(a, ..., r)
         return self
 
     op.__name__ = opname

@@ -116,11 +116,59 @@ def scalar_operand_dtype(dtype: np.dtype, value: Any, fname: str) -> np.dtype:
     return dtype
 
 
+_HOST_CHECK_MAX = 1 << 14
+
+
+def check_bounds(be: Any, i: Any, n: int, axis: int, fname: str,
+                 error: type[Exception] = IndexError) -> None:
+    """``error`` unless every index in the raw integer array ``i`` lies in ``[-n, n)``."""
+    if not i.size:
+        return
+    strides = be.element_strides(i)
+    if 0 in strides:  # a broadcast axis repeats its values: check one copy of them
+        i = i[tuple([slice(0, 1) if s == 0 else slice(None) for s in strides])]
+    if i.size <= _HOST_CHECK_MAX:  # one small copy is cheaper than two reductions
+        h = be.to_host(i)
+        lo, hi = int(h.min()), int(h.max())
+    else:
+        lo, hi = int(be.min(i)), int(be.max(i))
+    if lo < -n or hi >= n:
+        bad = hi if hi >= n else lo
+        raise error(f"{fname}: index {bad} is out of bounds for axis {axis} with size {n}")
+
+
+def fill_scalar(value: Any, dtype: np.dtype, fname: str) -> Any:
+    """The Python scalar ``value`` ready to fill an array of ``dtype`` (``full``,
+    ``asarray`` of a scalar), by one rule on every backend (issue 14 family 5): a
+    complex value into a real dtype is a TypeError (its imaginary part would be
+    dropped); a float into an integer dtype is truncated toward zero as NumPy does, and
+    is an OverflowError when the result does not fit (ValueError for NaN) instead of
+    wrapping or a provider error."""
+    t = type(value)
+    if t is complex and dtype not in dt.COMPLEX_FLOATING:
+        raise TypeError(
+            f"{fname}: a complex fill value {value!r} cannot fill an array of real dtype "
+            f"{dtype} (its imaginary part would be lost); use a complex dtype or pass "
+            "value.real"
+        )
+    if t is float and dtype in dt.INTEGER:
+        if value != value:
+            raise ValueError(f"{fname}: NaN cannot fill an array of integer dtype {dtype}")
+        if value in (float("inf"), float("-inf")) or not dt.integer_fits(dtype, int(value)):
+            info = np.iinfo(dtype)
+            raise OverflowError(
+                f"{fname}: {value!r} does not fit integer dtype {dtype} "
+                f"(range {info.min} .. {info.max})"
+            )
+        return int(value)
+    return value
+
+
 # ---- results that do not fit: the backend layer's rules, used by every namespace module
 from ._backend._errors import MAX_NBYTES, alloc_failed, check_nbytes  # noqa: E402
 
 __all__ = [
-    "MAX_NBYTES", "alloc_failed", "check_array", "check_arrays", "check_category",
-    "check_dtype_in", "check_nbytes", "check_scalar", "normalize_axes", "normalize_axis",
+    "MAX_NBYTES", "alloc_failed", "check_array", "check_arrays", "check_bounds", "check_category",
+    "check_dtype_in", "check_nbytes", "check_scalar", "fill_scalar", "normalize_axes", "normalize_axis",
     "same_device", "scalar_operand_dtype",
 ]

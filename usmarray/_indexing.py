@@ -119,6 +119,10 @@ def gather_failed(exc: Exception, be: Any, raw: Any, rk: Any) -> NoReturn:
     naming the size when the copy that array keys make could not be allocated."""
     if isinstance(exc, IndexError):  # the provider's range and count checks
         raise exc
+    if isinstance(exc, OverflowError):  # an int key past the provider's index type
+        raise IndexError(
+            f"index {rk!r} is out of bounds for an array of shape {raw.shape}"
+        ) from None
     keys = rk if type(rk) is tuple else (rk,)
     arrays = [k for k in keys if isinstance(k, be.array_type)]
     masks = [k.size for k in arrays if k.dtype is dt.bool]
@@ -153,7 +157,7 @@ def getitem(self: usm_ndarray, key: Any, /) -> usm_ndarray:
     try:
         rk = raw_key(self._arr, key)
         try:
-            r = self._arr[rk]
+            r = be.getitem(self._arr, rk)
         except Exception as exc:
             gather_failed(exc, be, self._arr, rk)
     finally:
@@ -161,6 +165,15 @@ def getitem(self: usm_ndarray, key: Any, /) -> usm_ndarray:
             lk.release()
     out._arr = r if r.__class__ is be.array_type else be.as_array(r)
     return out
+
+
+def _scatter(be: Any, raw: Any, rk: Any, v: Any) -> None:
+    try:
+        be.setitem(raw, rk, v)
+    except OverflowError:  # an int key past the provider's index type (the value is checked)
+        raise IndexError(
+            f"index {rk!r} is out of bounds for an array of shape {raw.shape}"
+        ) from None
 
 
 def setitem(x: Any, key: Any, value: Any, /) -> None:
@@ -180,12 +193,12 @@ def setitem(x: Any, key: Any, value: Any, /) -> None:
             )
         if x._be.may_share_memory(raw, v):
             v = be.copy(v)  # the provider refuses overlapping scatter sources
-        raw[rk] = v
+        _scatter(be, raw, rk, v)
         return
     value = py_scalar(value)
     if type(value) in (bool, int, float, complex):
         check_scalar(d, value, "__setitem__")
-        raw[rk] = value
+        _scatter(x._be, raw, rk, value)
         return
     raise TypeError(
         f"__setitem__: value must be a usm_ndarray or a Python scalar, got {type(value).__name__}"

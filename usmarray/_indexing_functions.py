@@ -1,7 +1,8 @@
 """Indexing functions (array API 2025.12): take, take_along_axis.
 
-Negative indices count from the end.  Out-of-bounds indices are not checked (the
-standard leaves them unspecified); the provider's "wrap" mode applies.
+Negative indices count from the end.  An index outside ``[-n, n)`` raises IndexError
+on every backend, as NumPy (the standard leaves them unspecified; the SYCL provider
+would clip them silently: issue 14 family 5).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any
 
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
-from ._helpers import alloc_failed, check_array, normalize_axis, same_device
+from ._helpers import alloc_failed, check_array, check_bounds, normalize_axis, same_device
 
 __all__ = ["take", "take_along_axis"]
 
@@ -28,6 +29,7 @@ def _indices(x: usm_ndarray, indices: Any, fname: str) -> Any:
     if i.dtype in dt.UNSIGNED:
         i = x._be.astype(i, _INDEX)  # the provider's wrap mode needs signed indices
     return i
+
 
 
 def take(x: usm_ndarray, indices: usm_ndarray, /, *, axis: int | None = None) -> usm_ndarray:
@@ -49,6 +51,7 @@ def take(x: usm_ndarray, indices: usm_ndarray, /, *, axis: int | None = None) ->
     be = x._be
     if a.shape[ax] == 0 and i.shape[0]:
         raise IndexError(f"take: cannot take from the empty axis {ax} of shape {a.shape}")
+    check_bounds(be, i, a.shape[ax], ax, "take")
     try:
         return wrap_with(be, be.take(a, i, axis=ax))
     except Exception as exc:
@@ -79,6 +82,7 @@ def take_along_axis(x: usm_ndarray, indices: usm_ndarray, /, *, axis: int = -1) 
         raise IndexError(
             f"take_along_axis: cannot take from the empty axis {ax} of shape {xs}"
         )
+    check_bounds(be, i, xs[ax], ax, "take_along_axis")
     try:
         return wrap_with(be, be.take_along_axis(a, i, axis=ax))
     except Exception as exc:

@@ -53,11 +53,14 @@ def axes_tuple(axis: Any, ndim: int, fname: str) -> tuple[int, ...]:
 
 
 def int_tuple(value: Any, fname: str, argname: str) -> tuple[int, ...]:
-    """A tuple of Python ints (bools refused)."""
+    """A tuple of Python ints (bools refused); a shape has at most 64 entries (NumPy's
+    limit, the same on every backend)."""
     if type(value) is not tuple:
         raise TypeError(
             f"{fname}: {argname} must be a tuple of ints, got {type(value).__name__}"
         )
+    if argname == "shape" and len(value) > 64:
+        raise ValueError(f"{fname}: an array has at most 64 dimensions, got {len(value)}")
     for v in value:
         if type(v) is not int:
             if isinstance(v, bool) or not hasattr(v, "__index__"):
@@ -252,6 +255,9 @@ def expand_dims(x: usm_ndarray, /, axis: int | tuple[int, ...]) -> usm_ndarray:
     a = x._arr
     n_new = len(axis) if type(axis) is tuple else 1
     m = a.ndim + n_new
+    if m > 64:
+        raise ValueError(f"expand_dims: an array has at most 64 dimensions, the result would "
+                         f"have {m}")
     new = axes_tuple(axis, m, "expand_dims")
     key = tuple([None if i in new else _ALL for i in range(m)])
     return wrap_with(x._be, a[key])
@@ -336,7 +342,8 @@ def reshape(x: usm_ndarray, /, shape: tuple[int, ...], *, copy: bool | None = No
     """``x`` with a new shape (one entry may be -1); ``copy=False`` refuses to copy
     (ValueError), ``copy=True`` always copies."""
     check_array(x, "reshape")
-    if copy is None and type(shape) is tuple and shape and min(shape) >= -1 and _only_ints(shape):
+    if (copy is None and type(shape) is tuple and shape and len(shape) <= 64
+            and min(shape) >= -1 and _only_ints(shape)):
         # a tuple of plain ints: the provider checks the size; any refusal is
         # re-diagnosed below with the standard's message
         try:

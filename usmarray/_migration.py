@@ -11,6 +11,7 @@ from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
 from ._backend import _dlpack_import as _dl
 from ._device import Device, resolve
+from ._helpers import fill_scalar
 from ._placement import (
     USM_TYPES,
     check_device_dtype,
@@ -61,13 +62,24 @@ def _foreign(obj: Any) -> tuple[Any, Any, Any] | None:
     return None
 
 
-def _nested(be: Any, obj: Any) -> Any:
+#: an array has at most 64 dimensions, so a deeper sequence (or one that contains
+#: itself) cannot describe one
+_MAX_DEPTH = 64
+
+
+def _nested(be: Any, obj: Any, depth: int = 0) -> Any:
     """A nested sequence with our arrays as ``be``'s raw arrays (other backends' as host
-    copies)."""
+    copies); ValueError for a sequence nested deeper than 64 levels or containing
+    itself (not a RecursionError)."""
     if type(obj) is usm_ndarray:
         return obj._arr if obj._be is be else obj._be.to_host(obj._arr)
     if isinstance(obj, (list, tuple)):
-        return [_nested(be, o) for o in obj]
+        if depth >= _MAX_DEPTH:
+            raise ValueError(
+                f"asarray: the sequence is nested deeper than {_MAX_DEPTH} levels (or "
+                "contains itself); an array has at most 64 dimensions"
+            )
+        return [_nested(be, o, depth + 1) for o in obj]
     got = _foreign(obj)
     if got is not None:
         src_be, raw, _ = got
@@ -180,6 +192,7 @@ def asarray(
         if t in _SCALARS:
             target = d if d is not None else scalar_default_dtype(obj, q)
             _check_int_range(obj, target)
+            obj = fill_scalar(obj, target, "asarray")
             if copy is False:
                 raise ValueError(
                     "asarray: copy=False needs an existing array; a Python scalar must be copied"

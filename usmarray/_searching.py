@@ -10,7 +10,7 @@ from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
 from ._data_type_functions import scalar_result_dtype
 from ._device import placement_error
-from ._helpers import alloc_failed, check_array, normalize_axis, same_device
+from ._helpers import alloc_failed, check_array, check_bounds, normalize_axis, same_device
 from ._manipulation import broadcast_shape_of
 from ._scalars import py_scalar
 from ._statistical import check_bool, check_x, kept_size, reduction_axes
@@ -41,10 +41,12 @@ def _arg_extremum(fname: str, x: Any, axis: Any, keepdims: Any) -> usm_ndarray:
         out = getattr(be, fname)(a, axis=ax, keepdims=keepdims)
     except Exception as exc:
         alloc_failed(exc, be, a, kept_size(a, None if ax is None else (ax,)) * 8, fname)
-    if a.dtype in dt.REAL_FLOATING and a.size and math.isnan(be.to_host(be.max(a))[()]):
+    if (not be.first_nan_argmax and a.dtype in dt.REAL_FLOATING and a.size
+            and math.isnan(be.to_host(be.max(a))[()])):
         # NaN is the extremum and its first occurrence is the answer; the provider may
         # pick a later NaN, so take the first NaN explicitly where there is one (the
-        # NaN-free case, told by one max reduction, needs no fix)
+        # NaN-free case, told by one max reduction, needs no fix); a backend whose
+        # kernels return the first NaN says so (``first_nan_argmax``) and skips this
         nans = be.isnan(a)
         first_nan = be.argmax(nans, axis=ax, keepdims=keepdims)
         out = be.where(be.any(nans, axis=ax, keepdims=keepdims), first_nan, out)
@@ -158,6 +160,7 @@ def searchsorted(
             )
         if s.dtype is not _INDEX:
             s = be.astype(s, _INDEX)
+        check_bounds(be, s, a.shape[0], 0, "searchsorted (sorter)", ValueError)
     try:
         if d1 is not d:
             a = be.astype(a, d)

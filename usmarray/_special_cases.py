@@ -181,7 +181,54 @@ def _pow_complex_zero_exponent(be: Any, x1: Any, x2: Any, out: Any) -> Any:
     return be.where(be.equal(x2, 0), _const_like(be, out, 1 + 0j), out)
 
 
+# ---- CUDA (CuPy) ------------------------------------------------------------------------
+def _cuda_log_complex(be: Any, a: Any, out: Any) -> Any:
+    # log(+-inf + NaN j) = log(NaN + inf j) = +inf + NaN j (log1p alike); CuPy: NaN + NaN j
+    re, im = be.real(a), be.imag(a)
+    mask = be.logical_or(be.logical_and(be.isinf(re), be.isnan(im)),
+                         be.logical_and(be.isnan(re), be.isinf(im)))
+    return be.where(mask, _const_like(be, out, complex(math.inf, math.nan)), out)
+
+
+def _cuda_tanh_complex(be: Any, a: Any, out: Any) -> Any:
+    # tanh(+0 + inf j) = tanh(+0 + NaN j) = +0 + NaN j; CuPy: NaN + NaN j
+    re, im = be.real(a), be.imag(a)
+    mask = be.logical_and(
+        be.logical_and(be.equal(re, 0), be.logical_not(be.signbit(re))),
+        be.logical_not(be.isfinite(im)))
+    return be.where(mask, _const_like(be, out, complex(0.0, math.nan)), out)
+
+
+def _cuda_remainder(be: Any, x1: Any, x2: Any, out: Any) -> Any:
+    # the result takes x2's sign: remainder(+-0, x2) = copysign(0, x2) for x2 != 0;
+    # remainder(finite x1 != 0, +-inf) = x1 when the signs agree, else x2 (CuPy: NaN)
+    x1 = x1 if hasattr(x1, "shape") else be.full_like(out, x1)
+    x2 = x2 if hasattr(x2, "shape") else be.full_like(out, x2)
+    zero = be.equal(x1, 0)
+    signed_zero = be.logical_and(zero, be.logical_and(be.not_equal(x2, 0),
+                                                      be.logical_not(be.isnan(x2))))
+    out = be.where(signed_zero, be.copysign(be.zeros_like(out), x2), out)
+    finite_inf = be.logical_and(be.logical_and(be.isfinite(x1), be.logical_not(zero)),
+                                be.isinf(x2))
+    same = be.equal(be.signbit(x1), be.signbit(x2))
+    return be.where(finite_inf, be.where(same, x1, x2), out)
+
+
+def _cuda_tanh_all(be: Any, a: Any, out: Any) -> Any:
+    return _cuda_tanh_complex(be, a, _tanh_complex(be, a, out))
+
+
+# CuPy's complex inverse trigonometric functions and square root lose accuracy as the
+# provider's did: the same Kahan formulas (SYCL_UNARY) fix them
+CUDA_UNARY: Fixups = {
+    **SYCL_UNARY,
+    "log": (dt.COMPLEX_FLOATING, _cuda_log_complex),
+    "log1p": (dt.COMPLEX_FLOATING, _cuda_log_complex),
+    "tanh": (dt.COMPLEX_FLOATING, _cuda_tanh_all),
+}
+
 FIXUPS: dict[str, tuple[Fixups, Fixups]] = {
+    "cuda": (CUDA_UNARY, {"remainder": (dt.REAL_FLOATING, _cuda_remainder)}),
     "sycl": (SYCL_UNARY, {"pow": (dt.COMPLEX_FLOATING, _pow_complex_zero_exponent)}),
     "numpy": (
         {

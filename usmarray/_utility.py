@@ -92,6 +92,9 @@ def diff(
             p = be.astype(p, d)
         if q is not None and q.dtype is not d:
             q = be.astype(q, d)
+        # each difference shortens the axis by one: past its length the result stays
+        # empty, so the provider's loop (one kernel per n) is bounded by the length
+        n = min(n, builtins.sum(r.shape[ax] for r in (p, a, q) if r is not None))
         if n == 0:
             parts = [r for r in (p, a, q) if r is not None]
             return wrap_with(be, be.concat(parts, axis=ax) if len(parts) > 1 else be.copy(a))

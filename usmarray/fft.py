@@ -174,7 +174,7 @@ def _transform_1d(kind: str, x: Any, n: Any, axis: Any, norm: Any) -> usm_ndarra
     if n is not None:
         n = _size(n, kind, "n")
     if kind in ("irfft", "hfft"):
-        out_len = 2 * (m - 1) if n is None else n
+        out_len = max(2 * (m - 1), 0) if n is None else n  # an empty axis: 0, not -2
     elif kind in ("rfft", "ihfft"):
         out_len = (m if n is None else n) // 2 + 1
     else:
@@ -238,7 +238,7 @@ def _transform_nd(kind: str, x: Any, s: Any, axes: Any, norm: Any) -> usm_ndarra
     for ax, v in zip(axes_t, full, strict=True):
         out_shape[ax] = v
     if kind == "irfftn" and sizes[-1] is None:
-        full[-1] = 2 * (a.shape[last] - 1)
+        full[-1] = max(2 * (a.shape[last] - 1), 0)  # an empty axis: 0 points, not -2
         out_shape[last] = full[-1]
     if kind == "rfftn":
         out_shape[last] = full[-1] // 2 + 1

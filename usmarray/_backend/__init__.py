@@ -31,12 +31,28 @@ def _load_sycl() -> Any:
         return None
 
 
+def _load_cuda() -> Any:
+    try:
+        from ._cuda import CudaBackend
+
+        return CudaBackend()
+    except ImportError:  # no CuPy, no driver, no GPU: no CUDA backend
+        return None
+    except Exception as exc:  # a broken CUDA stack must not break import usmarray
+        warnings.warn(f"usmarray: the CUDA backend could not start: {exc!r}", stacklevel=2)
+        return None
+
+
 #: the SYCL backend, or None when dpctl / a kernel provider cannot be imported
 sycl: Any = _load_sycl()
+#: the CUDA backend (CuPy), or None without CuPy or a usable GPU
+cuda: Any = _load_cuda()
 #: the NumPy host backend (always present)
 numpy = NumpyBackend()
 
 _REGISTRY: dict[str, Any] = {"sycl": sycl} if sycl is not None else {}
+if cuda is not None:
+    _REGISTRY["cuda"] = cuda
 _REGISTRY["numpy"] = numpy
 _entry_points_loaded = False
 
@@ -46,7 +62,7 @@ def register_backend(name: str, backend: Any) -> None:
     ``device=name`` then select it.  ``name`` must not contain ':'."""
     if not isinstance(name, str) or not name or ":" in name:
         raise ValueError(f"register_backend: name must be a non-empty string without ':', got {name!r}")
-    if name in ("sycl", "numpy") and _REGISTRY.get(name) is not backend:
+    if name in ("sycl", "cuda", "numpy") and _REGISTRY.get(name) is not backend:
         raise ValueError(f"register_backend: {name!r} is a built-in backend")
     try:
         complete(backend)
@@ -111,6 +127,6 @@ def placement_error_bases() -> tuple[type[BaseException], ...]:
 
 __all__ = [
     "KERNEL_NAMES", "Backend", "BackendBase", "Capabilities", "HostFallbackWarning",
-    "LinAlgError", "NumpyBackend", "backends", "for_dlpack_device", "for_native",
+    "LinAlgError", "NumpyBackend", "backends", "cuda", "for_dlpack_device", "for_native",
     "get_backend", "numpy", "placement_error_bases", "register_backend", "sycl",
 ]

@@ -195,7 +195,36 @@ def _searchsorted(x1: np.ndarray, x2: Any, side: Any = "left", sorter: Any = Non
 
 
 def _reduce_hypot(a: np.ndarray, axis: Any = None, keepdims: bool = False, dtype: Any = None) -> np.ndarray:
-    return _as_array(np.sqrt(np.sum(np.square(np.abs(a)), axis=axis, keepdims=keepdims, dtype=dtype)))
+    """sqrt(sum(|a|**2)) without overflow or underflow: scaled by the largest |a|."""
+    x = np.abs(a)
+    if x.size == 0:
+        return _as_array(np.sqrt(np.sum(np.square(x), axis=axis, keepdims=keepdims, dtype=dtype)))
+    m = np.max(x, axis=axis, keepdims=True)
+    scale = np.where((m == 0) | ~np.isfinite(m), 1, m)
+    r = scale * np.sqrt(np.sum(np.square(x / scale), axis=axis, keepdims=True, dtype=dtype))
+    if not keepdims:
+        r = np.squeeze(r, axis=tuple(range(r.ndim)) if axis is None else axis)
+    return _as_array(r)
+
+
+def _moment(fn: Any) -> Any:
+    """NumPy's var/std, with NaN where the divisor N - correction is not positive (the
+    standard's value; NumPy divides by it)."""
+
+    def kernel(a: np.ndarray, axis: Any = None, correction: float = 0.0,
+               keepdims: bool = False) -> np.ndarray:
+        axes = range(a.ndim) if axis is None else (axis if isinstance(axis, tuple) else (axis,))
+        n = 1
+        for ax in axes:
+            n *= a.shape[ax]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = _as_array(fn(a, axis=axis, correction=correction, keepdims=keepdims))
+        if n - correction <= 0:
+            r = np.full_like(r, np.nan)
+        return r
+
+    kernel.__name__ = fn.__name__
+    return kernel
 
 
 def _diff(a: np.ndarray, axis: int = -1, n: int = 1, prepend: Any = None, append: Any = None) -> np.ndarray:
@@ -243,6 +272,8 @@ _SPECIAL = {
     "triu": lambda a, k=0: np.triu(a, k=k),
     "copy": _copy,
     "reduce_hypot": _reduce_hypot,
+    "var": _moment(np.var),
+    "std": _moment(np.std),
 }
 
 # names that differ between the standard (and the SYCL provider) and NumPy
@@ -274,6 +305,9 @@ class NumpyBackend(BackendBase):
     """Memory and kernels on the host through NumPy."""
 
     name = "numpy"
+    kernel_family = "numpy"
+    #: NumPy's argmax/argmin propagate NaN and return its first occurrence
+    first_nan_argmax = True
     usm_types = ("host",)
     array_type = np.ndarray
     multi_queue = False

@@ -51,6 +51,15 @@ def _load_dpnp() -> Any:
     return dpnp
 
 
+def dense(raw: Any) -> Any:
+    """``raw`` itself (as a fresh view) when it is C- or F-contiguous, else a C-order
+    copy on its queue: the layouts that oneMKL and the provider's BLAS paths take."""
+    flags = raw.flags
+    if flags.c_contiguous or flags.f_contiguous:
+        return raw[...]
+    return _sycl.provider.copy(raw, order="C")
+
+
 class OneMKLKernels:
     """oneMKL on the operand's SYCL device, through dpnp; zero-copy both ways."""
 
@@ -66,8 +75,12 @@ class OneMKLKernels:
 
     def wrap(self, raw: Any) -> Any:
         # dpnp re-labels the namespace of the usm_ndarray it wraps; wrap a fresh view
-        # (same memory, same pointer) so the caller's raw array keeps its own.
-        return self._from_raw(raw[...])
+        # (same memory, same pointer) so the caller's raw array keeps its own.  Every
+        # operand of a oneMKL routine passes here: one that is not C- or F-contiguous
+        # (a broadcast, flipped or stepped view) is copied to C order first, because
+        # dpnp's gemm/gemv, DFT and LAPACK paths misread zero and negative strides
+        # (garbage, provider errors, segfaults: issue 14 family 1).
+        return self._from_raw(dense(raw))
 
     def unwrap(self, res: Any, like: Any) -> Any:
         out = res.get_array()
@@ -170,7 +183,13 @@ def gemm(fname: str, a1: Any, a2: Any, **kw: Any) -> Any:
     k = _kernels_for(a1)
     if not k.on_device:
         return None
-    return k.unwrap(getattr(k.dpnp, fname)(k.wrap(a1), k.wrap(a2), **kw), a1)
+    # dpnp's gemm path refuses operands neither C- nor F-contiguous (a broadcast view)
+    w1, w2 = (
+        k.wrap(a) if a.flags.c_contiguous or a.flags.f_contiguous
+        else k.dpnp.ascontiguousarray(k.wrap(a))
+        for a in (a1, a2)
+    )
+    return k.unwrap(getattr(k.dpnp, fname)(w1, w2, **kw), a1)
 
 
 def linalg(fname: str, *raws: Any, **kw: Any) -> Any:

@@ -103,6 +103,13 @@ class Backend(Protocol):
     #: the exception types its kernels raise when an allocation fails
     alloc_errors: tuple[type[BaseException], ...]
     provider_name: builtins.str
+    #: whose kernels it runs, for the special-case fix-ups (``_special_cases``): its name,
+    #: or e.g. "numpy" for a backend built on NumPy's kernels
+    kernel_family: builtins.str
+    #: whether its ``argmax``/``argmin`` of floating arrays already return the index of
+    #: the first NaN wherever a NaN is present (the standard's rule); when False the
+    #: namespace layer finds that NaN itself (one more reduction and a host sync)
+    first_nan_argmax: bool
 
     # ---- devices
     def available(self) -> bool: ...
@@ -133,6 +140,8 @@ class Backend(Protocol):
     def repr(self, raw: Any) -> builtins.str: ...
     def str(self, raw: Any) -> builtins.str: ...
     def array_attribute(self, raw: Any, name: builtins.str) -> Any: ...
+    def getitem(self, raw: Any, key: Any) -> Any: ...
+    def setitem(self, raw: Any, key: Any, value: Any) -> None: ...
 
     # ---- interchange
     def dlpack_device(self, raw: Any) -> tuple[int, int]: ...
@@ -158,6 +167,11 @@ class BackendBase:
     usm_types: tuple[builtins.str, ...] = ("host",)
     dlpack_device_types: frozenset[int] = frozenset()
     provider_name = ""
+    first_nan_argmax = False
+
+    @property
+    def kernel_family(self) -> builtins.str:
+        return builtins.str(getattr(self, "name", ""))
 
     def available(self) -> bool:
         return True
@@ -242,6 +256,17 @@ class BackendBase:
             where = f"it exists for arrays on SYCL devices only; {where}"
         raise AttributeError(f"'usm_ndarray' object has no attribute {name!r}: {where}")
 
+    def getitem(self, raw: Any, key: Any) -> Any:
+        """``raw[key]`` for a key the namespace layer has checked and converted (ints,
+        slices, ``...``, None, raw index arrays of this backend on ``raw``'s queue),
+        run on ``raw``'s queue."""
+        return raw[key]
+
+    def setitem(self, raw: Any, key: Any, value: Any) -> None:
+        """``raw[key] = value`` (value: a checked Python scalar or a raw array on
+        ``raw``'s queue), run on ``raw``'s queue."""
+        raw[key] = value
+
     def dlpack_device(self, raw: Any) -> tuple[int, int]:
         return (1, 0)
 
@@ -297,6 +322,11 @@ def complete(backend: Any) -> Any:
             f"backend {getattr(backend, 'name', backend)!r} lacks {missing} (see docs/backends.md)"
         )
     for k, v in _DEFAULTS.items():
-        if not hasattr(backend, k):
-            setattr(backend, k, v.__get__(backend) if callable(v) and not isinstance(v, type) else v)
+        if hasattr(backend, k):
+            continue
+        if isinstance(v, property) and v.fget is not None:
+            v = v.fget(backend)
+        elif callable(v) and not isinstance(v, type):
+            v = v.__get__(backend)
+        setattr(backend, k, v)
     return backend

@@ -106,6 +106,95 @@ def _placed(fn: Any) -> Any:
     return kernel
 
 
+#: provider kernels that misread a broadcast (stride-0) or flipped (negative-stride)
+#: operand: garbage, heap corruption or a segfault (issue 14 family 1); their array
+#: operands with such a layout are copied to C order first (:func:`_dense_operands`).
+#: tests/test_reliability_layouts.py finds the members: every public function, every layout.
+LAYOUT_SENSITIVE = frozenset({"roll"})
+
+
+def _odd_layout(raw: Any) -> bool:
+    """Whether ``raw`` has a zero or negative stride on an axis of more than one element."""
+    return any(n > 1 and s <= 0 for n, s in zip(raw.shape, raw.strides, strict=True))
+
+
+def _dense_operands(fn: Any, pt: Any) -> Any:
+    """``fn`` with each array operand (or array in a list/tuple operand) that has an odd
+    layout replaced by a C-order copy on its queue."""
+    at = pt.usm_ndarray
+
+    def fix(a: Any) -> Any:
+        if type(a) is at:
+            return pt.copy(a, order="C") if _odd_layout(a) else a
+        if type(a) in (list, tuple):
+            return type(a)(fix(v) for v in a)
+        return a
+
+    @functools.wraps(fn)
+    def kernel(*args: Any, **kwargs: Any) -> Any:
+        return fn(*[fix(a) for a in args], **{k: fix(v) for k, v in kwargs.items()})
+
+    return kernel
+
+
+def _read_only(fn: Any) -> Any:
+    """``fn`` (the provider's broadcast_to) with its view marked read-only, as NumPy's:
+    a write into a broadcast view would land in the source and in every element that
+    shares its address (issue 14 family 2).  Views of it inherit the flag."""
+
+    @functools.wraps(fn)
+    def kernel(*args: Any, **kwargs: Any) -> Any:
+        out = fn(*args, **kwargs)
+        out.flags.writable = False
+        return out
+
+    return kernel
+
+
+def _independent(fn: Any, pt: Any) -> Any:
+    """``fn`` (the provider's meshgrid, which returns broadcast views) returning
+    independent C-order arrays, as NumPy's meshgrid and the NumPy backend do."""
+
+    @functools.wraps(fn)
+    def kernel(*args: Any, **kwargs: Any) -> Any:
+        return [pt.copy(m, order="C") for m in fn(*args, **kwargs)]
+
+    return kernel
+
+
+#: what a forked child may no longer call: every kernel and every member that reaches
+#: the SYCL runtime (metadata such as shape, dtype and ``queue_of`` stays readable)
+_RUNTIME_MEMBERS = (*KERNEL_NAMES, "default_queue", "native_queue", "native_stream",
+                    "devices", "describe", "capabilities", "wait", "device_attribute",
+                    "from_host", "to_host", "asarray", "to_queue", "may_share_memory",
+                    "repr", "str", "dlpack", "from_dlpack", "construct", "memory_object",
+                    "buffer_of", "linalg", "fft", "gemm", "eig")
+
+FORK_MESSAGE = (
+    "this process was started by os.fork() from a process that had loaded the SYCL "
+    "runtime, which cannot be used after a fork (its first call would hang); start "
+    "worker processes with multiprocessing's 'spawn' or 'forkserver' start method "
+    "(multiprocessing.get_context('spawn'), or concurrent.futures.ProcessPoolExecutor("
+    "mp_context=...)); arrays on the 'numpy' device still work in this process"
+)
+
+
+def _forked(*args: Any, **kwargs: Any) -> Any:
+    raise RuntimeError(f"usmarray (SYCL backend): {FORK_MESSAGE}")
+
+
+def _after_fork_in_child(backend: Any) -> None:
+    """os.register_at_fork hook (issue 14 family 3): in a forked child every runtime
+    member of the SYCL backend raises RuntimeError naming spawn/forkserver instead of
+    hanging; the parent pays nothing (instance attributes shadow the methods)."""
+    for name in _RUNTIME_MEMBERS:
+        setattr(backend, name, _forked)
+    reinit = getattr(backend.lock, "_at_fork_reinit", None)
+    if reinit is not None:  # held by a thread of the parent: it would never be released
+        reinit()
+    backend.forked = True
+
+
 _ARRAY_ATTRIBUTES = frozenset({
     "sycl_queue", "sycl_device", "sycl_context", "usm_data", "__sycl_usm_array_interface__",
 })
@@ -134,6 +223,7 @@ class SyclBackend(BackendBase):
     """
 
     name = "sycl"
+    kernel_family = "sycl"
     usm_types = ("device", "shared", "host")
     #: arrays of one backend may still sit on different queues: compare them per call
     multi_queue = True
@@ -159,6 +249,12 @@ class SyclBackend(BackendBase):
         for kname in KERNEL_NAMES:
             fn = getattr(pt, kname, None)
             if fn is not None and kname not in type(self).__dict__:  # methods here win
+                if kname in LAYOUT_SENSITIVE:
+                    fn = _dense_operands(fn, pt)
+                elif kname == "broadcast_to":
+                    fn = _read_only(fn)
+                elif kname == "meshgrid":
+                    fn = _independent(fn, pt)
                 setattr(self, kname, _placed(fn) if kname in CREATION_KERNELS else fn)
         try:
             from dpctl.utils import get_coerced_usm_type
@@ -169,6 +265,9 @@ class SyclBackend(BackendBase):
         self._caps: dict[Any, Capabilities] = {}
         _onemkl.bind_sycl(self)
         _dlpack_import.bind_sycl(self)
+        #: True in a child forked from this process (see _after_fork_in_child)
+        self.forked = False
+        os.register_at_fork(after_in_child=functools.partial(_after_fork_in_child, self))
 
     # ---- devices ---------------------------------------------------------
     def available(self) -> bool:
@@ -214,6 +313,22 @@ class SyclBackend(BackendBase):
 
     def devices(self) -> list[dpctl.SyclQueue]:
         return [get_device_cached_queue(d) for d in dpctl.get_devices()]
+
+    def in_order_queues(self, obj: Any, parts: int = 0) -> list[dpctl.SyclQueue]:
+        """New in-order queues (optional protocol method, used by usmarray.cubed's placement):
+        one on the device ``obj`` names (``parts=0``), or one on each of ``parts``
+        sub-devices of equal compute units; ValueError when the device has fewer compute
+        units than ``parts``."""
+        dev = self.native_queue(obj).sycl_device
+        if parts == 0:
+            return [dpctl.SyclQueue(dev, property="in_order")]
+        cu = dev.max_compute_units
+        if parts > cu:
+            raise ValueError(
+                f"{dev.name} has {cu} compute units, so at most {cu} sub-devices, not {parts}"
+            )
+        subs = dev.create_sub_devices(partition=[cu // parts] * parts) if cu > 1 else [dev]
+        return [dpctl.SyclQueue(d, property="in_order") for d in subs]
 
     def describe(self, q: dpctl.SyclQueue) -> builtins.str:
         d = q.sycl_device

@@ -28,7 +28,11 @@ class _HostView:
         self.__array_interface__ = {
             "data": (iface["data"][0] + iface["offset"] * itemsize, False),
             "shape": iface["shape"],
-            "strides": None if strides is None else tuple(s * itemsize for s in strides),
+            # the stride of an axis of one element is never used and may be anything
+            # (x[::2**63 - 1]): 0 there keeps NumPy's C long from overflowing
+            "strides": None if strides is None else tuple(
+                s * itemsize if n > 1 else 0
+                for n, s in zip(iface["shape"], strides, strict=True)),
             "typestr": iface["typestr"],
             "version": 3,
         }

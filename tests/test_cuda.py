@@ -1,0 +1,601 @@
+"""The CUDA backend (CuPy) on an NVIDIA GPU: placement, memory kinds, coercion,
+streams, migration, interop and kernel values against NumPy.
+
+Skips (with the reason) where CuPy or a GPU is missing; run on a GPU machine with
+``USMARRAY_DEFAULT_DEVICE=cuda:0 python -m pytest -m gpu tests/test_cuda.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+cupy = pytest.importorskip("cupy", reason="the CUDA backend needs CuPy")
+
+import usmarray as xp  # noqa: E402
+from usmarray import _backend  # noqa: E402
+
+be = _backend.cuda
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(be is None, reason="CuPy is installed but no CUDA GPU is usable"),
+]
+
+USM = ("device", "shared", "host")
+REAL = [np.int8, np.uint8, np.int16, np.int32, np.int64, np.uint64, np.float32, np.float64]
+FLOAT = [np.float32, np.float64]
+
+
+def arr(values, dtype=None, usm_type="device", device="cuda:0"):
+    return xp.asarray(np.asarray(values, dtype=dtype), device=device, usm_type=usm_type)
+
+
+# ---- devices and queues ---------------------------------------------------------------------
+def test_filter_strings_and_native_objects():
+    d0 = xp.Device.create_device("cuda:0")
+    assert d0 == xp.Device.create_device("cuda")
+    assert repr(d0) == "Device(cuda:0)"
+    assert be.native_queue(cupy.cuda.Device(0)) == be.default_queue()
+    assert be.native_queue(cupy.cuda.Stream.null) == be.default_queue()
+    s = cupy.cuda.Stream(non_blocking=True)
+    q = be.native_queue(s)
+    assert q != be.default_queue() and q == be.native_queue(s) and hash(q) == hash(be.native_queue(s))
+    assert "stream" in be.describe(q)
+    with pytest.raises(ValueError, match="names no CUDA device"):
+        be.native_queue(f"cuda:{be._ndev}")
+    with pytest.raises(ValueError):
+        be.native_queue("cuda:x")
+    with pytest.raises(TypeError):
+        be.native_queue(3.5)
+    assert be.multi_queue is True and be.lock is None
+    assert be.devices()[0] == be.default_queue()
+
+
+@pytest.mark.parametrize("usm_type", USM)
+def test_creation_placement_and_usm_type(usm_type):
+    q = be.default_queue()
+    for raw in (
+        be.empty((3, 4), dtype=np.float32, usm_type=usm_type, queue=q),
+        be.zeros((5,), dtype=np.int64, usm_type=usm_type, queue=q),
+        be.full((2, 2), 7, dtype=np.uint64, usm_type=usm_type, sycl_queue=q),
+        be.arange(0, 10, 2, dtype=np.int32, usm_type=usm_type, queue=q),
+        be.linspace(0, 1, 5, dtype=np.float64, usm_type=usm_type, queue=q),
+        be.eye(3, 4, k=1, dtype=np.float32, usm_type=usm_type, queue=q),
+    ):
+        assert type(raw) is cupy.ndarray
+        assert be.usm_type_of(raw) == usm_type
+        assert be.queue_of(raw) == q
+    x = xp.ones((4,), dtype=xp.float32, device="cuda:0", usm_type=usm_type)
+    assert x.usm_type == usm_type and x.device == xp.Device.create_device("cuda:0")
+    np.testing.assert_array_equal(xp.asnumpy(x), np.ones(4, np.float32))
+
+
+def test_full_uint64_max_exact():
+    raw = be.full((3,), 2**64 - 1, dtype=np.uint64)
+    assert be.to_host(raw).tolist() == [2**64 - 1] * 3
+
+
+@pytest.mark.parametrize("u1", USM)
+@pytest.mark.parametrize("u2", USM)
+def test_coercion_table(u1, u2):
+    a = arr([1.0, 2.0, 3.0], np.float32, u1)
+    b = arr([4.0, 5.0, 6.0], np.float32, u2)
+    expect = USM[min(USM.index(u1), USM.index(u2))]
+    for r in (a + b, xp.multiply(a, b), xp.where(a > 1, a, b), xp.concat([a, b])):
+        assert r.usm_type == expect, (u1, u2, r.usm_type)
+    np.testing.assert_allclose(xp.asnumpy(a + b), [5, 7, 9])
+    assert xp.sin(a).usm_type == u1 and xp.sum(a).usm_type == u1
+
+
+def test_shared_and_host_memory_is_host_accessible():
+    for ut in ("shared", "host"):
+        raw = be.from_host(np.arange(6, dtype=np.float64), ut, be.default_queue())
+        view = be.host_view(raw)
+        np.testing.assert_array_equal(view, np.arange(6))
+        view[0] = 42.0  # a view, not a copy
+        assert float(be.to_host(raw)[0]) == 42.0
+    with pytest.raises(BufferError):
+        be.host_view(be.zeros((2,)))
+
+
+def test_memory_kind_is_read_from_the_memory_object():
+    raw = be.zeros((8,), dtype=np.float32)
+    assert type(raw.data.mem) in (cupy.cuda.memory.PooledMemory, cupy.cuda.memory.Memory)
+    assert be._is_fast(raw)
+    assert not be._is_fast(be.zeros((8,), usm_type="shared"))
+
+
+def test_oversize_requests_raise_memory_error_naming_the_size():
+    import os
+
+    total = be.total_memory(0)
+    host = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    for ut in USM:
+        n = max(total, host) // 4 + 1024  # 2x the larger of GPU and host memory, in float64
+        with pytest.raises(MemoryError, match=str(n * 8)):
+            xp.empty((n,), dtype=xp.float64, device="cuda:0", usm_type=ut)
+    with pytest.raises(MemoryError, match="managed"):
+        be.check_managed(total * 2, 0)
+
+
+# ---- streams and migration ----------------------------------------------------------------
+def test_to_device_between_streams_is_zero_copy_and_ordered():
+    s = cupy.cuda.Stream(non_blocking=True)
+    other = xp.Device.create_device("cuda:0")
+    x = xp.arange(0, 1 << 20, dtype=xp.float32, device="cuda:0")
+    dev_s = xp.Device._make(be, be.native_queue(s))
+    y = x.to_device(dev_s)
+    assert y.device == dev_s and y.device != other
+    assert y._arr.data.ptr == x._arr.data.ptr  # zero-copy
+    z = y * 2  # runs on stream s, after x's producer (event wait)
+    assert z.device == dev_s
+    np.testing.assert_array_equal(xp.asnumpy(z), np.arange(1 << 20, dtype=np.float32) * 2)
+    with pytest.raises(ValueError):  # compute follows data (ExecutionPlacementError)
+        x + y
+    back = z.to_device(other)
+    assert back.device == other
+    np.testing.assert_array_equal(xp.asnumpy(back)[:4], [0, 2, 4, 6])
+
+
+@pytest.mark.parametrize("ut", USM)
+def test_to_device_keeps_usm_type_and_values_on_another_stream(ut):
+    q = be.native_queue(cupy.cuda.Stream())
+    x = arr(np.arange(10), np.int32, ut)
+    y = be.to_queue(x._arr, q)
+    assert be.queue_of(y) == q and be.usm_type_of(y) == ut
+    r = be.add(y, y)
+    assert be.queue_of(r) == q and be.usm_type_of(r) == ut
+    np.testing.assert_array_equal(be.to_host(r), np.arange(10) * 2)
+
+
+def test_to_device_numpy_and_back():
+    x = arr([1.5, 2.5], np.float64)
+    h = x.to_device("numpy")
+    assert h.device == xp.Device.create_device("numpy")
+    g = h.to_device("cuda:0")
+    np.testing.assert_array_equal(xp.asnumpy(g), [1.5, 2.5])
+    assert g.usm_type == "host"  # the NumPy device's kind, which the CUDA backend has too
+    assert xp.asarray(h, device="cuda:0", usm_type="device").usm_type == "device"
+
+
+def test_to_device_sycl_when_present():
+    if _backend.sycl is None:
+        pytest.skip("no SYCL runtime on this machine")
+    x = arr([1, 2, 3], np.int64)
+    s = x.to_device("cpu")
+    np.testing.assert_array_equal(xp.asnumpy(s.to_device("cuda:0")), [1, 2, 3])
+
+
+def test_cross_device_path_through_pinned_host():
+    # one GPU: exercise the copy of _cross_device directly with a fake second queue
+    q = be.default_queue()
+    raw = be.arange(0, 1000, 1, dtype=np.int64)[::3]
+    out = be._cross_device(raw, q, q, "device")
+    np.testing.assert_array_equal(be.to_host(out), np.arange(0, 1000, 3))
+
+
+# ---- interop --------------------------------------------------------------------------------
+@pytest.mark.parametrize("ut", USM)
+def test_cuda_array_interface_and_dlpack_export(ut):
+    x = arr(np.arange(12).reshape(3, 4), np.float32, ut)
+    iface = be.array_attribute(x._arr, "__cuda_array_interface__")
+    assert iface["version"] == 3 and iface["shape"] == (3, 4) and iface["stream"] == 1
+    with pytest.raises(AttributeError):
+        be.array_attribute(x._arr, "sycl_queue")
+    want = {"device": (2, 0), "shared": (13, 0), "host": (3, 0)}[ut]
+    assert be.dlpack_device(x._arr) == want
+    if ut != "host":
+        c = cupy.from_dlpack(_Exporter(be, x._arr))
+        np.testing.assert_array_equal(cupy.asnumpy(c), np.arange(12).reshape(3, 4))
+    cpu = np.from_dlpack(_Exporter(be, x._arr, dl_device=(1, 0)))
+    np.testing.assert_array_equal(cpu, np.arange(12).reshape(3, 4))
+    if ut == "device":
+        with pytest.raises(BufferError):
+            be.dlpack(x._arr, dl_device=(1, 0), copy=False)
+
+
+class _Exporter:
+    def __init__(self, be, raw, dl_device=None):
+        self.be, self.raw, self.dl_device = be, raw, dl_device
+
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        return self.be.dlpack(self.raw, stream=stream, max_version=max_version,
+                              dl_device=self.dl_device or dl_device, copy=copy)
+
+    def __dlpack_device__(self):
+        return self.dl_device or self.be.dlpack_device(self.raw)
+
+
+def test_foreign_cupy_and_torch_zero_copy():
+    c = cupy.arange(10, dtype=cupy.float32)
+    raw, q = be.foreign(c)
+    assert raw is c and q == be.default_queue()
+    x = xp.asarray(c)
+    assert x.device == xp.Device.create_device("cuda:0")
+    torch = pytest.importorskip("torch")
+    t = torch.arange(6, dtype=torch.float64, device="cuda").reshape(2, 3)
+    raw, q = be.foreign(t)
+    assert raw.data.ptr == t.data_ptr()
+    t[0, 0] = 100.0
+    np.testing.assert_array_equal(be.to_host(raw)[0], [100.0, 1.0, 2.0])
+    y = xp.asarray(t)
+    np.testing.assert_array_equal(xp.asnumpy(y), t.cpu().numpy())
+    # and back: torch takes our arrays through DLPack
+    z = torch.from_dlpack(_Exporter(be, be.add(raw, raw)))
+    assert torch.equal(z.cpu(), (t * 2).cpu())
+
+
+def test_from_dlpack_cupy_torch_jax():
+    c = cupy.arange(8, dtype=cupy.int32)
+    raw = be.from_dlpack(c, c.__dlpack_device__(), None, None)
+    np.testing.assert_array_equal(be.to_host(raw), np.arange(8))
+    torch = pytest.importorskip("torch")
+    t = torch.linspace(0, 1, 5, device="cuda")
+    raw = be.from_dlpack(t, t.__dlpack_device__(), None, None)
+    assert raw.data.ptr == t.data_ptr()
+    np.testing.assert_allclose(be.to_host(raw), t.cpu().numpy())
+    copied = be.from_dlpack(t, t.__dlpack_device__(), None, True)
+    assert copied.data.ptr != t.data_ptr()
+    try:
+        import jax
+        import jax.numpy as jnp
+    except ImportError:
+        return
+    if not any(d.platform == "gpu" for d in jax.devices()):
+        return
+    j = jnp.arange(4.0)
+    raw = be.from_dlpack(j, j.__dlpack_device__(), None, None)
+    np.testing.assert_array_equal(be.to_host(raw), np.arange(4.0))
+
+
+class _BadCAI:
+    def __init__(self, iface):
+        self.__cuda_array_interface__ = iface
+
+
+@pytest.mark.parametrize("iface, exc", [
+    ({"shape": (2,), "typestr": "<f4"}, TypeError),  # no data
+    ({"shape": (-1,), "typestr": "<f4", "data": (1, False)}, ValueError),
+    ({"shape": (2,), "typestr": "<f2", "data": (1, False)}, TypeError),
+    ({"shape": (2,), "typestr": ">f4", "data": (1, False)}, TypeError),
+    ({"shape": (2,), "typestr": "<f4", "data": "x"}, TypeError),
+    ({"shape": (2,), "typestr": "<f4", "data": (0, False)}, ValueError),
+    ({"shape": (4,), "typestr": "<f4", "data": (4096, False)}, BufferError),  # not CUDA memory
+    ({"shape": (2,), "typestr": "<f4", "data": (1, False), "strides": (3,)}, ValueError),
+    ({"shape": (2,), "typestr": "<f4", "data": (1, False), "mask": 1}, TypeError),
+    ({"shape": (2,), "typestr": "<f4", "data": (1, False), "stream": 0}, ValueError),
+])
+def test_bad_cuda_array_interfaces_raise(iface, exc):
+    with pytest.raises(exc):
+        be.foreign(_BadCAI(iface))
+
+
+def test_interface_past_its_allocation_is_refused():
+    c = cupy.zeros(4, dtype=cupy.float32)
+    iface = dict(c.__cuda_array_interface__, shape=(1 << 40,))
+    with pytest.raises((BufferError, ValueError)):
+        be.foreign(_BadCAI(iface))
+
+
+def test_host_pointer_interface_is_refused():
+    h = np.zeros(1024, dtype=np.float32)
+    iface = {"shape": (1024,), "typestr": "<f4", "data": (h.ctypes.data, False), "version": 3}
+    with pytest.raises(BufferError):
+        be.foreign(_BadCAI(iface))
+
+
+class _BadDL:
+    def __init__(self, capsule, dev=(2, 0)):
+        self.capsule, self.dev = capsule, dev
+
+    def __dlpack__(self, **kw):
+        return self.capsule
+
+    def __dlpack_device__(self):
+        return self.dev
+
+
+def test_bad_capsules_raise_never_crash():
+    import datetime
+
+    with pytest.raises(TypeError):
+        be.from_dlpack(_BadDL(object()), (2, 0), None, None)
+    with pytest.raises(ValueError):
+        be.from_dlpack(_BadDL(datetime.datetime_CAPI), (2, 0), None, None)
+    # a CPU capsule to the CUDA importer
+    with pytest.raises(BufferError):
+        be.from_dlpack(_BadDL(np.arange(3).__dlpack__()), (2, 0), None, None)
+    # a consumed capsule
+    c = cupy.arange(3)
+    cap = c.__dlpack__()
+    be.from_dlpack(_BadDL(cap), (2, 0), None, None)
+    with pytest.raises(BufferError, match="consumed"):
+        be.from_dlpack(_BadDL(cap), (2, 0), None, None)
+    with pytest.raises(BufferError):
+        be.from_dlpack(_BadDL(cupy.arange(3).__dlpack__()), (2, 7), None, None)
+
+
+# ---- kernels against NumPy ------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", REAL)
+@pytest.mark.parametrize("name", ["add", "subtract", "multiply"])
+@pytest.mark.parametrize("n", [1, 3, 4, 5, 1000, 4099])
+def test_fast_binary_values(dtype, name, n):
+    rng = np.random.default_rng(0)
+    a = (rng.random(n) * 100).astype(dtype)
+    b = (rng.random(n) * 100).astype(dtype)
+    ga, gb = be.from_host(a, "device", None), be.from_host(b, "device", None)
+    with np.errstate(over="ignore"):
+        want = getattr(np, name)(a, b)
+        np.testing.assert_array_equal(be.to_host(getattr(be, name)(ga, gb)), want)
+        np.testing.assert_array_equal(be.to_host(getattr(be, name)(ga, 3)), getattr(np, name)(a, dtype(3)))
+
+
+@pytest.mark.parametrize("dtype", FLOAT)
+def test_fast_divide_sin_where_astype_copy(dtype):
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal(4101).astype(dtype)
+    b = rng.standard_normal(4101).astype(dtype)
+    ga, gb = be.from_host(a, "device", None), be.from_host(b, "device", None)
+    np.testing.assert_array_equal(be.to_host(be.divide(ga, gb)), a / b)
+    np.testing.assert_allclose(be.to_host(be.sin(ga)), np.sin(a), rtol=4 * np.finfo(dtype).eps)
+    c = a > 0
+    gc = be.from_host(c, "device", None)
+    np.testing.assert_array_equal(be.to_host(be.where(gc, ga, gb)), np.where(c, a, b))
+    np.testing.assert_array_equal(be.to_host(be.copy(ga)), a)
+    for t in (np.float32, np.float64, np.int32, np.bool_):
+        with np.errstate(invalid="ignore"):
+            want = a.astype(t) if t is not np.int32 else a.astype(t)
+        np.testing.assert_array_equal(be.to_host(be.astype(ga, t)), want)
+    # strided and misaligned operands take CuPy's kernels, same values
+    np.testing.assert_array_equal(be.to_host(be.add(ga[1:], gb[1:])), a[1:] + b[1:])
+    np.testing.assert_array_equal(be.to_host(be.add(ga[::2], gb[::2])), a[::2] + b[::2])
+
+
+def test_fast_path_subnormals_as_cupy():
+    # on the H100 machine lent here every CUDA kernel (CuPy's too, and NVRTC kernels
+    # built with -ftz=false) returned 0 for 2**-149 + 2**-149: the fast path must at
+    # least agree with CuPy's own kernel
+    a = be.from_host(np.full(9, 1.4e-45, np.float32), "device", None)
+    np.testing.assert_array_equal(be.to_host(be.add(a, a)), cupy.asnumpy(cupy.add(a, a)))
+
+
+def test_fast_path_special_values():
+    a = np.array([np.inf, -np.inf, np.nan, 0.0, -0.0, 1e-30], np.float32)
+    b = np.array([np.inf, 1.0, 2.0, -0.0, -0.0, 1e-30], np.float32)
+    ga, gb = be.from_host(a, "device", None), be.from_host(b, "device", None)
+    with np.errstate(all="ignore"):
+        for name in ("add", "subtract", "multiply", "divide"):
+            got = be.to_host(getattr(be, name)(ga, gb))
+            want = getattr(np, name)(a, b)
+            msg = f"{name}({a.tolist()}, {b.tolist()}): {got.tolist()} != {want.tolist()}"
+            np.testing.assert_array_equal(got, want, err_msg=msg)
+            ok = ~np.isnan(want)  # a NaN's sign is the hardware's (x86: set, CUDA: clear)
+            np.testing.assert_array_equal(np.signbit(got)[ok], np.signbit(want)[ok], err_msg=msg)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float32, np.float64])
+def test_reductions_sort_search_values(dtype):
+    rng = np.random.default_rng(2)
+    a = (rng.standard_normal((37, 53)) * 50).astype(dtype)
+    x = xp.asarray(a, device="cuda:0")
+    np.testing.assert_allclose(xp.asnumpy(xp.sum(x, axis=1)), a.sum(axis=1, dtype=np.result_type(dtype, np.int64) if np.dtype(dtype).kind == "i" else dtype), rtol=1e-5)
+    np.testing.assert_array_equal(xp.asnumpy(xp.max(x, axis=0)), a.max(axis=0))
+    np.testing.assert_array_equal(xp.asnumpy(xp.argmax(x, axis=1)), a.argmax(axis=1))
+    np.testing.assert_array_equal(xp.asnumpy(xp.sort(x, axis=1)), np.sort(a, axis=1))
+    np.testing.assert_array_equal(xp.asnumpy(xp.sort(x, axis=1, descending=True)), -np.sort(-a, axis=1))
+    np.testing.assert_array_equal(xp.asnumpy(xp.argsort(x, axis=0, stable=True)), np.argsort(a, axis=0, kind="stable"))
+    if np.dtype(dtype).kind == "f":
+        np.testing.assert_allclose(xp.asnumpy(xp.mean(x)), a.mean(), rtol=1e-5)
+        np.testing.assert_allclose(xp.asnumpy(xp.std(x, correction=1)), a.std(ddof=1), rtol=1e-4)
+    cs = xp.asnumpy(xp.cumulative_sum(x, axis=1, include_initial=True))
+    assert cs.shape == (37, 54) and not cs[:, 0].any()
+    np.testing.assert_allclose(cs[:, 1:], np.cumsum(a, axis=1, dtype=cs.dtype), rtol=1e-5,
+                               atol=1e-3)
+    u = xp.unique_counts(x)
+    vals, counts = np.unique(a, return_counts=True)
+    np.testing.assert_array_equal(xp.asnumpy(u.values), vals)
+    np.testing.assert_array_equal(xp.asnumpy(u.counts), counts)
+
+
+def test_results_are_arrays_not_scalars():
+    x = arr([1.0, 2.0], np.float32)
+    for r in (be.sum(x._arr), be.max(x._arr), be.argmax(x._arr), x._arr[0]):
+        assert type(r) is cupy.ndarray and r.ndim == 0
+
+
+def test_linalg_and_fft_on_the_gpu():
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((4, 5, 5))
+    spd = a @ np.swapaxes(a, -1, -2) + 5 * np.eye(5)
+    x = xp.asarray(spd, device="cuda:0")
+    np.testing.assert_allclose(xp.asnumpy(xp.linalg.inv(x)), np.linalg.inv(spd), rtol=1e-8)
+    np.testing.assert_allclose(xp.asnumpy(xp.linalg.cholesky(x, upper=True)),
+                               np.swapaxes(np.linalg.cholesky(spd), -1, -2), rtol=1e-8)
+    np.testing.assert_allclose(xp.asnumpy(xp.linalg.det(x)), np.linalg.det(spd), rtol=1e-8)
+    np.testing.assert_allclose(xp.asnumpy(xp.linalg.svdvals(x)), np.linalg.svd(spd, compute_uv=False), rtol=1e-8)
+    w = xp.linalg.eigvals(xp.asarray(a[0], device="cuda:0"))
+    np.testing.assert_allclose(np.sort_complex(xp.asnumpy(w)), np.sort_complex(np.linalg.eigvals(a[0])), rtol=1e-8)
+    with pytest.raises(xp.linalg.LinAlgError):
+        xp.linalg.cholesky(xp.asarray(-spd, device="cuda:0"))
+    s = rng.standard_normal(64).astype(np.float32)
+    np.testing.assert_allclose(xp.asnumpy(xp.fft.rfft(xp.asarray(s, device="cuda:0"))), np.fft.rfft(s), rtol=1e-4, atol=1e-4)
+    m = xp.matmul(xp.asarray(a[0], device="cuda:0"), xp.asarray(a[1], device="cuda:0"))
+    np.testing.assert_allclose(xp.asnumpy(m), a[0] @ a[1], rtol=1e-12)
+    assert m.device == xp.Device.create_device("cuda:0")
+
+
+def test_fixups_table_entry_exists():
+    from usmarray._special_cases import FIXUPS
+
+    assert "cuda" in FIXUPS
+
+
+def test_special_cases_cuda_fixups():
+    inf, nan = np.inf, np.nan
+    z = xp.asarray(np.array([complex(inf, nan), complex(nan, inf), complex(0.0, inf),
+                             complex(0.0, nan)], np.complex128), device="cuda:0")
+    got = xp.asnumpy(xp.log(z))
+    assert np.isinf(got[:2].real).all() and np.isnan(got[:2].imag).all()
+    t = xp.asnumpy(xp.tanh(z))[2:]
+    assert (t.real == 0).all() and not np.signbit(t.real).any() and np.isnan(t.imag).all()
+    x1 = xp.asarray([0.0, -0.0, 3.0, 3.0, -3.0, -3.0], device="cuda:0")
+    x2 = xp.asarray([-2.0, -2.0, inf, -inf, inf, -inf], device="cuda:0")
+    r = xp.asnumpy(xp.remainder(x1, x2))
+    np.testing.assert_array_equal(r, [-0.0, -0.0, 3.0, -inf, inf, -3.0])
+    assert np.signbit(r[:2]).all()
+    np.testing.assert_array_equal(xp.asnumpy(x1 % 2.0), np.remainder([0.0, -0.0, 3, 3, -3, -3], 2.0))
+
+
+# ---- argmax/argmin: the backend's kernels return the first NaN ---------------------------
+@pytest.mark.parametrize("dtype", FLOAT)
+@pytest.mark.parametrize("n", [7, 1000, 1 << 16, (1 << 22) + 3])
+def test_argmax_argmin_kernels_return_the_first_nan(dtype, n):
+    # first_nan_argmax=True lets the namespace skip its own NaN search: CuPy's kernels
+    # must give the first NaN's index whole-array and along an axis, wherever the NaNs
+    # sit (several per block, in different blocks, the first one late)
+    assert be.first_nan_argmax is True
+    rng = np.random.default_rng(n)
+    for trial in range(4):
+        a = rng.standard_normal(n).astype(dtype)
+        k = max(1, n // 1000)
+        where = np.sort(rng.choice(n, size=min(k + trial, n), replace=False))
+        a[where] = np.nan
+        g = be.from_host(a, "device", None)
+        for name in ("argmax", "argmin"):
+            got = int(be.to_host(getattr(be, name)(g, axis=None, keepdims=False)))
+            assert got == int(where[0]), (name, n, trial, got, int(where[0]))
+        if n % 7 == 0 or n == 1000:
+            m = a.reshape(-1, 8 if n % 8 == 0 else 1)
+            gm = be.from_host(m, "device", None)
+            for name in ("argmax", "argmin"):
+                np.testing.assert_array_equal(
+                    be.to_host(getattr(be, name)(gm, axis=0, keepdims=False)),
+                    getattr(np, name)(m, axis=0))
+        x = xp.asarray(a, device="cuda:0")
+        assert int(xp.argmax(x)) == int(where[0]) == int(xp.argmin(x))
+        if n == 1000:  # 2-D, transposed, keepdims: against NumPy
+            m2 = a.reshape(40, 25)
+            for v in (m2, m2.T):
+                g2 = xp.asarray(np.ascontiguousarray(v), device="cuda:0")
+                g2 = g2 if v is m2 else xp.asarray(m2, device="cuda:0").mT
+                for name in ("argmax", "argmin"):
+                    f = getattr(xp, name)
+                    assert int(f(g2)) == int(getattr(np, name)(v))
+                    for ax in (0, 1):
+                        np.testing.assert_array_equal(
+                            xp.asnumpy(f(g2, axis=ax, keepdims=True)),
+                            getattr(np, name)(v, axis=ax, keepdims=True))
+        b = rng.standard_normal(n).astype(dtype)  # no NaN: ties go to the lower index
+        b[n // 2:] = b.max() if n > 1 else b
+        gb = xp.asarray(b, device="cuda:0")
+        assert int(xp.argmax(gb)) == int(np.argmax(b))
+        assert int(xp.argmin(gb)) == int(np.argmin(b))
+
+
+# ---- the lean launch and the spare outputs ------------------------------------------------
+def test_spare_outputs_are_never_live():
+    fk = be.fast
+    assert fk.free_refcounts == (3, 2), fk.free_refcounts
+    a = be.from_host(np.arange(100, dtype=np.float32), "device", None)
+    kept = [be.add(a, a) for _ in range(5)]  # all alive: five distinct arrays
+    assert len({id(r) for r in kept}) == 5
+    assert len({r.data.ptr for r in kept}) == 5
+    v = kept[0][1:]  # a view keeps its base in use
+    p = cupy.ndarray((99,), np.float32, memptr=kept[1].data + 4)  # memory-only view
+    base_ptrs = {kept[0].data.ptr, kept[1].data.ptr}
+    del kept
+    for _ in range(6):
+        r = be.add(a, 1.0)
+        assert r.data.ptr not in base_ptrs
+        np.testing.assert_array_equal(be.to_host(r), np.arange(100, dtype=np.float32) + 1)
+        np.testing.assert_array_equal(be.to_host(v), (np.arange(100, dtype=np.float32) * 2)[1:])
+        np.testing.assert_array_equal(be.to_host(p), (np.arange(100, dtype=np.float32) * 2)[1:])
+    # a dropped result is reused, and the reuse leaves every live result intact
+    x = xp.asarray(np.arange(100, dtype=np.float32), device="cuda:0")
+    outs = []
+    for i in range(20):
+        y = x + float(i)
+        if i % 3 == 0:
+            outs.append((i, y))
+    for i, y in outs:
+        np.testing.assert_array_equal(xp.asnumpy(y), np.arange(100, dtype=np.float32) + i)
+
+
+@pytest.mark.parametrize("lean", [True, False])
+def test_lean_and_function_launch_agree(lean):
+    from usmarray._backend._cuda_fast import FastKernels
+
+    fk = FastKernels(be._is_fast, be._single, lean=lean, spare=lean)
+    add = fk.make_binary("add", be.add)
+    mul = fk.make_binary("multiply", be.multiply)
+    sin = fk.make_unary("sin", be.sin)
+    where = fk.make_where(be.where)
+    astype = fk.make_astype(be.astype)
+    rng = np.random.default_rng(3)
+    for dtype in (np.int8, np.uint16, np.int32, np.int64, np.uint64, np.float32, np.float64):
+        for n in (1, 5, 4097):
+            a = (rng.random(n) * 50).astype(dtype)
+            b = (rng.random(n) * 50).astype(dtype)
+            ga, gb = be.from_host(a, "device", None), be.from_host(b, "device", None)
+            with np.errstate(over="ignore"):
+                np.testing.assert_array_equal(be.to_host(add(ga, gb)), a + b)
+                np.testing.assert_array_equal(be.to_host(add(ga, ga)), a + a)
+                np.testing.assert_array_equal(be.to_host(mul(ga, 3)), a * dtype(3))
+            if np.dtype(dtype).kind == "f":
+                np.testing.assert_array_equal(be.to_host(add(ga, 0.5)), a + dtype(0.5))
+                np.testing.assert_allclose(be.to_host(sin(ga)), np.sin(a), rtol=1e-6)
+            c = a > 20
+            gc = be.from_host(c, "device", None)
+            np.testing.assert_array_equal(be.to_host(where(gc, ga, gb)), np.where(c, a, b))
+            np.testing.assert_array_equal(be.to_host(astype(ga, np.float64)), a.astype(np.float64))
+    if lean:
+        assert fk.lean, "cupy.cuda.driver.launchKernel is missing: the lean launch is off"
+
+
+def test_lean_launch_runs_on_the_current_stream():
+    # a slow writer on a non-blocking stream s, then add under ``with s``: the add must
+    # run after it on s (CuPy's kernels run on the current stream; so does the fast path)
+    s = cupy.cuda.Stream(non_blocking=True)
+    late = cupy.RawKernel(_WRITE_LATE, "late")
+    for dtype, n in ((np.float32, 64), (np.float32, 4096)):
+        a = be.from_host(np.zeros(n, dtype), "device", None)
+        cupy.cuda.Device().synchronize()
+        late((1,), (1,), (np.int64(100_000_000), a, np.int64(n), np.float32(7.0)), stream=s)
+        with s:
+            r = be.add(a, a)
+            r2 = be.add(a, 1.0)
+            r3 = be.sin(a)
+        s.synchronize()
+        np.testing.assert_array_equal(be.to_host(r), np.full(n, 14, dtype))
+        np.testing.assert_array_equal(be.to_host(r2), np.full(n, 8, dtype))
+        np.testing.assert_allclose(be.to_host(r3), np.full(n, np.sin(7.0), dtype), rtol=1e-6)
+
+
+_WRITE_LATE = r'''extern "C" __global__ void late(long long cycles, float* x, long long n, float v) {
+    long long t0 = clock64(); while (clock64() - t0 < cycles) {}
+    for (long long i = 0; i < n; ++i) x[i] = v; }'''
+
+
+# ---- indexing on the array's own stream ---------------------------------------------------------
+def test_indexing_runs_on_the_arrays_stream():
+    s = cupy.cuda.Stream(non_blocking=True)
+    dev_s = xp.Device._make(be, be.native_queue(s))
+    x = xp.zeros(64, dtype=xp.float32, device="cuda:0").to_device(dev_s)
+    be.wait(be.queue_of(x._arr))
+    late = cupy.RawKernel(_WRITE_LATE, "late")
+    # a slow writer on s: indexing that ran on another stream would read zeros or be
+    # overwritten by it
+    late((1,), (1,), (np.int64(100_000_000), x._arr, np.int64(64), np.float32(7.0)), stream=s)
+    idx = xp.asarray(np.array([3, 1, 60], dtype=np.int64), device="cuda:0").to_device(dev_s)
+    g = x[idx]
+    assert g.device == dev_s
+    np.testing.assert_array_equal(xp.asnumpy(g), [7.0, 7.0, 7.0])
+    late((1,), (1,), (np.int64(100_000_000), x._arr, np.int64(64), np.float32(5.0)), stream=s)
+    x[idx] = 1.0
+    x[xp.asarray(np.arange(64) % 2 == 0, device="cuda:0").to_device(dev_s)] = 2.0
+    want = np.full(64, 5.0, np.float32)
+    want[::2] = 2.0
+    want[[3, 1]] = 1.0
+    np.testing.assert_array_equal(xp.asnumpy(x), want)
+    x += 1.0  # the in-place write-back runs on s too
+    np.testing.assert_array_equal(xp.asnumpy(x), want + 1)

@@ -1,0 +1,781 @@
+"""The CUDA backend: CuPy arrays (``cupy.ndarray``) as raw arrays, on NVIDIA GPUs.
+
+Queues.  A :class:`CudaQueue` pairs a CUDA device id with a CuPy stream; two are
+equal when their streams are.  The default queue of a device is CuPy's null stream
+on it.  Filter strings ``"cuda"`` / ``"cuda:N"``, ``cupy.cuda.Device`` and
+``cupy.cuda.Stream`` objects name queues.
+
+Memory (``usm_type``).  "device": CuPy's memory pool; "shared": managed memory
+(``cudaMallocManaged``, host-accessible); "host": pinned host memory mapped into the
+device's address space (``cudaHostAlloc``; kernels read it over the bus).  A raw
+array's memory object tells its kind and queue at the cost of one attribute read:
+plain pool memory is "device" memory on the default queue (the fast path); managed
+memory on the default queue is a ``ManagedMemory``; everything else (another
+stream, pinned host memory, imported memory) is an ``UnownedMemory`` whose owner
+is a :class:`~._cuda_interop.Placed` naming its queue and kind.
+
+Kernels.  Every name of ``KERNEL_NAMES`` with the array API's calling convention
+(built from CuPy by :mod:`._ndlike`).  Operands of plain device memory on the
+default queue call CuPy directly (and contiguous ones of add, subtract, multiply,
+divide, sin, copy, astype and where go to the vectorized kernels of
+:mod:`._cuda_fast`); anything else runs on the operands' queue (device and stream)
+with results allocated in the coerced memory kind (device > shared > host).
+
+Managed memory is never requested beyond the GPU's free memory, and no request of
+any kind beyond its total memory: both raise MemoryError naming the size first.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import math
+import operator
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import cupy
+import numpy as np
+from cupy.cuda import memory as _mem
+from cupy.cuda import runtime as _rt
+
+from . import _cuda_interop as _io
+from ._cuda_fast import BINARY, UNARY, FastKernels, make_argext
+from ._ndlike import kernels as _ndlike_kernels
+from ._protocol import BackendBase, Capabilities, LinAlgError
+
+_nd = cupy.ndarray
+_Unowned = _mem.UnownedMemory
+_Managed = _mem.ManagedMemory
+_Placed = _io.Placed
+#: memory types of CuPy's device allocators (pool, plain, stream-ordered)
+_DEVICE_MEMORY = frozenset({_mem.PooledMemory, _mem.Memory, _mem.MemoryAsync})
+_SCORE = {"device": 0, "shared": 1, "host": 2}
+_HOST_MEMORY = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+_BY_SCORE = ("device", "shared", "host")
+
+
+class CudaQueue:
+    """A CUDA device and a CuPy stream on it; equal (and hashed) by the stream."""
+
+    __slots__ = ("device_id", "stream", "_key")
+
+    def __init__(self, device_id: int, stream: Any) -> None:
+        self.device_id = device_id
+        self.stream = stream
+        self._key = (device_id, stream.ptr)
+
+    @property
+    def is_default(self) -> bool:
+        return self._key[1] == 0
+
+    def __eq__(self, other: object) -> bool:
+        return self is other or (type(other) is CudaQueue and self._key == other._key)
+
+    def __hash__(self) -> int:
+        return hash(self._key)
+
+    def wait(self) -> None:
+        """Block until all work submitted to this queue's stream has finished."""
+        with cupy.cuda.Device(self.device_id):
+            self.stream.synchronize()
+
+    def __repr__(self) -> str:
+        s = "" if self.is_default else f", stream={self.stream.ptr:#x}"
+        return f"CudaQueue(cuda:{self.device_id}{s})"
+
+
+class _PinnedHost:
+    """Pinned host memory mapped into every device's address space; freed when
+    collected (``cudaFreeHost`` waits for the work that uses it)."""
+
+    __slots__ = ("ptr", "size")
+
+    def __init__(self, size: int) -> None:
+        try:
+            self.ptr = _rt.hostAlloc(max(size, 1), _rt.hostAllocMapped | _rt.hostAllocPortable)
+        except _rt.CUDARuntimeError as exc:
+            raise MemoryError(f"could not allocate {size} bytes of pinned host memory "
+                              f"({exc})") from None
+        self.size = size
+
+    def __del__(self) -> None:
+        ptr, self.ptr = getattr(self, "ptr", 0), 0
+        if ptr:
+            try:
+                _rt.freeHost(ptr)
+            except Exception:  # noqa: BLE001 - at interpreter exit the runtime may be gone
+                pass
+
+
+def _flat_arrays(args: tuple, kw: dict) -> Iterator[Any]:
+    for a in (*args, *kw.values()):
+        if a.__class__ is _nd:
+            yield a
+        elif isinstance(a, (list, tuple)):
+            for b in a:
+                if b.__class__ is _nd:
+                    yield b
+
+
+class CudaBackend(BackendBase):
+    """Memory and kernels on NVIDIA GPUs through CuPy (see the module docstring)."""
+
+    name = "cuda"
+    usm_types = ("device", "shared", "host")
+    array_type = cupy.ndarray
+    multi_queue = True
+    lock = None
+    provider_name = f"cupy {cupy.__version__}"
+    alloc_errors: tuple[type[BaseException], ...] = (_mem.OutOfMemoryError,)
+    ExecutionPlacementError = ValueError
+    dlpack_device_types = _io.DEVICE_TYPES
+    #: argmax/argmin of floats are usmarray's reduction (_cuda_fast.make_argext), which
+    #: returns the first NaN (CuPy's own misses it along an axis: tests/test_cuda.py)
+    first_nan_argmax = True
+    # kernels bound per instance in __init__ (every name of KERNEL_NAMES, copy, ...)
+    copy: Any
+    astype: Any
+
+    def __init__(self) -> None:
+        try:
+            self._ndev = _rt.getDeviceCount()
+        except _rt.CUDARuntimeError as exc:  # no driver, or one too old for this CuPy
+            raise ImportError(f"no usable CUDA driver: {exc}") from None
+        if self._ndev < 1:
+            raise ImportError("no CUDA device")
+        self._defaults = [CudaQueue(i, cupy.cuda.Stream.null) for i in range(self._ndev)]
+        self._props: dict[int, dict] = {}
+        self._total: dict[int, int] = {}
+        self._allocators: dict[tuple, Any] = {}
+        single = self._ndev == 1
+        self._single = single
+        device_memory = _DEVICE_MEMORY
+
+        if single:
+            def is_fast(raw: Any) -> bool:
+                return raw.data.mem.__class__ in device_memory
+        else:
+            get_device = _rt.getDevice
+
+            def is_fast(raw: Any) -> bool:
+                m = raw.data.mem
+                return m.__class__ in device_memory and m.device_id == get_device()
+
+        self._is_fast = is_fast
+        self.fast = FastKernels(is_fast, single)
+        ks = _ndlike_kernels(cupy, host_repeats=True, fast_mean=True)
+        for kname in ("argmax", "argmin"):
+            ks[kname] = make_argext(kname, ks[kname])
+        for kname, fn in ks.items():
+            ks[kname] = self._placed(fn)
+        for kname in BINARY:
+            ks[kname] = self.fast.make_binary(kname, ks[kname])
+        for kname in UNARY:
+            ks[kname] = self.fast.make_unary(kname, ks[kname])
+        ks["copy"] = self.fast.make_copy(ks["copy"])
+        ks["astype"] = self.fast.make_astype(ks["astype"])
+        ks["where"] = self.fast.make_where(ks["where"])
+        for kname, fn in ks.items():
+            setattr(self, kname, fn)
+        from ._cuda_linalg import CupyLinalgKernels
+
+        self.linalg_kernels = CupyLinalgKernels(self)
+
+    # ---- placement ------------------------------------------------------------------
+    def _placed(self, fn: Any) -> Any:
+        """``fn`` run on its operands' queue with results in their coerced memory kind;
+        plain device memory on the default queue calls ``fn`` directly."""
+        is_fast = self._is_fast
+        slow = self._slow
+
+        def kernel(*args: Any, **kw: Any) -> Any:
+            a = args[0] if args else None
+            if a.__class__ is not _nd and isinstance(a, (list, tuple)) and a:
+                a = a[0]
+            if a.__class__ is _nd and is_fast(a):
+                return fn(*args, **kw)
+            return slow(fn, args, kw)
+
+        kernel.__name__ = getattr(fn, "__name__", "kernel")
+        kernel.__wrapped__ = fn  # type: ignore[attr-defined]
+        return kernel
+
+    def _slow(self, fn: Any, args: tuple, kw: dict) -> Any:
+        arrays = list(_flat_arrays(args, kw))
+        if not arrays:
+            with self.placement(self.default_queue(), "device"):
+                return fn(*args, **kw)
+        q = self.queue_of(arrays[0])
+        ut = self.coerced_usm_type([self.usm_type_of(x) for x in arrays])
+        with self.placement(q, ut):
+            return fn(*args, **kw)
+
+    @contextlib.contextmanager
+    def placement(self, q: CudaQueue, usm_type: str) -> Iterator[None]:
+        """Run the block on ``q``'s device and stream, allocating ``usm_type`` memory
+        placed on ``q``."""
+        alloc = self._allocator(q, usm_type)
+        with cupy.cuda.Device(q.device_id), q.stream:
+            if alloc is None:
+                yield
+            else:
+                with cupy.cuda.using_allocator(alloc):
+                    yield
+
+    def _allocator(self, q: CudaQueue, ut: str) -> Any:
+        key = (q, ut)
+        try:
+            return self._allocators[key]
+        except KeyError:
+            pass
+        dev = q.device_id
+        alloc: Any
+        if ut == "device":
+            if q.is_default:
+                alloc = None
+            else:
+                def alloc(size: int) -> Any:
+                    mp = cupy.get_default_memory_pool().malloc(size)
+                    return _mem.MemoryPointer(
+                        _Unowned(mp.ptr, size, _Placed(q, "device", mp), dev), 0)
+        elif ut == "shared":
+            def alloc(size: int) -> Any:
+                self.check_managed(size, dev)
+                mp = _mem.malloc_managed(size)
+                if q.is_default:
+                    return mp
+                return _mem.MemoryPointer(_Unowned(mp.ptr, size, _Placed(q, "shared", mp), dev), 0)
+        elif ut == "host":
+            def alloc(size: int) -> Any:
+                h = _PinnedHost(size)
+                return _mem.MemoryPointer(_Unowned(h.ptr, size, _Placed(q, "host", h), dev), 0)
+        else:  # pragma: no cover - the namespace validates usm_type
+            raise ValueError(f"usm_type {ut!r}")
+        self._allocators[key] = alloc
+        return alloc
+
+    def total_memory(self, dev: int) -> int:
+        t = self._total.get(dev)
+        if t is None:
+            with cupy.cuda.Device(dev):
+                t = self._total[dev] = int(_rt.memGetInfo()[1])
+        return t
+
+    def check_managed(self, nbytes: int, dev: int) -> None:
+        """MemoryError naming the size for managed memory beyond the GPU's free memory
+        (oversubscribing managed memory can hang the GPU)."""
+        with cupy.cuda.Device(dev):
+            free = int(_rt.memGetInfo()[0])
+        if nbytes > free:
+            raise MemoryError(
+                f"could not allocate {nbytes} bytes of managed (usm_type='shared') memory on "
+                f"cuda:{dev}: only {free} bytes of GPU memory are free, and managed memory "
+                "is never requested beyond that")
+
+    def _check_size(self, nbytes: int, ut: str, q: CudaQueue) -> None:
+        limit = _HOST_MEMORY if ut == "host" else self.total_memory(q.device_id)
+        if nbytes > limit:
+            raise self.memory_error(nbytes, q, ut)
+        if ut == "shared":
+            self.check_managed(nbytes, q.device_id)
+
+    # ---- devices ----------------------------------------------------------------------
+    def available(self) -> bool:
+        return self._ndev > 0
+
+    def default_queue(self) -> CudaQueue:
+        return self._defaults[0]
+
+    def native_queue(self, obj: Any) -> CudaQueue:
+        """A queue from "cuda", "cuda:N", a cupy.cuda.Device, a cupy.cuda.Stream or a
+        CudaQueue (ValueError for a string naming no GPU, TypeError for other types)."""
+        if type(obj) is CudaQueue:
+            return obj
+        if isinstance(obj, str):
+            name, sep, idx = obj.partition(":")
+            if name == "cuda" and (not sep or idx.isdigit()):
+                i = int(idx) if sep else 0
+                if i < self._ndev:
+                    return self._defaults[i]
+            raise ValueError(
+                f"device filter string {obj!r} names no CUDA device; available: "
+                f"{[f'cuda:{i}' for i in range(self._ndev)]}")
+        if isinstance(obj, cupy.cuda.Device):
+            if not 0 <= obj.id < self._ndev:
+                raise ValueError(f"{obj!r} is not an available CUDA device")
+            return self._defaults[obj.id]
+        if isinstance(obj, cupy.cuda.stream._BaseStream):
+            dev = obj.device_id if obj.device_id >= 0 else _rt.getDevice()
+            if obj.ptr == 0:
+                return self._defaults[dev]
+            return CudaQueue(dev, obj)
+        raise TypeError(
+            f"cannot make a CUDA device from {type(obj).__name__}; pass 'cuda', 'cuda:N', "
+            "a cupy.cuda.Device, a cupy.cuda.Stream or a usmarray.Device")
+
+    def owns_native(self, obj: Any) -> bool:
+        return type(obj) is CudaQueue or isinstance(
+            obj, (cupy.cuda.Device, cupy.cuda.stream._BaseStream))
+
+    def native_stream(self, stream: Any) -> Any:
+        """``to_device(stream=...)``: a CuPy stream (or a CudaQueue's) to order the move on."""
+        if type(stream) is CudaQueue:
+            return stream.stream
+        if isinstance(stream, cupy.cuda.stream._BaseStream):
+            return stream
+        raise TypeError(f"to_device: stream must be None, a cupy.cuda.Stream or a CUDA "
+                        f"device's queue, got {type(stream).__name__}")
+
+    def device_attribute(self, q: Any, name: builtins.str) -> Any:
+        if name == "cuda_stream":
+            return q.stream
+        if name == "cuda_device":
+            return cupy.cuda.Device(q.device_id)
+        return super().device_attribute(q, name)
+
+    def devices(self) -> list[CudaQueue]:
+        return list(self._defaults)
+
+    def describe(self, q: CudaQueue) -> str:
+        if q.is_default:
+            return f"cuda:{q.device_id}"
+        return f"cuda:{q.device_id}, stream {q.stream.ptr:#x}"
+
+    def device_name(self, q: CudaQueue) -> str:
+        p = self._props.get(q.device_id)
+        if p is None:
+            p = self._props[q.device_id] = _rt.getDeviceProperties(q.device_id)
+        name = p["name"]
+        return name.decode() if isinstance(name, bytes) else str(name)
+
+    def capabilities(self, q: Any) -> Capabilities:
+        return Capabilities(fp64=True, fp16=True)
+
+    def wait(self, q: CudaQueue) -> None:
+        q.wait()
+
+    # ---- memory kinds and queues of raw arrays ----------------------------------------
+    def queue_of(self, raw: Any) -> CudaQueue:
+        m = raw.data.mem
+        if m.__class__ is _Unowned:
+            o = m._owner
+            if o.__class__ is _Placed:
+                return o.queue
+        return self._defaults[m.device_id]
+
+    @staticmethod
+    def usm_type_of(raw: Any) -> str:
+        m = raw.data.mem
+        t = m.__class__
+        if t in _DEVICE_MEMORY:
+            return "device"
+        if t is _Managed:
+            return "shared"
+        if t is _Unowned:
+            o = m._owner
+            if o.__class__ is _Placed:
+                return o.usm_type
+        return "device"
+
+    @staticmethod
+    def coerced_usm_type(types: Any) -> str:
+        """device > shared > host: the kind with the smallest score of all (seed 002)."""
+        return _BY_SCORE[min(_SCORE[t] for t in types)]
+
+    def host_accessible(self, raw: Any) -> bool:
+        return self.usm_type_of(raw) != "device"
+
+    # ---- creation kernels ---------------------------------------------------------------
+    def _create(self, fn: Any, args: tuple, kw: dict, count: int, dtype: Any, ut: Any,
+                q: Any) -> Any:
+        q = self._defaults[0] if q is None else q
+        ut = ut or "device"
+        if ut == "device" and q is self._defaults[0] and self._single:
+            return fn(*args, **kw)
+        self._check_size(count * np.dtype(dtype or np.float64).itemsize, ut, q)
+        with self.placement(q, ut):
+            return fn(*args, **kw)
+
+    def empty(self, shape: Any, dtype: Any = None, order: Any = "C", usm_type: Any = None,
+              queue: Any = None, sycl_queue: Any = None) -> Any:
+        return self._create(cupy.empty, (shape,), {"dtype": dtype or np.float64, "order": order},
+                            _count(shape), dtype, usm_type, queue or sycl_queue)
+
+    def zeros(self, shape: Any, dtype: Any = None, order: Any = "C", usm_type: Any = None,
+              queue: Any = None, sycl_queue: Any = None) -> Any:
+        return self._create(cupy.zeros, (shape,), {"dtype": dtype or np.float64, "order": order},
+                            _count(shape), dtype, usm_type, queue or sycl_queue)
+
+    def ones(self, shape: Any, dtype: Any = None, order: Any = "C", usm_type: Any = None,
+             queue: Any = None, sycl_queue: Any = None) -> Any:
+        return self._create(cupy.ones, (shape,), {"dtype": dtype or np.float64, "order": order},
+                            _count(shape), dtype, usm_type, queue or sycl_queue)
+
+    def full(self, shape: Any, fill_value: Any, dtype: Any = None, order: Any = "C",
+             usm_type: Any = None, queue: Any = None, sycl_queue: Any = None) -> Any:
+        q = queue or sycl_queue
+        if fill_value.__class__ is _nd:
+            out = self.empty(shape, dtype=dtype or fill_value.dtype, order=order,
+                             usm_type=usm_type, queue=q)
+            with self.placement(self.queue_of(out), self.usm_type_of(out)):
+                out[...] = fill_value
+            return out
+        return self._create(_full, (shape, fill_value), {"dtype": dtype, "order": order},
+                            _count(shape), dtype, usm_type, q)
+
+    def arange(self, start: Any, stop: Any = None, step: Any = 1, dtype: Any = None,
+               usm_type: Any = None, queue: Any = None, sycl_queue: Any = None) -> Any:
+        lo, hi = (0, start) if stop is None else (start, stop)
+        n = max(0, math.ceil((hi - lo) / step)) if step else 0
+        return self._create(cupy.arange, (start, stop, step), {"dtype": dtype}, n, dtype,
+                            usm_type, queue or sycl_queue)
+
+    def linspace(self, start: Any, stop: Any, num: int, dtype: Any = None, endpoint: bool = True,
+                 usm_type: Any = None, queue: Any = None, sycl_queue: Any = None) -> Any:
+        return self._create(cupy.linspace, (start, stop, num),
+                            {"dtype": dtype, "endpoint": endpoint}, num, dtype, usm_type,
+                            queue or sycl_queue)
+
+    def eye(self, n_rows: int, n_cols: Any = None, k: int = 0, dtype: Any = None,
+            usm_type: Any = None, queue: Any = None, sycl_queue: Any = None) -> Any:
+        m = n_rows if n_cols is None else n_cols
+        return self._create(cupy.eye, (n_rows, n_cols), {"k": k, "dtype": dtype or np.float64},
+                            n_rows * m, dtype, usm_type, queue or sycl_queue)
+
+    def _like_placement(self, x: Any, dtype: Any, usm_type: Any, queue: Any) -> tuple:
+        return (dtype or x.dtype, usm_type or self.usm_type_of(x),
+                queue if queue is not None else self.queue_of(x))
+
+    def empty_like(self, x: Any, dtype: Any = None, usm_type: Any = None, queue: Any = None,
+                   sycl_queue: Any = None) -> Any:
+        d, ut, q = self._like_placement(x, dtype, usm_type, queue or sycl_queue)
+        return self.empty(x.shape, dtype=d, usm_type=ut, queue=q)
+
+    def zeros_like(self, x: Any, dtype: Any = None, usm_type: Any = None, queue: Any = None,
+                   sycl_queue: Any = None) -> Any:
+        d, ut, q = self._like_placement(x, dtype, usm_type, queue or sycl_queue)
+        return self.zeros(x.shape, dtype=d, usm_type=ut, queue=q)
+
+    def ones_like(self, x: Any, dtype: Any = None, usm_type: Any = None, queue: Any = None,
+                  sycl_queue: Any = None) -> Any:
+        d, ut, q = self._like_placement(x, dtype, usm_type, queue or sycl_queue)
+        return self.ones(x.shape, dtype=d, usm_type=ut, queue=q)
+
+    def full_like(self, x: Any, fill_value: Any, dtype: Any = None, usm_type: Any = None,
+                  queue: Any = None, sycl_queue: Any = None) -> Any:
+        d, ut, q = self._like_placement(x, dtype, usm_type, queue or sycl_queue)
+        return self.full(x.shape, fill_value, dtype=d, usm_type=ut, queue=q)
+
+    # ---- moving data --------------------------------------------------------------------
+    @staticmethod
+    def as_array(obj: Any) -> Any:
+        return obj
+
+    def memory_object(self, obj: Any) -> bool:
+        return False
+
+    def from_host(self, a: Any, usm_type: Any = None, q: Any = None) -> Any:
+        """A raw array on ``q`` of kind ``usm_type`` holding a copy of NumPy array ``a``."""
+        a = np.asarray(a)
+        ut = usm_type or "device"
+        q = q or self._defaults[0]
+        out = self.empty(a.shape, dtype=a.dtype, usm_type=ut, queue=q)
+        if a.size:
+            src = a if a.flags.c_contiguous else a.copy()  # (ascontiguousarray makes 0-D 1-D)
+            if ut == "host":
+                np.copyto(self.host_view(out), src)
+            else:
+                with cupy.cuda.Device(q.device_id):
+                    out.set(src, stream=q.stream)
+        return out
+
+    def to_host(self, raw: Any) -> np.ndarray:
+        """A NumPy copy of ``raw`` (synchronous)."""
+        if raw.size == 0:
+            return np.empty(raw.shape, dtype=raw.dtype)
+        if self._is_fast(raw):
+            return raw.get()
+        q = self.queue_of(raw)
+        with cupy.cuda.Device(q.device_id), q.stream:
+            return raw.get(stream=q.stream)
+
+    def host_view(self, raw: Any) -> np.ndarray:
+        """A NumPy view of host-accessible (shared or host) memory, after the array's
+        queue has finished its work; it keeps ``raw`` alive."""
+        if self.usm_type_of(raw) == "device":
+            raise BufferError("USM-device memory of a CUDA device is not host-accessible")
+        if raw.size:
+            self.queue_of(raw).wait()
+        return np.asarray(_HostView(raw))
+
+    def asarray(self, obj: Any, dtype: Any = None, copy: Any = None, usm_type: Any = None,
+                queue: Any = None, sycl_queue: Any = None, q: Any = None) -> Any:
+        """The provider-level ``asarray``: CuPy arrays (moved to ``queue`` and
+        ``usm_type`` where asked, copied only where needed), objects with
+        ``__cuda_array_interface__`` (zero-copy), anything NumPy takes (copied)."""
+        q = queue or sycl_queue or q
+        if obj.__class__ is not _nd:
+            iface = None if isinstance(obj, (list, tuple, np.ndarray)) else _io.read_cai(obj)
+            if iface is not None:
+                obj = self.foreign(obj)[0]  # type: ignore[index]
+        if obj.__class__ is _nd:
+            src_q = self.queue_of(obj)
+            src_ut = self.usm_type_of(obj)
+            q = q or src_q
+            ut = usm_type or src_ut
+            moved = self.to_queue(obj, q) if src_q != q else obj
+            need = dtype is not None and np.dtype(dtype) != obj.dtype
+            same_kind = self.usm_type_of(moved) == ut
+            if copy is False and (not same_kind or need or moved is not obj and
+                                  q.device_id != src_q.device_id):
+                raise ValueError("asarray: copy=False, but the array needs a copy "
+                                 "(another dtype, memory kind or device)")
+            if same_kind and not copy:
+                return self.astype(moved, dtype, copy=False) if need else moved
+            if same_kind:
+                with self.placement(q, ut):
+                    return self.astype(moved, dtype) if need else self.copy(moved)
+            out = self.empty(moved.shape, dtype=dtype or moved.dtype, usm_type=ut, queue=q)
+            with self.placement(q, ut):
+                out[...] = moved
+            return out
+        if copy is False:
+            raise ValueError("asarray: copy=False, but host data must be copied to the GPU")
+        host = np.asarray(_host_nested(obj), dtype=dtype)
+        return self.from_host(host, usm_type or "device", q or self._defaults[0])
+
+    def copy_array(self, raw: Any) -> Any:
+        return self.copy(raw)
+
+    def to_queue(self, raw: Any, q: CudaQueue, stream: Any = None) -> Any:
+        """``raw`` on queue ``q``.  Same GPU: a zero-copy view, ordered after the source
+        queue's work (``q``'s stream waits on an event recorded on the source stream).
+        Another GPU: a peer copy where the devices can access each other, else a copy
+        through pinned host memory."""
+        src = self.queue_of(raw)
+        if src == q and stream is None:
+            return raw
+        ut = self.usm_type_of(raw)
+        if src.device_id == q.device_id:
+            with cupy.cuda.Device(q.device_id):
+                ev = src.stream.record()
+                q.stream.wait_event(ev)
+                if stream is not None:
+                    stream.wait_event(ev)
+            if src == q:
+                return raw
+            ptr = raw.data.ptr if raw.size else 0
+            return _io.view(ptr, raw.shape, raw.dtype, raw.strides, _Placed(q, ut, raw),
+                            q.device_id)
+        return self._cross_device(raw, src, q, ut)
+
+    def _cross_device(self, raw: Any, src: CudaQueue, q: CudaQueue, ut: str) -> Any:
+        with self.placement(src, ut):
+            c = raw if raw.flags.c_contiguous else cupy.ascontiguousarray(raw)
+        out = self.empty(raw.shape, dtype=raw.dtype, usm_type=ut, queue=q)
+        nbytes = c.nbytes
+        if not nbytes:
+            return out
+        if _rt.deviceCanAccessPeer(q.device_id, src.device_id):
+            with cupy.cuda.Device(q.device_id):
+                q.stream.wait_event(src.stream.record())
+                _rt.memcpyPeerAsync(out.data.ptr, q.device_id, c.data.ptr, src.device_id,
+                                    nbytes, q.stream.ptr)
+            return out
+        staging = _PinnedHost(nbytes)
+        with cupy.cuda.Device(src.device_id):
+            _rt.memcpyAsync(staging.ptr, c.data.ptr, nbytes, _rt.memcpyDefault, src.stream.ptr)
+            src.stream.synchronize()
+        with cupy.cuda.Device(q.device_id):
+            _rt.memcpyAsync(out.data.ptr, staging.ptr, nbytes, _rt.memcpyDefault, q.stream.ptr)
+            q.stream.synchronize()
+        return out
+
+    @staticmethod
+    def may_share_memory(a: Any, b: Any) -> bool:
+        return bool(cupy.may_share_memory(a, b))
+
+    def memory_error(self, nbytes: int, q: Any, usm_type: builtins.str = "device") -> MemoryError:
+        q = q if type(q) is CudaQueue else self._defaults[0]
+        if usm_type == "host":
+            return MemoryError(
+                f"could not allocate {nbytes} bytes of pinned host memory for cuda:"
+                f"{q.device_id} (the host has {_HOST_MEMORY} bytes)")
+        return MemoryError(
+            f"could not allocate {nbytes} bytes of memory on cuda:{q.device_id} "
+            f"({self.device_name(q)}, {self.total_memory(q.device_id)} bytes of device memory)")
+
+    def repr(self, raw: Any) -> builtins.str:
+        body = np.array2string(self.to_host(raw), separator=", ", prefix="usm_ndarray(")
+        q = self.queue_of(raw)
+        return f"usm_ndarray({body}, dtype={raw.dtype.name}, device='{self.describe(q)}')"
+
+    def str(self, raw: Any) -> builtins.str:
+        return np.array2string(self.to_host(raw))
+
+    # ---- indexing ----------------------------------------------------------------------
+    def getitem(self, raw: Any, key: Any) -> Any:
+        """``raw[key]`` on ``raw``'s queue (device and stream), a gather's result in the
+        coerced memory kind of ``raw`` and the key's arrays."""
+        if self._is_fast(raw):
+            return raw[key]
+        return self._slow(operator.getitem, (raw, key), {})
+
+    def setitem(self, raw: Any, key: Any, value: Any) -> None:
+        """``raw[key] = value`` on ``raw``'s queue (device and stream)."""
+        if self._is_fast(raw):
+            raw[key] = value
+            return
+        q = self.queue_of(raw)
+        with cupy.cuda.Device(q.device_id), q.stream:
+            raw[key] = value
+
+    # ---- linear algebra and FFT: cuSOLVER, cuBLAS, cuFFT ----------------------------
+    def linalg(self, fname: builtins.str, *raws: Any, **kw: Any) -> Any:
+        k = self.linalg_kernels
+        try:
+            return getattr(k.linalg, fname)(*raws, **kw)
+        except k.errors as exc:
+            raise LinAlgError(f"{fname}: {exc}") from None
+
+    def fft(self, fname: builtins.str, raw: Any, **kw: Any) -> Any:
+        return getattr(self.linalg_kernels.fft, fname)(raw, **kw)
+
+    def gemm(self, fname: builtins.str, a1: Any, a2: Any, **kw: Any) -> Any:
+        return None  # the matmul / tensordot kernels are cuBLAS already
+
+    def eig(self, raw: Any, vectors: bool) -> Any:
+        k = self.linalg_kernels
+        try:
+            return k.eig(raw, vectors)
+        except k.errors as exc:
+            raise LinAlgError(f"{'eig' if vectors else 'eigvals'}: {exc}") from None
+
+    # ---- interop ----------------------------------------------------------------------
+    def array_attribute(self, raw: Any, name: builtins.str) -> Any:
+        if name == "__cuda_array_interface__":
+            return _io.cai_dict(raw, self.queue_of(raw).stream.ptr)
+        raise AttributeError(f"arrays of the CUDA backend have no attribute {name!r}")
+
+    def dlpack_device(self, raw: Any) -> tuple[int, int]:
+        ut = self.usm_type_of(raw)
+        if ut == "host":
+            return (_io.KDL_CUDA_HOST, 0)
+        return (_io.KDL_CUDA_MANAGED if ut == "shared" else _io.KDL_CUDA,
+                self.queue_of(raw).device_id)
+
+    def dlpack(self, raw: Any, stream: Any = None, max_version: Any = None,
+               dl_device: Any = None, copy: Any = None) -> Any:
+        """A DLPack capsule of ``raw`` on its own device (kDLCUDA, kDLCUDAHost or
+        kDLCUDAManaged), or on the host (kDLCPU: zero-copy for host-accessible
+        memory, a copy otherwise, BufferError with ``copy=False``)."""
+        own = self.dlpack_device(raw)
+        if dl_device is not None and tuple(dl_device) != own:
+            if int(dl_device[0]) != _io.KDL_CPU:
+                raise BufferError(f"__dlpack__: cannot export to device {dl_device}; this "
+                                  f"array is on {own} and can also go to kDLCPU (1, 0)")
+            if copy is not True and self.host_accessible(raw):
+                host = self.host_view(raw)
+            elif copy is False:
+                raise BufferError("__dlpack__: CUDA device memory is not host-accessible; "
+                                  "exporting to kDLCPU needs copy=True (or None)")
+            else:
+                host = self.to_host(raw)
+            return host.__dlpack__(max_version=max_version, copy=False if copy is None else copy)
+        q = self.queue_of(raw)
+        src = raw.copy() if copy else raw
+        kw: dict[builtins.str, Any] = {"stream": stream}
+        if max_version is not None:
+            kw["max_version"] = max_version
+        with cupy.cuda.Device(q.device_id), q.stream:
+            cap = src.__dlpack__(**kw)
+        if own[0] != _io.KDL_CUDA:
+            _io.set_capsule_device(cap, *own)
+        return cap
+
+    def _wait_on_foreign(self, q: CudaQueue, handle: int) -> None:
+        with cupy.cuda.Device(q.device_id):
+            ext = cupy.cuda.ExternalStream(0 if handle in (1, 2) else handle)
+            q.stream.wait_event(ext.record())
+
+    def foreign(self, obj: Any) -> tuple[Any, CudaQueue] | None:
+        """(raw, queue): a zero-copy view of an object with ``__cuda_array_interface__``
+        (CuPy, PyTorch, Numba), on the default queue of its device and ordered after
+        the producer's stream; None for objects without the interface."""
+        if obj.__class__ is _nd:
+            return obj, self.queue_of(obj)
+        iface = _io.read_cai(obj)
+        if iface is None:
+            return None
+        return _io.import_cai(obj, iface, self._wait_on_foreign, self._defaults.__getitem__)
+
+    def from_dlpack(self, x: Any, dev: tuple[int, int], q: Any, copy: Any) -> Any:
+        """A raw array from a DLPack producer on a CUDA device (kDLCUDA, kDLCUDAHost,
+        kDLCUDAManaged): the capsule validated, then viewed zero-copy on the
+        producer's device (``q`` None) or moved to ``q`` (a copy across devices;
+        BufferError then with ``copy=False``)."""
+        if dev[0] == _io.KDL_CUDA_HOST:
+            home = self._defaults[_rt.getDevice()]
+        elif dev[0] in _io.DEVICE_TYPES and 0 <= dev[1] < self._ndev:
+            home = self._defaults[dev[1]]
+        else:
+            raise BufferError(f"from_dlpack: DLPack device {dev} is no CUDA device of this "
+                              f"machine (kDLCUDA/kDLCUDAManaged 0..{self._ndev - 1}, kDLCUDAHost)")
+        target = q or home
+        handle = 1 if target.is_default else target.stream.ptr
+        try:
+            cap = x.__dlpack__(stream=handle, max_version=(1, 0))
+        except TypeError:
+            cap = x.__dlpack__(stream=handle)
+        t = _io.read_capsule(cap)
+        if t["dev"][0] != dev[0] or (dev[0] != _io.KDL_CUDA_HOST and t["dev"][1] != dev[1]):
+            raise BufferError(f"from_dlpack: __dlpack_device__() said {dev}, the capsule "
+                              f"says {t['dev']}")
+        raw = _io.import_capsule(t, home)
+        if q is not None and q != home:
+            if copy is False and q.device_id != home.device_id:
+                raise BufferError("from_dlpack: copy=False, but the producer's data is on "
+                                  f"cuda:{home.device_id}, not on {self.describe(q)}")
+            raw = self.to_queue(raw, q)
+        if copy:
+            raw = self.copy(raw)
+        return raw
+
+
+class _HostView:
+    """``__array_interface__`` over host-accessible CUDA memory, keeping it alive."""
+
+    __slots__ = ("__array_interface__", "_owner")
+
+    def __init__(self, raw: Any) -> None:
+        self._owner = raw
+        self.__array_interface__ = {
+            "data": (raw.data.ptr if raw.size else 0, False), "shape": raw.shape,
+            "strides": raw.strides, "typestr": raw.dtype.str, "version": 3,
+        }
+
+
+def _count(shape: Any) -> int:
+    return math.prod(shape) if isinstance(shape, (tuple, list)) else int(shape)
+
+
+def _full(shape: Any, fill_value: Any, dtype: Any = None, order: Any = "C") -> Any:
+    if dtype is not None and type(fill_value) is int and np.dtype(dtype).kind in "iu":
+        out = cupy.empty(shape, dtype=dtype, order=order)
+        out.fill(np.array(fill_value, dtype=dtype)[()])
+        return out
+    return cupy.full(shape, fill_value, dtype=dtype, order=order)
+
+
+def _host_nested(obj: Any) -> Any:
+    """A nested sequence with CuPy arrays replaced by host copies."""
+    if obj.__class__ is _nd:
+        return obj.get()
+    if isinstance(obj, (list, tuple)):
+        return [_host_nested(o) for o in obj]
+    return obj
+
+
+__all__ = ["CudaBackend", "CudaQueue"]

@@ -1,0 +1,373 @@
+"""Zero-copy exchange of CUDA arrays: ``__cuda_array_interface__`` and DLPack.
+
+Import validates before anything reads through a pointer:
+
+* ``__cuda_array_interface__`` (v2/v3): a dict with ``shape`` (non-negative ints),
+  ``typestr`` (one of the standard's dtypes, native or no byte order), ``data``
+  (``(pointer, read_only)``), ``strides`` (None or byte strides, multiples of the
+  item size), ``mask`` None, ``stream`` None or a stream handle (not 0);
+* a DLPack capsule (``dltensor`` or ``dltensor_versioned`` major 1): device
+  kDLCUDA (2), kDLCUDAHost (3) or kDLCUDAManaged (13), ndim 0..64, a standard dtype
+  of one lane, shape and strides, a data pointer (NULL only when empty);
+* both: the first and last byte addressed are CUDA memory of the kind and device
+  claimed (``cudaPointerGetAttributes``; with cuda-bindings, also inside one
+  allocation, ``cuMemGetAddressRange``).
+
+Errors: TypeError for a dtype or a malformed interface, ValueError for bad shapes
+or strides, BufferError for memory that is not what it claims.  An accepted DLPack
+capsule is renamed ``used_dltensor[_versioned]`` and its deleter runs once, when
+the last view of its memory is collected.
+"""
+
+from __future__ import annotations
+
+import ctypes as C
+import datetime
+import math
+import operator
+import struct
+from typing import Any
+
+import cupy
+import numpy as np
+from cupy.cuda import memory as _mem
+from cupy.cuda import runtime as _rt
+
+KDL_CPU, KDL_CUDA, KDL_CUDA_HOST, KDL_CUDA_MANAGED = 1, 2, 3, 13
+DEVICE_TYPES = frozenset({KDL_CUDA, KDL_CUDA_HOST, KDL_CUDA_MANAGED})
+#: cudaPointerGetAttributes' memory type for each usm_type
+_MEMTYPE = {"host": 1, "device": 2, "shared": 3}
+_USM_OF_MEMTYPE = {1: "host", 2: "device", 3: "shared"}
+_USM_OF_DLPACK = {KDL_CUDA: "device", KDL_CUDA_HOST: "host", KDL_CUDA_MANAGED: "shared"}
+_MAX_NDIM = 64
+_LIMIT = 2**62
+_CAPSULE = type(datetime.datetime_CAPI)
+
+_STANDARD = frozenset(np.dtype(t) for t in (
+    np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+    np.uint64, np.float32, np.float64, np.complex64, np.complex128))
+_DL_DTYPES = {
+    (0, 8): np.int8, (0, 16): np.int16, (0, 32): np.int32, (0, 64): np.int64,
+    (1, 8): np.uint8, (1, 16): np.uint16, (1, 32): np.uint32, (1, 64): np.uint64,
+    (2, 32): np.float32, (2, 64): np.float64, (5, 64): np.complex64,
+    (5, 128): np.complex128, (6, 8): np.bool_,
+}
+
+# ---- capsule access (own prototypes; PYFUNCTYPE keeps the GIL) -------------------------
+_get_pointer = C.PYFUNCTYPE(C.c_void_p, C.py_object, C.c_char_p)(
+    ("PyCapsule_GetPointer", C.pythonapi))
+_is_valid = C.PYFUNCTYPE(C.c_int, C.py_object, C.c_char_p)(("PyCapsule_IsValid", C.pythonapi))
+_get_name = C.PYFUNCTYPE(C.c_char_p, C.py_object)(("PyCapsule_GetName", C.pythonapi))
+_set_name = C.PYFUNCTYPE(C.c_int, C.py_object, C.c_void_p)(("PyCapsule_SetName", C.pythonapi))
+_DELETER = C.PYFUNCTYPE(None, C.c_void_p)
+_NAMES = {False: b"dltensor", True: b"dltensor_versioned"}
+_USED = {v: C.create_string_buffer(b"used_" + n) for v, n in _NAMES.items()}  # kept alive
+_TENSOR = "PiiiBBHPPQ"
+_LEGACY = struct.Struct("@" + _TENSOR + "PP")
+_VERSIONED = struct.Struct("@IIPPQ" + _TENSOR)
+_DEVICE_OFFSET = {False: struct.calcsize("@P"), True: struct.calcsize("@IIPPQ") + struct.calcsize("@P")}
+
+
+def _address_range() -> Any:
+    try:
+        from cuda.bindings import driver  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+
+    def query(ptr: int) -> tuple[int, int] | None:
+        err, base, size = driver.cuMemGetAddressRange(ptr)
+        return (int(base), int(size)) if int(err) == 0 else None
+
+    return query
+
+
+_range: Any = _address_range()
+
+
+def check_memory(first: int, last: int, usm_types: tuple[str, ...], device_id: int | None,
+                 what: str) -> tuple[str, int]:
+    """(usm_type, device id) of the CUDA memory holding bytes ``first..last``;
+    BufferError unless both ends are memory of one of ``usm_types`` (on
+    ``device_id`` where given) and, where the driver can tell, one allocation."""
+    kinds = []
+    for p in (first, last):
+        try:
+            attrs = _rt.pointerGetAttributes(p)
+        except _rt.CUDARuntimeError as exc:
+            raise BufferError(f"{what}: {p:#x} is not CUDA memory ({exc})") from None
+        kinds.append((int(attrs.type), int(attrs.device)))
+    (t0, d0), (t1, d1) = kinds
+    usm = _USM_OF_MEMTYPE.get(t0)
+    if usm is None or (t0, d0) != (t1, d1) or usm not in usm_types:
+        raise BufferError(
+            f"{what}: bytes {first:#x}..{last:#x} are not CUDA memory of kind "
+            f"{'/'.join(usm_types)} (cudaPointerGetAttributes: type {t0}/{t1}, device {d0}/{d1})"
+        )
+    if usm != "host" and device_id is not None and d0 != device_id:
+        raise BufferError(f"{what}: the memory is on CUDA device {d0}, not {device_id}")
+    if _range is not None and usm != "host":
+        r = _range(first)
+        if r is not None and not r[0] <= last < r[0] + r[1]:
+            raise BufferError(
+                f"{what}: bytes {first:#x}..{last:#x} run past their allocation "
+                f"({r[0]:#x}, {r[1]} bytes)")
+    return usm, d0
+
+
+def _span(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int) -> tuple[int, int]:
+    """(lowest, highest) byte offsets addressed, relative to the first element."""
+    lo = hi = 0
+    for n, s in zip(shape, strides, strict=True):
+        if s < 0:
+            lo += s * (n - 1)
+        else:
+            hi += s * (n - 1)
+    return lo, hi + itemsize - 1
+
+
+class Placed:
+    """Owner of memory that is not plain device memory on the default stream: its
+    queue, its usm_type, and what keeps it alive (``keep``)."""
+
+    __slots__ = ("queue", "usm_type", "keep")
+
+    def __init__(self, queue: Any, usm_type: str, keep: Any) -> None:
+        self.queue = queue
+        self.usm_type = usm_type
+        self.keep = keep
+
+
+def view(ptr: int, shape: tuple, dtype: np.dtype, strides: tuple | None, owner: Placed,
+         device_id: int) -> Any:
+    """A cupy.ndarray of ``shape``/``strides`` (bytes) whose first element is at
+    ``ptr``, over UnownedMemory held by ``owner``."""
+    itemsize = dtype.itemsize
+    if strides is None:
+        strides = tuple(_c_strides(shape, itemsize))
+    if math.prod(shape) == 0:
+        base, size, off = ptr, 0, 0
+    else:
+        lo, hi = _span(shape, strides, itemsize)
+        base, size, off = ptr + lo, hi - lo + 1, -lo
+    mem = _mem.UnownedMemory(base, size, owner, device_id)
+    return cupy.ndarray(shape, dtype, _mem.MemoryPointer(mem, off), strides)
+
+
+def _c_strides(shape: tuple, itemsize: int) -> list[int]:
+    out, acc = [], itemsize
+    for n in reversed(shape):
+        out.append(acc)
+        acc *= max(n, 1)
+    return out[::-1]
+
+
+# ---- __cuda_array_interface__ -----------------------------------------------------------
+def cai_dict(raw: Any, stream_ptr: int) -> dict[str, Any]:
+    """Version 3 of the interface for ``raw``; ``stream`` is the producer's stream (1
+    for the legacy default stream)."""
+    strides = None if raw.flags.c_contiguous else raw.strides
+    return {
+        "shape": raw.shape, "typestr": raw.dtype.str, "descr": [("", raw.dtype.str)],
+        "data": (raw.data.ptr if raw.size else 0, False), "strides": strides,
+        "version": 3, "stream": stream_ptr if stream_ptr else 1,
+    }
+
+
+def read_cai(obj: Any) -> dict[str, Any] | None:
+    """``obj.__cuda_array_interface__`` or None when it has none; TypeError where the
+    attribute raises something other than AttributeError."""
+    try:
+        iface = obj.__cuda_array_interface__
+    except AttributeError:  # none, or a CPU tensor's refusal (PyTorch)
+        return None
+    if not isinstance(iface, dict):
+        raise TypeError(f"__cuda_array_interface__ of {type(obj).__name__} is not a dict")
+    return iface
+
+
+def import_cai(obj: Any, iface: dict, wait_on: Any, queue_for: Any) -> tuple[Any, Any]:
+    """(raw, queue): a zero-copy view of the memory ``iface`` describes, on the
+    default queue of its device (``queue_for(device_id)``); ``wait_on(queue,
+    stream_handle)`` orders that queue after the producer's stream."""
+    what = "__cuda_array_interface__"
+    for key in ("shape", "typestr", "data"):
+        if key not in iface:
+            raise TypeError(f"{what}: the required key {key!r} is missing")
+    version = iface.get("version", 0)
+    if type(version) is not int or version < 0:
+        raise TypeError(f"{what}: version must be a non-negative int, got {version!r}")
+    shape = iface["shape"]
+    try:
+        shape = tuple(operator.index(n) for n in shape)
+    except TypeError:
+        raise TypeError(f"{what}: shape must be a tuple of ints, got {shape!r}") from None
+    if len(shape) > _MAX_NDIM or any(n < 0 or n >= _LIMIT for n in shape):
+        raise ValueError(f"{what}: shape {shape} has a negative or too large extent")
+    try:
+        dtype = np.dtype(iface["typestr"])
+    except TypeError:
+        raise TypeError(f"{what}: typestr {iface['typestr']!r} is not a dtype") from None
+    if dtype.newbyteorder("=") not in _STANDARD or not dtype.isnative:
+        raise TypeError(f"{what}: typestr {iface['typestr']!r} is not one of the standard's "
+                        "dtypes in native byte order")
+    dtype = dtype.newbyteorder("=")
+    data = iface["data"]
+    if (not isinstance(data, tuple) or len(data) != 2 or type(data[0]) is not int
+            or data[0] < 0 or data[0] >= 2**64):
+        raise TypeError(f"{what}: data must be a (pointer, read_only) tuple, got {data!r}")
+    if iface.get("mask") is not None:
+        raise TypeError(f"{what}: masked arrays are not supported")
+    strides = iface.get("strides")
+    itemsize = dtype.itemsize
+    if strides is not None:
+        try:
+            strides = tuple(operator.index(s) for s in strides)
+        except TypeError:
+            raise TypeError(f"{what}: strides must be None or a tuple of ints") from None
+        if len(strides) != len(shape) or any(s % itemsize for s in strides):
+            raise ValueError(f"{what}: strides {strides} do not fit shape {shape} and "
+                             f"item size {itemsize}")
+    stream = iface.get("stream")
+    if stream is not None and (type(stream) is not int or stream == 0 or stream < 0):
+        raise ValueError(f"{what}: stream must be None or a positive handle, got {stream!r}")
+    ptr = data[0]
+    size = math.prod(shape)
+    if size == 0:
+        q = queue_for(cupy.cuda.runtime.getDevice())
+        return cupy.ndarray(shape, dtype), q
+    st = strides if strides is not None else tuple(_c_strides(shape, itemsize))
+    lo, hi = _span(shape, st, itemsize)
+    if hi - lo >= _LIMIT or ptr + lo < 0 or ptr + hi >= 2**64:
+        raise ValueError(f"{what}: shape {shape} and strides {st} leave the address space")
+    if ptr == 0:
+        raise ValueError(f"{what}: data pointer is NULL for shape {shape}")
+    usm, dev = check_memory(ptr + lo, ptr + hi, ("device", "shared", "host"), None, what)
+    if usm == "host":
+        dev = cupy.cuda.runtime.getDevice()
+    q = queue_for(dev)
+    if stream is not None:
+        wait_on(q, stream)
+    raw = view(ptr, shape, dtype, st, Placed(q, usm, obj), dev)
+    return raw, q
+
+
+# ---- DLPack export ---------------------------------------------------------------------
+def set_capsule_device(capsule: Any, dev_type: int, dev_id: int) -> None:
+    """Rewrite the device of a producer-made capsule (CuPy labels every pointer
+    kDLCUDA; pinned host memory is kDLCUDAHost, managed memory kDLCUDAManaged)."""
+    versioned = bool(_is_valid(capsule, _NAMES[True]))
+    addr = _get_pointer(capsule, _NAMES[versioned])
+    off = _DEVICE_OFFSET[versioned]
+    C.c_int32.from_address(addr + off).value = dev_type
+    C.c_int32.from_address(addr + off + 4).value = dev_id
+
+
+# ---- DLPack import ---------------------------------------------------------------------
+class _CapsuleOwner:
+    """Calls a managed tensor's deleter once, when collected."""
+
+    __slots__ = ("_managed", "_deleter")
+
+    def __init__(self, managed: int, deleter: int) -> None:
+        self._managed = managed
+        self._deleter = _DELETER(deleter) if deleter else None
+
+    def __del__(self) -> None:
+        fn, self._deleter = self._deleter, None
+        if fn is not None:
+            fn(self._managed)
+
+
+def read_capsule(capsule: Any) -> dict[str, Any]:
+    """The validated fields of a DLPack capsule (nothing taken yet)."""
+    if type(capsule) is not _CAPSULE:
+        raise TypeError(f"from_dlpack: __dlpack__() returned {type(capsule).__name__}, "
+                        "not a DLPack capsule")
+    if _is_valid(capsule, _NAMES[True]):
+        versioned = True
+    elif _is_valid(capsule, _NAMES[False]):
+        versioned = False
+    else:
+        name = _get_name(capsule)
+        if name in (b"used_dltensor", b"used_dltensor_versioned"):
+            raise BufferError("from_dlpack: the capsule was already consumed")
+        raise ValueError(f"from_dlpack: a capsule named {name!r} is not a DLPack tensor")
+    addr = _get_pointer(capsule, _NAMES[versioned])
+    flags = 0
+    if versioned:
+        major, minor = struct.unpack_from("@II", C.string_at(addr, 8))
+        if major != 1:
+            raise BufferError(f"from_dlpack: DLPack {major}.{minor}; this consumer reads 1.x")
+        _, _, _, deleter, flags, *fields = _VERSIONED.unpack(C.string_at(addr, _VERSIONED.size))
+    else:
+        *fields, _, deleter = _LEGACY.unpack(C.string_at(addr, _LEGACY.size))
+    data, dev_type, dev_id, ndim, code, bits, lanes, shape_p, strides_p, offset = fields
+    if dev_type not in DEVICE_TYPES:
+        raise BufferError(f"from_dlpack: the capsule is on DLPack device type {dev_type}; "
+                          "the CUDA backend imports kDLCUDA (2), kDLCUDAHost (3), "
+                          "kDLCUDAManaged (13)")
+    ndev = _rt.getDeviceCount()
+    if dev_type != KDL_CUDA_HOST and not 0 <= dev_id < ndev:
+        raise BufferError(f"from_dlpack: CUDA device {dev_id} does not exist (0..{ndev - 1})")
+    if not 0 <= ndim <= _MAX_NDIM:
+        raise ValueError(f"from_dlpack: ndim {ndim} is outside 0..{_MAX_NDIM}")
+    d = _DL_DTYPES.get((code, bits))
+    if d is None or lanes != 1:
+        raise TypeError(f"from_dlpack: DLPack dtype (code {code}, {bits} bits, {lanes} lanes) "
+                        "is not one of the standard's dtypes")
+    dtype = np.dtype(d)
+    if ndim and not shape_p:
+        raise ValueError(f"from_dlpack: shape is NULL for ndim {ndim}")
+    shape = struct.unpack(f"={ndim}q", C.string_at(shape_p, 8 * ndim)) if ndim else ()
+    if any(n < 0 or n >= _LIMIT for n in shape):
+        raise ValueError(f"from_dlpack: shape {shape} has a negative or too large extent")
+    if ndim and strides_p:
+        strides = struct.unpack(f"={ndim}q", C.string_at(strides_p, 8 * ndim))
+        strides = tuple(s if n > 1 else 0 for s, n in zip(strides, shape, strict=True))
+    else:
+        strides = tuple(s // dtype.itemsize for s in _c_strides(shape, dtype.itemsize))
+    if offset >= _LIMIT:
+        raise ValueError(f"from_dlpack: byte_offset {offset} leaves the 64-bit range")
+    if math.prod(shape) and not data:
+        raise ValueError(f"from_dlpack: data is NULL for a tensor of shape {shape}")
+    return {"capsule": capsule, "versioned": versioned, "managed": addr, "deleter": deleter,
+            "ptr": (data or 0) + offset, "dev": (dev_type, dev_id), "dtype": dtype,
+            "shape": shape, "strides": strides, "read_only": bool(flags & 1)}
+
+
+def import_capsule(t: dict[str, Any], queue: Any) -> Any:
+    """A zero-copy cupy.ndarray over a validated tensor ``t``, held by ``queue``'s
+    placement; the capsule is consumed."""
+    dtype, shape = t["dtype"], t["shape"]
+    isz = dtype.itemsize
+    bstrides = tuple(s * isz for s in t["strides"])
+    dev_type, dev_id = t["dev"]
+    usm = _USM_OF_DLPACK[dev_type]
+    ptr = t["ptr"]
+    size = math.prod(shape)
+    if size:
+        lo, hi = _span(shape, bstrides, isz)
+        if hi - lo >= _LIMIT or ptr + lo < 0 or ptr + hi >= 2**64:
+            raise ValueError(f"from_dlpack: shape {shape} and strides {t['strides']} leave "
+                             "the address space")
+        check_memory(ptr + lo, ptr + hi, (usm,), None if usm == "host" else dev_id,
+                     "from_dlpack")
+        align = isz // 2 if dtype.kind == "c" else isz
+        if ptr % align:
+            raise BufferError(f"from_dlpack: the first element at {ptr:#x} is not aligned "
+                              f"for {dtype}")
+    owner = _CapsuleOwner(t["managed"], t["deleter"])
+    if _set_name(t["capsule"], C.addressof(_USED[t["versioned"]])) != 0:  # pragma: no cover
+        raise BufferError("from_dlpack: could not take ownership of the capsule")
+    if not size:
+        del owner
+        return cupy.ndarray(shape, dtype)
+    dev = queue.device_id if usm == "host" else dev_id
+    return view(ptr, shape, dtype, bstrides, Placed(queue, usm, owner), dev)
+
+
+__all__ = [
+    "DEVICE_TYPES", "KDL_CPU", "KDL_CUDA", "KDL_CUDA_HOST", "KDL_CUDA_MANAGED", "Placed",
+    "cai_dict", "check_memory", "import_cai", "import_capsule", "read_cai", "read_capsule",
+    "set_capsule_device", "view",
+]

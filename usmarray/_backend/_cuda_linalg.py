@@ -1,0 +1,79 @@
+"""LAPACK-like and FFT kernels for CUDA arrays: cuSOLVER, cuBLAS and cuFFT via CuPy.
+
+:class:`CupyLinalgKernels` has the shape of the kernel sets in ``_onemkl`` (``linalg``
+and ``fft`` namespaces of NumPy-shaped functions, ``errors``, ``wrap``/``unwrap``,
+``on_device``, ``dpnp`` for ``matmul``/``tensordot``) plus ``eig(raw, vectors)``.
+Every routine runs on the operand's queue (device and stream) with results in its
+memory kind; nothing goes through the host.  Failures (a singular matrix, a
+matrix that is not positive definite) raise ``numpy.linalg.LinAlgError``: CuPy
+checks cuSOLVER's info flags under ``cupyx.errstate(linalg="raise")``.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any, Literal
+
+import cupy
+import cupyx
+import numpy as np
+
+
+class CupyLinalgKernels:
+    on_device: Literal[True] = True
+    name = "cuSOLVER / cuBLAS / cuFFT (CuPy) on the array's GPU"
+
+    def __init__(self, be: Any) -> None:
+        self._be = be
+        self.errors: tuple[type[BaseException], ...] = (np.linalg.LinAlgError,)
+        placed = be._placed
+        la = cupy.linalg
+
+        def raising(fn: Any) -> Any:
+            def call(*args: Any, **kw: Any) -> Any:
+                with cupyx.errstate(linalg="raise"):
+                    return fn(*args, **kw)
+
+            call.__name__ = getattr(fn, "__name__", "call")
+            return placed(call)
+
+        def cholesky(a: Any, upper: bool = False) -> Any:
+            low = la.cholesky(a)
+            return cupy.conj(cupy.swapaxes(low, -1, -2)) if upper else low
+
+        def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True) -> Any:
+            return la.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
+
+        self.linalg = SimpleNamespace(
+            cholesky=raising(cholesky), det=raising(la.det), slogdet=raising(la.slogdet),
+            inv=raising(la.inv), solve=raising(la.solve), svd=raising(svd),
+            qr=raising(la.qr), eigh=raising(la.eigh), eigvalsh=raising(la.eigvalsh),
+            eig=raising(la.eig), eigvals=raising(la.eigvals),
+        )
+        self.fft = SimpleNamespace(**{
+            n: placed(getattr(cupy.fft, n)) for n in (
+                "fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft",
+                "ihfft", "fft2", "ifft2", "rfft2", "irfft2")
+        })
+        self.dpnp = SimpleNamespace(matmul=be.matmul, tensordot=be.tensordot)
+
+    @staticmethod
+    def wrap(raw: Any) -> Any:
+        return raw
+
+    @staticmethod
+    def unwrap(res: Any, like: Any) -> Any:
+        return res
+
+    def eig(self, raw: Any, vectors: bool) -> Any:
+        """Eigenvalues (and vectors) of general square matrices, complex, on the GPU
+        (cuSOLVER's geev through ``cupy.linalg.eig``)."""
+        be = self._be
+        if not bool(be.all(be.isfinite(raw))):
+            raise np.linalg.LinAlgError("eig: the matrix contains infinities or NaNs")
+        if vectors:
+            return self.linalg.eig(raw)
+        return self.linalg.eigvals(raw)
+
+
+__all__ = ["CupyLinalgKernels"]

@@ -1,0 +1,189 @@
+"""Compile and launch generated CUDA C kernels with NVRTC through CuPy (the kernel
+factory's CUDA side; ``usmarray.kernels`` calls only this module's functions).
+
+- :func:`compile` builds the source with ``cupy.RawModule`` (NVRTC) for the queue's
+  device; CuPy keeps the compiled binary in its on-disk kernel cache
+  (``CUPY_CACHE_DIR``, default ``~/.cupy/kernel_cache``), so a second process loads it
+  without compiling.  A compiler error becomes :class:`BuildFailure` with NVRTC's log.
+- :func:`launcher` packs the arguments (each array's data pointer, which already
+  includes the view's offset, so the element offset passed is 0; run-time sizes and
+  strides in elements; scalars as NumPy scalars of the parameter's type) and launches on
+  the queue's stream: grid-stride loops cover every size, so the grid is capped at
+  what the hardware allows.
+
+A queue here is the CUDA backend's queue (``device_id`` and ``stream`` attributes), a
+``cupy.cuda.Stream``, or None (the current stream).  Nothing here imports the namespace layer.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cupy
+import numpy as np
+
+from ._program_args import arg_layout
+
+LANGUAGE = "cuda"
+NAME = "cuda"
+_BLOCK = 256
+_MAX_GRID_X = 2**31 - 1
+_MAX_GRID_YZ = 65535
+
+
+class BuildFailure(Exception):
+    """NVRTC refused a program: ``args[0]`` says why, ``log`` is the compiler's log."""
+
+    def __init__(self, message: str, log: str | None) -> None:
+        super().__init__(message)
+        self.log = log
+
+
+def stream_of(q: Any) -> Any:
+    if isinstance(q, cupy.cuda.Stream):
+        return q
+    s = getattr(q, "stream", None)
+    if isinstance(s, cupy.cuda.Stream):
+        return s
+    return cupy.cuda.get_current_stream()
+
+
+def device_of(q: Any) -> int:
+    dev = getattr(q, "device_id", None)
+    if dev is not None:
+        return int(dev)
+    dev = getattr(stream_of(q), "device_id", None)
+    if dev is None or dev < 0:
+        dev = cupy.cuda.runtime.getDevice()
+    return int(dev)
+
+
+def program_key(q: Any) -> Any:
+    return ("cuda", device_of(q))
+
+
+def max_parallel_axes(q: Any) -> int:
+    return 3
+
+
+def has_fp64(q: Any) -> bool:
+    return True
+
+
+def describe(q: Any) -> str:
+    dev = device_of(q)
+    name = cupy.cuda.runtime.getDeviceProperties(dev)["name"]
+    if isinstance(name, bytes):
+        name = name.decode()
+    return f"cuda:{dev} ({name})"
+
+
+def unsupported(q: Any) -> str | None:
+    return None
+
+
+def strides(raw: Any) -> tuple[int, ...]:
+    """Strides in elements (CuPy's are in bytes)."""
+    isz = raw.itemsize
+    return tuple(s // isz for s in raw.strides)
+
+
+def offset(raw: Any) -> int:
+    """The element offset the kernel must add to the pointer passed for ``raw``."""
+    return 0
+
+
+def compile(q: Any, source: str, name: str) -> Any:  # noqa: A001
+    with cupy.cuda.Device(device_of(q)):
+        try:
+            mod = cupy.RawModule(code=source, options=("--std=c++14",))
+            return mod.get_function(name)
+        except cupy.cuda.compiler.CompileException as exc:
+            raise BuildFailure(f"NVRTC rejected the kernel for {describe(q)}",
+                               exc.get_message() if hasattr(exc, "get_message") else str(exc)
+                               ) from None
+
+
+_SCALAR = {
+    "bool": np.uint8, "int8": np.int8, "uint8": np.uint8, "int16": np.int16,
+    "uint16": np.uint16, "int32": np.int32, "uint32": np.uint32, "int64": np.int64,
+    "uint64": np.uint64, "float32": np.float32, "float64": np.float64,
+}
+_I64 = np.int64
+_ZERO = np.int64(0)
+
+
+def _grid(gsize: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    gx = min(-(-gsize[0] // _BLOCK), _MAX_GRID_X)
+    grid = (gx,) + tuple(min(n, _MAX_GRID_YZ) for n in gsize[1:])
+    block = (_BLOCK,) + (1,) * (len(gsize) - 1)
+    return grid, block
+
+
+class Launcher:
+    """The launch path of one compiled kernel (the interface of
+    ``_program_sycl.Launcher``): arrays pass as CuPy arrays (their data pointer,
+    offset included), sizes and strides as int64, scalars as NumPy scalars; the launch
+    is asynchronous on the queue's stream (stream order is the only order CUDA needs)."""
+
+    __slots__ = ("kernel", "packers", "error_record", "flat", "scalar_slots")
+
+    def __init__(self, kernel: Any, params: tuple[tuple, ...], error_record: bool,
+                 flat: bool) -> None:
+        self.kernel = kernel
+        self.error_record = error_record
+        self.flat = flat
+        self.packers, self.scalar_slots = arg_layout(params, flat, _SCALAR)
+
+    def pack(self, values: list, extra: tuple) -> list:
+        args: list[Any] = []
+        add = args.append
+        flat = self.flat
+        for (is_array, a, b, off), v in zip(self.packers, values, strict=False):
+            if is_array:
+                add(v)
+                if off:
+                    add(_ZERO)
+                if flat:
+                    if a:
+                        add(_I64(v.size))
+                    continue
+                if a:
+                    shp = v.shape
+                    for d in a:
+                        add(_I64(shp[d]))
+                if b:
+                    isz = v.itemsize
+                    st = v.strides
+                    for d in b:
+                        add(_I64(st[d] // isz))
+            else:
+                add(a(v))
+        if self.error_record:
+            for e in extra[:-1]:
+                add(_I64(e))
+            add(extra[-1])
+        else:
+            for e in extra:
+                add(_I64(e))
+        return args
+
+    def submit(self, q: Any, args: list, gsize: tuple[int, ...]) -> None:
+        grid, block = _grid(gsize)
+        with cupy.cuda.Device(device_of(q)), stream_of(q):
+            self.kernel(grid, block, tuple(args))
+
+    def __call__(self, q: Any, values: list, extra: tuple, gsize: tuple[int, ...]) -> None:
+        self.submit(q, self.pack(values, extra), gsize)
+
+
+def launcher(kernel: Any, params: tuple[tuple, ...], n_extra: int, error_record: bool,
+             flat: bool = False) -> Launcher:
+    """The :class:`Launcher` of ``kernel`` for the argument layout ``params``."""
+    return Launcher(kernel, params, error_record, flat)
+
+
+__all__ = [
+    "LANGUAGE", "NAME", "BuildFailure", "compile", "describe", "offset", "has_fp64", "launcher",
+    "max_parallel_axes", "program_key", "strides", "unsupported",
+]

@@ -1,0 +1,415 @@
+"""``kernel(signature, body, *, shape, axes=None)``: the nd-aware kernel factory.
+
+A :class:`Kernel` checks each call's arguments, picks (or builds and compiles) the
+variant for the arrays' device, bounds mode and stride layout, and launches it.
+Compilation is cached per (generated source, device) for the process; the source
+encodes the dtypes, fixed sizes, stride specialisation, axis plan and bounds mode.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from typing import Any
+
+import numpy as np
+
+from .._array import usm_ndarray
+from .._device import Device, placement_error
+from ._checks import cast_scalar, check_bounds_mode, coverage, not_stencil, unprovable
+from ._compilers import program_module
+from ._emit import KERNEL_NAME, TARGETS, emit, error_record_len
+from ._errors import KernelSyntaxError
+from ._plan import check_axes, make_plan, stride_order
+from ._signature import Param, parse_signature
+from ._translate import Translation, translate
+
+#: compiled kernels: (language, program key of the device, source) -> native kernel
+_PROGRAMS: dict[tuple, Any] = {}
+_PROGRAMS_LOCK = threading.Lock()
+#: how many compilations ran in this process (tests read it)
+stats = {"compiled": 0}
+_MAX_VARIANTS = 512
+
+
+def compiled_kernel(prog: Any, q: Any, source: str) -> Any:
+    """The native kernel of ``source`` for ``q``'s device, compiled once per process."""
+    key = (prog.LANGUAGE, prog.program_key(q), source)
+    k = _PROGRAMS.get(key)
+    if k is not None:
+        return k
+    with _PROGRAMS_LOCK:
+        k = _PROGRAMS.get(key)
+        if k is None:
+            try:
+                k = prog.compile(q, source, KERNEL_NAME)
+            except prog.BuildFailure as exc:
+                raise KernelSyntaxError(
+                    f"kernel does not compile: {exc.args[0]}", source=source, log=exc.log
+                ) from None
+            stats["compiled"] += 1
+            _PROGRAMS[key] = k
+    return k
+
+
+class _Variant:
+    __slots__ = ("launch", "plan", "err_len", "accesses")
+
+    def __init__(self, launch: Any, plan: Any, err_len: int, accesses: list) -> None:
+        self.launch = launch
+        self.plan = plan
+        self.err_len = err_len
+        self.accesses = accesses
+
+
+class Kernel:
+    """A compiled-on-demand kernel; call it with the arguments in signature order and,
+    optionally, ``bounds=`` (None, "clamp", "skip", "check" or "unchecked")."""
+
+    def __init__(self, signature: str, body: str, *, shape: Any, axes: Any = None,
+                 device: Any = None, name: str | None = None) -> None:
+        self.params: tuple[Param, ...] = parse_signature(signature)
+        self.signature = signature
+        if not isinstance(body, str):
+            raise TypeError(f"kernel body must be a str, got {type(body).__name__}")
+        self.body = body
+        self.name = name if name is not None else "kernel"
+        by_name = {p.name: k for k, p in enumerate(self.params)}
+        if isinstance(shape, str):
+            k = by_name.get(shape)
+            if k is None or not self.params[k].is_array:
+                raise ValueError(
+                    f"kernel: shape={shape!r} names no array parameter; pass the name of an "
+                    f"array parameter ({[p.name for p in self.params if p.is_array]}) or a "
+                    "tuple of sizes"
+                )
+            self._shape_idx: int | None = k
+            self._shape_const: tuple[int, ...] | None = None
+            sp = self.params[k].shape
+            assert sp is not None
+            self.ndim = len(sp)
+            self._extents_spec = tuple(
+                ("const", n) if n is not None else ("param", shape, a) for a, n in enumerate(sp)
+            )
+        elif isinstance(shape, tuple) and shape and all(
+                type(n) is int and n >= 0 for n in shape):
+            self._shape_idx = None
+            self._shape_const = shape
+            self.ndim = len(shape)
+            self._extents_spec = tuple(("const", n) for n in shape)
+        else:
+            raise TypeError(
+                f"kernel: shape= must be the name of an array parameter or a non-empty tuple "
+                f"of non-negative ints, got {shape!r}"
+            )
+        self._axes = check_axes(axes, self.ndim, 3)
+        self._device = Device.create_device(device) if device is not None else None
+        # translate once now, so misuse of the syntax is reported at definition
+        tr = translate(body, self.params, self.ndim, TARGETS["opencl"].types, "unchecked")
+        self.written = frozenset(tr.written)
+        self._accesses = tr.accesses
+        self._unprovable = unprovable(tr.accesses)
+        self._not_stencil = not_stencil(tr.accesses)
+        self._coverage = coverage(self.params, tr.accesses)
+        arrays = [k for k, p in enumerate(self.params) if p.is_array]
+        self._arrays = arrays
+        ref = [k for k in arrays if self.params[k].name in self.written
+               and self.params[k].ndim == self.ndim]
+        ref += [k for k in arrays if self.params[k].ndim == self.ndim]
+        self._ref = ref[0] if ref else None
+        self._written_idx = tuple(k for k in arrays if self.params[k].name in self.written)
+        self._fixed = tuple(
+            (k, tuple((d, n) for d, n in enumerate(self.params[k].shape or ()) if n is not None))
+            for k in arrays
+        )
+        self._variants: dict[tuple, _Variant] = {}
+        #: (bounds, weak references to the arrays, backend, queue, launcher, packed
+        #: arguments, nd-range, scalar slots) of the last call, for a repeated call
+        self._last: tuple | None = None
+        self._translations: dict[tuple[str, str], Translation] = {}
+
+    def __repr__(self) -> str:
+        return f"usmarray.kernels.Kernel({self.signature!r}, ndim={self.ndim})"
+
+    # ---- the call ------------------------------------------------------------------------
+    def _forget(self, _ref: Any) -> None:
+        self._last = None
+
+    def __call__(self, *args: Any, bounds: Any = None) -> None:
+        last = self._last
+        if last is not None and bounds == last[0] and len(args) == len(last[1]):
+            # the same arrays as the last call: their metadata cannot have changed, so the
+            # checks and the packed arguments stand; only scalars and writability are redone
+            for w, a in zip(last[1], args, strict=False):
+                if w is not None and w() is not a:
+                    break
+            else:
+                for k in self._written_idx:
+                    if not getattr(args[k].flags, "writable", True):
+                        break
+                else:
+                    be, q, launch, packed, gsize, slots = last[2:]
+                    if slots:
+                        packed = list(packed)
+                        params = self.params
+                        for pos, k, conv in slots:
+                            packed[pos] = conv(cast_scalar(params[k], args[k], self.name))
+                    lock = getattr(be, "lock", None)
+                    if lock is not None:
+                        with lock:
+                            launch.submit(q, packed, gsize)
+                    else:
+                        launch.submit(q, packed, gsize)
+                    return
+        kname = self.name
+        mode = check_bounds_mode(bounds, kname)
+        params = self.params
+        if len(args) != len(params):
+            raise TypeError(
+                f"{kname}: takes {len(params)} arguments ({', '.join(p.spelled() for p in params)}), "
+                f"got {len(args)}"
+            )
+        values: list[Any] = []
+        be = q = first = None
+        for p, a in zip(params, args, strict=False):
+            if p.shape is not None:
+                if type(a) is not usm_ndarray:
+                    raise TypeError(
+                        f"{kname}: argument {p.name} ({p.spelled()}) must be a "
+                        f"usmarray.usm_ndarray, got {type(a).__name__}; convert it with "
+                        "usmarray.asarray()"
+                    )
+                raw = a._arr
+                if be is None:
+                    be = a._be
+                    q = be.queue_of(raw)
+                    first = a
+                elif a._be is not be or be.queue_of(raw) != q:
+                    raise placement_error(kname, first.device, a.device)  # type: ignore[union-attr]
+                if raw.dtype != p.dtype:
+                    raise TypeError(
+                        f"{kname}: argument {p.name} must have dtype {p.dtype} ({p.spelled()}), "
+                        f"got {raw.dtype}"
+                    )
+                values.append(raw)
+            else:
+                values.append(cast_scalar(p, a, kname))
+        if self._device is not None and (self._device._be is not be or self._device._q != q):
+            raise placement_error(kname, self._device, first.device)  # type: ignore[union-attr]
+        for k, fixed in self._fixed:
+            shp = values[k].shape
+            p = params[k]
+            if len(shp) != p.ndim:
+                raise ValueError(
+                    f"{kname}: argument {p.name} must have {p.ndim} dimensions "
+                    f"({p.spelled()}), got shape {shp}"
+                )
+            for d, n in fixed:
+                if shp[d] != n:
+                    raise ValueError(
+                        f"{kname}: argument {p.name} must have size {n} on axis {d} "
+                        f"({p.spelled()}), got shape {shp}"
+                    )
+        for k in self._written_idx:
+            if not getattr(args[k].flags, "writable", True):
+                raise ValueError(
+                    f"{kname}: argument {params[k].name} is written by the kernel but is "
+                    "read-only"
+                )
+        ext = self._shape_const if self._shape_const is not None else values[self._shape_idx].shape  # type: ignore[index]
+        done = self._run(be, q, values, mode, ext, False)
+        if done is not None and mode != "check":
+            self._last = (bounds, tuple(
+                weakref.ref(a, self._forget) if p.shape is not None else None
+                for p, a in zip(params, args, strict=False)
+            ), be, q) + done
+
+    def _run(self, be: Any, q: Any, values: list, mode: str, ext: tuple[int, ...],
+             flat: bool) -> tuple | None:
+        """Launch on checked ``values``; ``flat``: every array is C-contiguous with
+        ``ext[0]`` elements and is addressed as 1-D (the elementwise fast path).  Returns
+        (launcher, packed arguments, nd-range, scalar slots), None when nothing ran."""
+        prog = program_module(be)
+        if flat:
+            key: tuple = (q, mode, None, tuple(prog.offset(values[k]) != 0 for k in self._arrays))
+        else:
+            sf = prog.strides
+            of = prog.offset
+            key = (q, mode, tuple(sf(values[k]) for k in self._arrays),
+                   tuple(of(values[k]) != 0 for k in self._arrays))
+        var = self._variants.get(key)
+        if var is None:
+            var = self._prepare(prog, q, mode, values, key)
+        lo, hi = self._bounds(mode, values, ext) if not flat else ([0], list(ext))
+        if any(h <= lo_ for lo_, h in zip(lo, hi, strict=False)):
+            return None
+        plan = var.plan
+        gsize = tuple(hi[a] - lo[a] for a in plan.parallel)
+        if mode == "skip":
+            extra: tuple = tuple(v for a in range(self.ndim) for v in (lo[a], hi[a]))
+        else:
+            extra = ()
+        lock = getattr(be, "lock", None)
+        err = None
+        if mode == "check":
+            err = be.from_host(np.zeros(var.err_len, dtype=np.int64), be.usm_types[0], q)
+            extra = extra + (err,)
+        launch = var.launch
+        packed = launch.pack(values, extra)
+        if lock is not None:
+            with lock:
+                launch.submit(q, packed, gsize)
+        else:
+            launch.submit(q, packed, gsize)
+        if err is not None:
+            self._raise_recorded(be.to_host(err), var)
+        return launch, packed, gsize, launch.scalar_slots
+
+    # ---- bounds --------------------------------------------------------------------------
+    def _bounds(self, mode: str, values: list, ext: tuple[int, ...]
+                ) -> tuple[list[int], list[int]]:
+        lo = [0] * self.ndim
+        hi = list(ext)
+        if mode in ("unchecked", "check") or not any(hi):
+            return lo, hi
+        kname = self.name
+        params = self.params
+        if mode == "safe":
+            if self._unprovable and all(hi):
+                raise ValueError(
+                    f"{kname}: the indices of {', '.join(self._unprovable)} may fall outside "
+                    "the array, which the factory cannot rule out; pass bounds='clamp', "
+                    "'skip', 'check' (debugging) or 'unchecked' (you guarantee them)"
+                )
+            for k, pos, f, text in self._coverage:
+                n = values[k].shape[pos]
+                if f[0] == "var" and n < ext[f[1]]:
+                    raise ValueError(
+                        f"{kname}: {text} indexes axis {pos} of {params[k].name} (size {n}) "
+                        f"with i{f[1]}, which runs to {ext[f[1]] - 1}; make the array cover "
+                        "the iteration space or pass bounds="
+                    )
+                if f[0] == "const" and f[1] >= n:
+                    raise ValueError(
+                        f"{kname}: {text}: index {f[1]} is out of range for axis {pos} of "
+                        f"{params[k].name} (size {n})"
+                    )
+            return lo, hi
+        if mode == "skip":
+            if self._not_stencil:
+                raise ValueError(
+                    f"{kname}: bounds='skip' needs every index to be i<k>, i<k> ± an integer "
+                    f"literal or an integer literal; {', '.join(self._not_stencil)} is not; "
+                    "use bounds='clamp' or 'check'"
+                )
+            for k, pos, f, text in self._coverage:
+                n = values[k].shape[pos]
+                if f[0] == "var":
+                    a, c = f[1], f[2]
+                    lo[a] = max(lo[a], -c)
+                    hi[a] = min(hi[a], n - c)
+                elif f[1] >= n:
+                    raise ValueError(
+                        f"{kname}: {text}: index {f[1]} is out of range for axis {pos} of "
+                        f"{params[k].name} (size {n}); bounds='skip' cannot skip it"
+                    )
+            return lo, hi
+        # clamp: every accessed axis needs an element to clamp to
+        for k, pos, _f, text in self._coverage:
+            if values[k].shape[pos] == 0:
+                raise ValueError(
+                    f"{kname}: bounds='clamp' cannot clamp {text} into axis {pos} of "
+                    f"{params[k].name}, which is empty"
+                )
+        return lo, hi
+
+    def _raise_recorded(self, rec: Any, var: _Variant) -> None:
+        if int(rec[0]) == 0:
+            return
+        site, axis, idx, n = (int(v) for v in rec[1:5])
+        point = ", ".join(f"i{k}={int(rec[5 + k])}" for k in range(self.ndim))
+        acc = var.accesses[site]
+        raise IndexError(
+            f"{self.name}: {acc.text}: index {idx} is out of bounds for axis {axis} of "
+            f"{acc.array} with size {n} (at {point}); nothing was read or written outside "
+            "the arrays, but the outputs are incomplete"
+        )
+
+    # ---- building a variant ------------------------------------------------------------
+    def _prepare(self, prog: Any, q: Any, mode: str, values: list, key: tuple) -> _Variant:
+        why = prog.unsupported(q)
+        if why is not None:
+            raise NotImplementedError(f"{self.name}: {why}")
+        target = TARGETS[prog.LANGUAGE]
+        tmode = "unchecked" if mode in ("safe", "skip") else mode
+        tkey = (target.language, tmode)
+        tr = self._translations.get(tkey)
+        if tr is None:
+            tr = self._translations[tkey] = translate(
+                self.body, self.params, self.ndim, target.types, tmode
+            )
+        if tr.uses_fp64 and not prog.has_fp64(q):
+            raise TypeError(
+                f"{self.name}: the kernel uses float64, which {prog.describe(q)} does not "
+                "support (no double precision); use float32"
+            )
+        strides_all = key[2]
+        classes: list[tuple[int | None, ...]] = []
+        if strides_all is None:  # flat: every array 1-D, unit stride
+            classes = [(1,)] * len(self._arrays)
+            strides_all = [(1,)] * len(self._arrays)
+        else:
+            for k, st in zip(self._arrays, strides_all, strict=False):
+                shp = values[k].shape
+                classes.append(tuple(
+                    0 if shp[d] == 1 or s == 0 else 1 if s == 1 else None
+                    for d, s in enumerate(st)
+                ))
+        if strides_all is key[2] and self._ref is not None:
+            r = self._arrays.index(self._ref)
+            order = stride_order(values[self._ref].shape, strides_all[r], self.ndim)
+        else:
+            order = stride_order(None, None, self.ndim)
+        maxp = prog.max_parallel_axes(q)
+        if self._axes is not None:
+            check_axes(self._axes, self.ndim, maxp)
+        plan = make_plan(order, self._axes, maxp)
+        offsets = key[3] if len(key) > 3 else (False,) * len(self._arrays)
+        source, layout = emit(target, self.params, tr, plan, tmode if mode != "skip" else "skip",
+                              tuple(classes), self._extents_spec, offsets)
+        native = compiled_kernel(prog, q, source)
+        launch = prog.launcher(native, layout.params, layout.n_extra, layout.error_record,
+                               key[2] is None)
+        var = _Variant(launch, plan, error_record_len(self.ndim), tr.accesses)
+        if len(self._variants) >= _MAX_VARIANTS:
+            self._variants.clear()
+        self._variants[key] = var
+        self.last_source = source
+        return var
+
+    def source(self, *args: Any, bounds: Any = None) -> str:
+        """The generated source for a call with ``args`` (compiling it if needed)."""
+        self(*args, bounds=bounds)
+        return self.last_source
+
+
+def kernel(signature: str, body: str, *, shape: Any, axes: Any = None, device: Any = None,
+           name: str | None = None) -> Kernel:
+    """An nd-aware kernel from a typed ``signature`` and a C ``body``.
+
+    ``signature``: ``"float32[:,:] src, float32[:,:] dst, float32 w"``: per parameter a
+    dtype, for an array its shape (``:`` a run-time size, an integer a fixed size), and a
+    name.  ``body``: C statements run once per point ``(i0, i1, ...)`` of the iteration
+    space, where ``x(e0, e1)`` is the element of array ``x`` at that index (with the
+    array's real strides and offset), ``x.shape[k]`` its size on axis k and dtype names
+    are types.  ``shape``: the iteration space, the name of an array parameter (its
+    shape) or a tuple of sizes.  ``axes``: which axes run in parallel (a tuple of
+    bools), else the factory's rule (docs/kernels.md).  ``device``: if given, every call's
+    arrays must be on it (else the first array's device is the kernel's device).
+
+    Call the result with the arguments in signature order and ``bounds=``: None (the
+    default: every index must be provably in range, an index variable or a literal),
+    ``"clamp"``, ``"skip"`` (skip the points whose stencil reaches outside), ``"check"``
+    (IndexError naming the access; synchronises) or ``"unchecked"``.
+    """
+    return Kernel(signature, body, shape=shape, axes=axes, device=device, name=name)
