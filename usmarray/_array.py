@@ -252,6 +252,8 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
             res = self._be.to_host(a)
         else:
             res = np.from_dlpack(self, device="cpu", copy=False)
+            if res.flags.writeable and not self.flags.writable:
+                res.flags.writeable = False  # a read-only array gives a read-only view
         if dtype is None or res.dtype == np.dtype(dtype):
             return res
         if copy is False:
