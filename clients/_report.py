@@ -148,7 +148,7 @@ CAUSES: list[Cause] = [
         "`__array_ufunc__`. usmarray behaves as array-api-strict in both (the standard's "
         "Python-scalar rule; no `__array_ufunc__`). Upstream fix: decide by behaviour "
         "(`pytest.raises` accepted for any library; `hasattr(type(x), '__array_ufunc__')`)."),
-    Cause("numpy-dtype-of-DType", "usmarray (branch cubed)", re.compile(
+    Cause("numpy-dtype-of-DType", "usmarray (fixed: branch cubed, merged)", re.compile(
         r"Cannot interpret 'usmarray\.\w+' as a data type"),
         "On the same dispatch-off path (see sklearn-strict-name), scikit-learn converts "
         "usmarray inputs with "
