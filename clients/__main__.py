@@ -89,6 +89,15 @@ def run_pytest(args: list[str], env: dict[str, str], results: Path, namespaces: 
     return time.perf_counter() - t0
 
 
+def part_name(args: tuple[str, ...]) -> str:
+    """A run's name in file names: its module, or the first of its modules and a count
+    (a rerun of one module replaces that module's records only)."""
+    mods = [x for x in args if not x.startswith("-") and "." in x and " " not in x]
+    if not mods:
+        return "run"
+    return mods[0] if len(mods) == 1 else f"{mods[0]}+{len(mods) - 1}"
+
+
 def versions() -> dict[str, str]:
     out = {}
     for dist in ("numpy", "scikit-learn", "scipy", "array-api-extra", "array-api-strict",
@@ -124,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
 
     suites = quick_suites() if a.quick else full_suites(a.sklearn_modules, a.scipy_modules)
-    chosen = [suites[s] for s in a.suites.split(",")]
+    chosen = list(suites.values()) if a.quick else [suites[s] for s in a.suites.split(",")]
     out = Path(a.out)
     raw = out / "raw"
     raw.mkdir(parents=True, exist_ok=True)
@@ -151,20 +160,20 @@ def main(argv: list[str] | None = None) -> int:
                 extra.append(f"--clients-scipy-marray={marray}")
                 if a.upstream_fixes:
                     extra.append("--clients-xpx-host-export")
-                secs = 0.0
-                for n, args in enumerate(suite.runs):
-                    res = raw / f"{suite.name}-{dev}-{n}.jsonl"
-                    log = raw / f"{suite.name}-{dev}-{n}.log"
+                entry = meta["runs"].setdefault(f"{suite.name}-{dev}", {"parts": {}})
+                for args in suite.runs:
+                    part = part_name(args)
+                    res = raw / f"{suite.name}-{dev}-{part}.jsonl"
+                    log = raw / f"{suite.name}-{dev}-{part}.log"
                     print(f"[{suite.name} / {dev}] pytest {' '.join(args)}", flush=True)
                     dt = run_pytest(list(args), device_env(dev), res, namespaces, extra, log)
-                    secs += dt
+                    entry["parts"][part] = {"seconds": round(dt), "args": list(args)}
                     print(f"    {dt:.0f} s", flush=True)
-                meta["runs"][f"{suite.name}-{dev}"] = {
-                    "seconds": round(secs), "n": len(suite.runs), "strict": i == 0,
-                    "quick": a.quick, "scipy_marray": a.scipy_marray,
-                    "upstream_fixes": a.upstream_fixes,
-                    "args": [list(r) for r in suite.runs],
-                }
+                entry.update(
+                    seconds=sum(p["seconds"] for p in entry["parts"].values()),
+                    strict=entry.get("strict", False) or i == 0, quick=a.quick,
+                    scipy_marray=a.scipy_marray, upstream_fixes=a.upstream_fixes,
+                )
         meta_path.write_text(json.dumps(meta, indent=1))
     text = render(chosen, found, raw, meta)
     (out / "clients.md").write_text(text)
@@ -174,6 +183,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def render(chosen: list[Suite], found: dict[str, str], raw: Path, meta: dict) -> str:
     rows = []
+    covered: list[str] = []
     failures: dict[str, list[dict]] = {}
     for suite in chosen:
         strict: list[dict] = []
@@ -182,7 +192,7 @@ def render(chosen: list[Suite], found: dict[str, str], raw: Path, meta: dict) ->
             if run is None:
                 continue
             recs = rp.load(raw.glob(f"{suite.name}-{dev}-*.jsonl"))
-            if run.get("strict"):
+            if run.get("strict") and not strict:  # array-api-strict once, from the first
                 strict = [r for r in recs if r.get("ns") == "array_api_strict"]
                 rows.append((suite.label, "array-api-strict", "CPU (NumPy)",
                              rp.counts(strict), "(with the next row)"))
@@ -191,15 +201,19 @@ def render(chosen: list[Suite], found: dict[str, str], raw: Path, meta: dict) ->
                          f"{run['seconds']} s"))
             only, _ = rp.usm_only_failures(usm, strict)
             failures[f"{suite.label} / {dev}"] = only
+            covered.append(f"- {suite.label} / {dev}: " + ", ".join(
+                f"`{p}` ({v['seconds']} s)" for p, v in sorted(run.get("parts", {}).items())))
     v = meta.get("versions", {})
     head = ", ".join(f"{k} {val}" for k, val in v.items())
     return (
         "# Client suites: usmarray beside array-api-strict\n\n"
         f"Written by `python -m clients` ({head}).\n\n"
         + rp.markdown_table(rows)
+        + "\n\nWhat each usmarray row ran (pytest runs, their times):\n\n"
+        + "\n".join(covered)
         + "\n\n## usmarray-only failures by cause\n\n"
-        "A usmarray test that failed where the same test on array-api-strict passed "
-        "(or has no array-api-strict twin).\n\n"
+        "A usmarray test that failed where the same test on array-api-strict did not "
+        "fail (it passed, was skipped, or has no array-api-strict twin).\n\n"
         + rp.causes_section(failures)
     )
 

@@ -300,3 +300,30 @@ def test_iter_of_a_zero_d_array_raises_at_once(device):
         iter(z)
     assert not np.iterable(z) and np.iterable(xp.asarray([1.0], device=_dev(device)))
     assert [float(v) for v in xp.asarray([1.0, 2.0], device=_dev(device))] == [1.0, 2.0]
+
+
+# ---- what SciPy's stats tests pass: a list shape, a namedtuple of arrays, the message -----------
+def test_broadcast_to_list_shape_namedtuple_sequences_and_broadcast_message():
+    import collections
+
+    pair = collections.namedtuple("pair", "low high")
+    x = xp.asarray([1.0, 2.0])
+    assert xp.broadcast_to(x, [3, 2]).shape == (3, 2)  # as array-api-strict and NumPy
+    assert xp.stack(pair(x, x)).shape == (2, 2) and xp.concat(pair(x, x)).shape == (4,)
+    with pytest.raises(TypeError):
+        xp.broadcast_to(x, [3, 2.0])
+    with pytest.raises(ValueError, match="cannot be broadcast"):  # NumPy's words
+        xp.broadcast_arrays(xp.ones(2), xp.ones(3))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_array_is_a_host_view_that_keeps_read_only(device):
+    x = xp.asarray([1.0, 2.0], device=_dev(device))
+    np.asarray(x)[0] = 7.0  # SciPy's output= arrays: the write reaches x
+    assert float(x[0]) == 7.0
+    assert np.asarray(x, copy=True).flags.owndata
+    b = xp.broadcast_to(x, (3, 2))
+    v = np.asarray(b)
+    assert not v.flags.writeable
+    with pytest.raises(ValueError):
+        v[0, 0] = 5.0

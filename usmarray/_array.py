@@ -243,19 +243,30 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
         return self._be.dlpack_device(self._arr)
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        """A NumPy view of memory the host can read (``copy`` None or False), as the
+        host DLPack export gives it: writes through it reach this array (SciPy's
+        ``output=`` arrays rely on it); a copy with ``copy=True`` or a new ``dtype``.
+        Memory the host cannot read is refused (``usmarray.asnumpy`` copies it)."""
         a = self._arr
         if not self._be.host_accessible(a):
             raise TypeError(
                 "implicit conversion to a NumPy array is refused for device memory the "
                 "host cannot read; use usmarray.asnumpy(x) to copy to the host"
             )
+        if copy is True:
+            res = self._be.to_host(a)
+        else:
+            res = np.from_dlpack(self, device="cpu", copy=False)
+            if res.flags.writeable and not self.flags.writable:
+                res.flags.writeable = False  # a read-only array gives a read-only view
+        if dtype is None or res.dtype == np.dtype(dtype):
+            return res
         if copy is False:
             raise ValueError(
-                "__array__(copy=False): a usm_ndarray cannot be viewed as a NumPy array "
-                "without a copy; use usmarray.asnumpy(x)"
+                f"__array__(dtype={dtype}, copy=False): a {res.dtype} array cannot be "
+                "viewed as another dtype without a copy"
             )
-        res = self._be.to_host(a)
-        return res if dtype is None else res.astype(dtype, copy=False)
+        return res.astype(dtype)
 
     # ---- Python scalars -----------------------------------------------------------
     def _scalar_raw(self, kind: str, allowed: frozenset) -> Any:

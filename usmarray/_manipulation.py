@@ -72,7 +72,7 @@ def int_tuple(value: Any, fname: str, argname: str) -> tuple[int, ...]:
 
 
 def _array_sequence(arrays: Any, fname: str) -> list[usm_ndarray]:
-    if type(arrays) is not tuple and type(arrays) is not list:
+    if not isinstance(arrays, (tuple, list)):  # namedtuples too (SciPy's results)
         raise TypeError(
             f"{fname}: arrays must be a tuple or list of arrays, got {type(arrays).__name__}"
         )
@@ -121,8 +121,8 @@ def broadcast_shape_of(shapes: Any, fname: str) -> tuple[int, ...]:
                     out[off + i] = n
                 elif n != 1:
                     raise ValueError(
-                        f"{fname}: shapes {' and '.join(map(str, shapes))} are not "
-                        "broadcast-compatible (each dimension must be equal or 1)"
+                        f"{fname}: shapes {' and '.join(map(str, shapes))} cannot be "
+                        "broadcast together (each dimension must be equal or 1)"
                     )
     return tuple(out)
 
@@ -160,7 +160,8 @@ def broadcast_arrays(*arrays: usm_ndarray) -> tuple[usm_ndarray, ...]:
 def broadcast_to(x: usm_ndarray, /, shape: tuple[int, ...]) -> usm_ndarray:
     """A view of ``x`` broadcast to ``shape``."""
     check_array(x, "broadcast_to")
-    shape = int_tuple(shape, "broadcast_to", "shape")
+    # a list of ints too, as array-api-strict and NumPy take it (SciPy passes one)
+    shape = int_tuple(tuple(shape) if type(shape) is list else shape, "broadcast_to", "shape")
     a = x._arr
     xs = a.shape
     off = len(shape) - len(xs)
