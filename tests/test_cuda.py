@@ -577,6 +577,20 @@ _WRITE_LATE = r'''extern "C" __global__ void late(long long cycles, float* x, lo
 
 
 # ---- indexing on the array's own stream ---------------------------------------------------------
+def test_python_scalars_read_after_the_arrays_stream():
+    """float()/int()/bool() of a 0-D array on a busy non-blocking stream wait for that
+    stream (CuPy's own conversion reads on the current stream, before the result)."""
+    s = cupy.cuda.Stream(non_blocking=True)
+    dev_s = xp.Device._make(be, be.native_queue(s))
+    x = xp.zeros(64, dtype=xp.float32, device="cuda:0").to_device(dev_s)
+    be.wait(be.queue_of(x._arr))
+    late = cupy.RawKernel(_WRITE_LATE, "late")
+    late((1,), (1,), (np.int64(100_000_000), x._arr, np.int64(64), np.float32(3.0)), stream=s)
+    total = xp.sum(x)
+    assert float(total) == 192.0
+    assert int(xp.max(x)) == 3 and bool(xp.all(x == 3.0))
+
+
 def test_indexing_runs_on_the_arrays_stream():
     s = cupy.cuda.Stream(non_blocking=True)
     dev_s = xp.Device._make(be, be.native_queue(s))

@@ -278,7 +278,7 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
             )
         if a.dtype not in allowed:
             raise TypeError(f"{kind}() is not defined for an array of dtype {a.dtype}")
-        return a
+        return self._be.scalar(a)
 
     def __bool__(self) -> bool:
         return builtins.bool(self._scalar_raw("bool", dt.ANY))
@@ -291,7 +291,7 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
 
     def __int__(self) -> int:
         a = self._scalar_raw("int", dt.REAL_NUMERIC | dt.BOOLEAN)
-        if a.dtype in dt.REAL_FLOATING:
+        if a.dtype.kind == "f":
             v = float(a)
             if math.isnan(v):
                 raise ValueError("int() of a NaN array is undefined")

@@ -131,7 +131,7 @@ def check_bounds(be: Any, i: Any, n: int, axis: int, fname: str,
         h = be.to_host(i)
         lo, hi = int(h.min()), int(h.max())
     else:
-        lo, hi = int(be.min(i)), int(be.max(i))
+        lo, hi = int(be.scalar(be.min(i))), int(be.scalar(be.max(i)))
     if lo < -n or hi >= n:
         bad = hi if hi >= n else lo
         raise error(f"{fname}: index {bad} is out of bounds for axis {axis} with size {n}")

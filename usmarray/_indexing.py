@@ -105,7 +105,7 @@ def _array_key(raw: Any, k: Any, axis: int) -> Any:
             )
     elif a.size and axis < raw.ndim:
         n = raw.shape[axis]
-        lo, hi = int(be.min(a)), int(be.max(a))
+        lo, hi = int(be.scalar(be.min(a))), int(be.scalar(be.max(a)))
         if lo < -n or hi >= n:
             bad = hi if hi >= n else lo
             raise IndexError(

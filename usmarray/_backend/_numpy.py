@@ -382,6 +382,11 @@ class NumpyBackend(BackendBase):
     def host_accessible(raw: Any) -> bool:
         return True
 
+    @staticmethod
+    def scalar(raw: Any) -> Any:
+        """The raw 0-D array itself: its own conversions wait for its queue."""
+        return raw
+
     def asarray(self, obj: Any, *, dtype: Any = None, copy: Any = None, usm_type: Any = None,
                 queue: Any = None) -> np.ndarray:
         return np.asarray(obj, dtype=dtype, copy=copy)

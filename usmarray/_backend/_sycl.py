@@ -425,6 +425,11 @@ class SyclBackend(BackendBase):
 
     host_accessible = staticmethod(host_accessible)
 
+    @staticmethod
+    def scalar(raw: Any) -> Any:
+        """The raw 0-D array itself: its own conversions wait for its queue."""
+        return raw
+
     def asarray(self, obj: Any, *, dtype: Any = None, copy: Any = None, usm_type: Any = None,
                 queue: Any = None) -> Any:
         """The provider's asarray on ``queue``; a raw array of another queue first moves
