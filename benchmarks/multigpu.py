@@ -33,6 +33,13 @@ def main(argv: list[str] | None = None) -> int:
     names = [cupy.cuda.runtime.getDeviceProperties(i)["name"].decode() for i in range(2)]
     peer = cupy.cuda.runtime.deviceCanAccessPeer(0, 1)
     print(f"GPUs: {names}; cudaDeviceCanAccessPeer(0, 1) = {peer}")
+    if peer:  # the same direct path for both sides (usmarray enables it on first use)
+        for dst, src in ((1, 0), (0, 1)):
+            with cupy.cuda.Device(dst):
+                try:
+                    cupy.cuda.runtime.deviceEnablePeerAccess(src)
+                except cupy.cuda.runtime.CUDARuntimeError:
+                    pass  # already enabled
     print(f"{'n':>12s} {'usm GB/s':>10s} {'cupy GB/s':>10s} {'usm/cupy':>9s} {'A/A':>6s}")
     for n in (int(eval(s, {})) for s in args.sizes.split(",")):  # noqa: S307 - "2**20" sizes
         x = xp.ones(n, dtype=xp.float32, device="cuda:0")

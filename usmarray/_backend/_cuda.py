@@ -56,6 +56,23 @@ _HOST_MEMORY = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
 _BY_SCORE = ("device", "shared", "host")
 
 
+_PEERS: set[tuple[int, int]] = set()
+
+
+def _enable_peer_access(dst: int, src: int) -> None:
+    """Let GPU ``dst`` reach ``src``'s memory directly (NVLink or PCIe peer-to-peer), once
+    per pair; without it a peer copy is staged by the driver through the host."""
+    if (dst, src) in _PEERS:
+        return
+    with cupy.cuda.Device(dst):
+        try:
+            _rt.deviceEnablePeerAccess(src)
+        except _rt.CUDARuntimeError as exc:  # already enabled (by CuPy or the user)
+            if "PeerAccessAlreadyEnabled" not in str(exc):
+                raise
+    _PEERS.add((dst, src))
+
+
 class CudaQueue:
     """A CUDA device and a CuPy stream on it; equal (and hashed) by the stream."""
 
@@ -579,6 +596,7 @@ class CudaBackend(BackendBase):
         if not nbytes:
             return out
         if _rt.deviceCanAccessPeer(q.device_id, src.device_id):
+            _enable_peer_access(q.device_id, src.device_id)
             with cupy.cuda.Device(q.device_id):
                 q.stream.wait_event(src.stream.record())
                 _rt.memcpyPeerAsync(out.data.ptr, q.device_id, c.data.ptr, src.device_id,
