@@ -7,7 +7,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_reliability_common import _have_sycl, assert_child_ok, begin, child_main
+from test_reliability_common import (
+    Producer,
+    _have_sycl,
+    assert_child_ok,
+    begin,
+    child_main,
+    make_capsule,
+    needs_sycl,
+)
 
 MOD = "test_reliability_crafted"
 
@@ -70,6 +78,79 @@ def test_crafted_inputs_get_clear_errors(device):
 @pytest.mark.skipif(not _have_sycl(), reason="needs a SYCL runtime and device")
 def test_getitem_past_64_dimensions_is_refused():
     assert_child_ok(MOD, "_getitem_past_64_dims", timeout=60)
+
+
+
+def _protected_pages() -> int:
+    """Two mapped pages that cannot be read (PROT_NONE)."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                          ctypes.c_int, ctypes.c_long)
+    return libc.mmap(None, 8192, 0, 0x22, -1, 0)  # PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS
+
+
+def _foreign_memory(device: str) -> None:
+    """Crafted host pointers (a made-up address, protected pages) in __array_interface__
+    and in kDLCPU DLPack tensors: a clear exception, never a crash (issue 14 section 6)."""
+    import usmarray as xp
+
+    class AI:
+        def __init__(self, iface):
+            self.__array_interface__ = iface
+
+    bad = _protected_pages()
+    for name, ptr in (("made-up address", 16), ("protected pages", bad)):
+        begin(f"asarray(__array_interface__ over {name})")
+        iface = {"data": (ptr, False), "shape": (100,), "typestr": "<f8", "version": 3}
+        with pytest.raises(ValueError, match="readable"):
+            xp.asarray(AI(iface), device=device)
+    begin("from_dlpack(kDLCPU over protected pages)")
+    p = Producer((1, 0), lambda mv: make_capsule(bad, (100,), None, 0, 2, 64))
+    with pytest.raises(BufferError):
+        xp.from_dlpack(p, device=device)
+    good = np.arange(4.0)
+    begin("asarray(__array_interface__ of a NumPy array)")
+    assert xp.asnumpy(xp.asarray(AI(good.__array_interface__), device=device)).tolist() == [
+        0.0, 1.0, 2.0, 3.0]
+
+
+@pytest.mark.parametrize("device", _DEVICES)
+def test_foreign_host_pointers_are_checked_before_reading(device):
+    assert_child_ok(MOD, "_foreign_memory", device if device == "numpy" else None, timeout=60)
+
+
+def _sycl_crafted() -> None:
+    """A capsule as SUAI ``syclobj`` (its pointer cannot be validated) and alignments near
+    2**64 get ValueError, not a crash or an OverflowError."""
+    import ctypes
+
+    import usmarray as xp
+
+    new = ctypes.pythonapi.PyCapsule_New
+    new.restype = ctypes.py_object
+    new.argtypes = (ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p)
+    y = xp.zeros(4)
+    iface = dict(y.__sycl_usm_array_interface__)
+    iface["syclobj"] = new(ctypes.c_void_p(0x1234), b"SyclQueueRef", None)
+
+    class S:
+        __sycl_usm_array_interface__ = iface
+
+    begin("asarray(SUAI with a bogus syclobj capsule)")
+    with pytest.raises(ValueError, match="PyCapsule"):
+        xp.asarray(S())
+    for a in (2**62, 2**63, 2**64 - 1, 2**64):
+        begin(f"usm_ndarray(alignment={a})")
+        with pytest.raises(ValueError, match="alignment"):
+            xp.usm_ndarray((4,), dtype="f4", buffer="device", buffer_ctor_kwargs={"alignment": a})
+
+
+@needs_sycl
+def test_sycl_crafted_capsules_and_alignments_raise():
+    assert_child_ok(MOD, "_sycl_crafted", timeout=60)
 
 
 if __name__ == "__main__":

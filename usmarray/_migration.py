@@ -10,6 +10,7 @@ from . import _backend
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
 from ._backend import _dlpack_import as _dl
+from ._backend import _host_memory
 from ._device import Device, resolve
 from ._helpers import fill_scalar
 from ._placement import (
@@ -210,6 +211,10 @@ def asarray(
             host, d = _host_sequence(obj, d, q)
             src = _nested(be, obj) if host is None else host
         else:
+            if not isinstance(obj, (np.ndarray, np.generic)):
+                iface = getattr(obj, "__array_interface__", None)
+                if iface is not None:  # a foreign pointer: readable before NumPy reads it
+                    _host_memory.check_array_interface(iface, "asarray")
             src = obj
     try:
         with locked(be):

@@ -15,6 +15,7 @@ import numpy as np
 from .. import _dtypes as dt
 
 _ALLOC_KINDS = ("device", "shared", "host")
+_MAX_ALIGNMENT = 2**30  # far beyond any page or cache line; larger ones waste the space
 
 
 def _as_shape(shape: Any, what: str) -> tuple[int, ...]:
@@ -77,9 +78,11 @@ def construct(
                 f"{type(q).__name__}"
             )
         alignment = kwargs.get("alignment", 0)
-        if type(alignment) is not int or alignment < 0 or alignment & (alignment - 1):
+        if (type(alignment) is not int or alignment < 0 or alignment & (alignment - 1)
+                or alignment > _MAX_ALIGNMENT):
             raise ValueError(
-                f"usm_ndarray: buffer_ctor_kwargs['alignment'] must be 0 or a power of two, "
+                f"usm_ndarray: buffer_ctor_kwargs['alignment'] must be 0 or a power of two "
+                f"up to {_MAX_ALIGNMENT}, "
                 f"got {alignment!r}"
             )
         capacity = None

@@ -43,6 +43,7 @@ from typing import Any, NamedTuple, NoReturn
 import numpy as np
 
 from .. import _dtypes as dt
+from . import _host_memory
 from ._construct import _check_layout_flags
 
 KDL_CPU, KDL_ONEAPI = 1, 14
@@ -414,6 +415,11 @@ def _check_mapped(t: _Tensor) -> None:
                 f"from_dlpack: the kDLCPU tensor's bytes {first:#x}..{last:#x} are not all "
                 "mapped memory of this process"
             )
+    if not _host_memory.readable(first, last):
+        raise BufferError(
+            f"from_dlpack: the kDLCPU tensor's bytes {first:#x}..{last:#x} are mapped but "
+            "not all readable (protected pages)"
+        )
 
 
 def _host(t: _Tensor) -> np.ndarray:

@@ -131,11 +131,12 @@ def _queue_and_context(syclobj: Any, native_queue: Any) -> tuple[Any, Any]:
         q = native_queue(syclobj)
         return q, q.sycl_context
     if type(syclobj).__name__ == "PyCapsule":
-        for cls in (dpctl.SyclQueue, dpctl.SyclContext):
-            try:
-                return _queue_and_context(cls(syclobj), native_queue)
-            except Exception:  # not a capsule of this kind
-                continue
+        # a capsule's pointer cannot be checked before dpctl dereferences it: a bogus one
+        # would crash the process, so only queue/context objects are taken
+        raise _bad(
+            "'syclobj' is a PyCapsule; usmarray takes a dpctl.SyclQueue, SyclContext, "
+            "SyclDevice or filter string there (a capsule's pointer cannot be validated)"
+        )
     raise _bad(
         "'syclobj' must be a dpctl.SyclQueue, SyclContext, SyclDevice or filter string, "
         f"got {syclobj!r}"
