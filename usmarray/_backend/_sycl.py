@@ -106,18 +106,20 @@ def _placed(fn: Any) -> Any:
     return kernel
 
 
-#: provider kernels that misread a broadcast (stride-0) or flipped (negative-stride)
-#: operand: garbage, heap corruption or a segfault (issue 14 family 1); their array
-#: operands with such a layout are copied to C order first (:func:`_dense_operands`).
-#: tests/test_reliability_layouts.py finds the members: every public function, every layout.
-LAYOUT_SENSITIVE = frozenset({"roll"})
+#: provider kernels that misread some strided layouts (broadcast, flipped, stepped 3-D):
+#: garbage, heap corruption or a segfault (issue 14 family 1); their array operands that
+#: are not C-contiguous are copied to C order first (:func:`_dense_operands`).
+#: tests/test_reliability_layouts.py finds the members: every public function, every
+#: layout (``where`` read 6.9e-310-like values for a flipped operand beside a broadcast one)
+LAYOUT_SENSITIVE = frozenset({"roll", "where"})
 
 
 def _dense_operands(fn: Any, pt: Any) -> Any:
     """``fn`` with each array operand (or array in a list/tuple operand) that is not
     C-contiguous replaced by a C-order copy on its queue: the provider's ``roll`` reads
     outside stride-0, negative-stride and stepped 3-D views (segfaults found by the
-    layout property test); it copies anyway, so the compact copy costs little."""
+    layout property test); both produce a new array anyway, so a compact copy of an odd
+    operand costs one more pass over it."""
     at = pt.usm_ndarray
 
     def fix(a: Any) -> Any:
