@@ -1,6 +1,8 @@
-"""The argument layout both kernel-factory launchers share (``_program_sycl``,
-``_program_cuda``): per parameter, how its value is packed, and where each scalar
-sits among the kernel's arguments."""
+"""The argument layout and packing both kernel-factory launchers share
+(``_program_sycl``, ``_program_cuda``): per parameter, how its value is packed, and
+where each scalar sits among the kernel's arguments.  A backend's launcher derives from
+:class:`Packer` and states only how it passes a pointer, an element offset, strides in
+elements, the error record and an int64."""
 
 from __future__ import annotations
 
@@ -25,3 +27,67 @@ def arg_layout(params: tuple[tuple, ...], flat: bool,
             slots.append((pos, k, conv))
             pos += 1
     return tuple(packers), tuple(slots)
+
+
+class Packer:
+    """Packs parameter values into a kernel's argument list (see :func:`arg_layout`)."""
+
+    __slots__ = ("error_record", "flat", "packers", "scalar_slots")
+    #: an int64 argument of the backend's launch API
+    int64: Any = int
+
+    def __init__(self, params: tuple[tuple, ...], error_record: bool, flat: bool,
+                 scalar_types: dict[str, Any]) -> None:
+        self.error_record = error_record
+        self.flat = flat
+        self.packers, self.scalar_slots = arg_layout(params, flat, scalar_types)
+
+    # the backend's forms of a raw array's pointer, element offset, strides and record
+    @staticmethod
+    def pointer(v: Any) -> Any:
+        return v
+
+    @staticmethod
+    def offset(v: Any) -> int:
+        return 0
+
+    @staticmethod
+    def strides(v: Any) -> tuple[int, ...]:
+        return tuple(v.strides)
+
+    @staticmethod
+    def record(v: Any) -> Any:
+        return v
+
+    def pack(self, values: list, extra: tuple) -> list:
+        args: list[Any] = []
+        add = args.append
+        flat = self.flat
+        i64 = self.int64
+        for (is_array, a, b, off), v in zip(self.packers, values, strict=False):
+            if not is_array:
+                add(a(v))
+                continue
+            add(self.pointer(v))
+            if off:
+                add(i64(self.offset(v)))
+            if flat:
+                if a:
+                    add(i64(v.size))
+                continue
+            if a:
+                shp = v.shape
+                for d in a:
+                    add(i64(shp[d]))
+            if b:
+                st = self.strides(v)
+                for d in b:
+                    add(i64(st[d]))
+        if self.error_record:
+            for e in extra[:-1]:
+                add(i64(e))
+            add(self.record(extra[-1]))
+        else:
+            for e in extra:
+                add(i64(e))
+        return args

@@ -22,7 +22,7 @@ from typing import Any
 import cupy
 import numpy as np
 
-from ._program_args import arg_layout
+from ._program_args import Packer
 
 LANGUAGE = "cuda"
 NAME = "cuda"
@@ -110,7 +110,6 @@ _SCALAR = {
     "uint64": np.uint64, "float32": np.float32, "float64": np.float64,
 }
 _I64 = np.int64
-_ZERO = np.int64(0)
 
 
 def _grid(gsize: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -120,53 +119,24 @@ def _grid(gsize: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
     return grid, block
 
 
-class Launcher:
+class Launcher(Packer):
     """The launch path of one compiled kernel (the interface of
     ``_program_sycl.Launcher``): arrays pass as CuPy arrays (their data pointer,
     offset included), sizes and strides as int64, scalars as NumPy scalars; the launch
     is asynchronous on the queue's stream (stream order is the only order CUDA needs)."""
 
-    __slots__ = ("kernel", "packers", "error_record", "flat", "scalar_slots")
+    __slots__ = ("kernel",)
+    int64 = _I64
 
     def __init__(self, kernel: Any, params: tuple[tuple, ...], error_record: bool,
                  flat: bool) -> None:
+        super().__init__(params, error_record, flat, _SCALAR)
         self.kernel = kernel
-        self.error_record = error_record
-        self.flat = flat
-        self.packers, self.scalar_slots = arg_layout(params, flat, _SCALAR)
 
-    def pack(self, values: list, extra: tuple) -> list:
-        args: list[Any] = []
-        add = args.append
-        flat = self.flat
-        for (is_array, a, b, off), v in zip(self.packers, values, strict=False):
-            if is_array:
-                add(v)
-                if off:
-                    add(_ZERO)
-                if flat:
-                    if a:
-                        add(_I64(v.size))
-                    continue
-                if a:
-                    shp = v.shape
-                    for d in a:
-                        add(_I64(shp[d]))
-                if b:
-                    isz = v.itemsize
-                    st = v.strides
-                    for d in b:
-                        add(_I64(st[d] // isz))
-            else:
-                add(a(v))
-        if self.error_record:
-            for e in extra[:-1]:
-                add(_I64(e))
-            add(extra[-1])
-        else:
-            for e in extra:
-                add(_I64(e))
-        return args
+    @staticmethod
+    def strides(v: Any) -> tuple[int, ...]:
+        isz = v.itemsize
+        return tuple(s // isz for s in v.strides)  # CuPy's are in bytes
 
     def submit(self, q: Any, args: list, gsize: tuple[int, ...]) -> None:
         grid, block = _grid(gsize)

@@ -27,7 +27,7 @@ from typing import Any
 import dpctl
 import dpctl.program as dpp
 
-from ._program_args import arg_layout
+from ._program_args import Packer
 
 try:
     from dpctl.utils import SequentialOrderManager
@@ -107,7 +107,7 @@ _SCALAR_CTYPES: dict[str, Any] = {
     "uint32": ctypes.c_uint32, "int64": ctypes.c_int64, "uint64": ctypes.c_uint64,
     "float32": ctypes.c_float, "float64": ctypes.c_double,
 }
-class Launcher:
+class Launcher(Packer):
     """The launch path of one compiled kernel: :meth:`pack` turns the parameters' values
     (raw arrays, Python scalars) and the trailing int64 ``extra`` values (with
     ``error_record``, the raw int64 record array last) into dpctl's argument list;
@@ -123,48 +123,27 @@ class Launcher:
     later kernels need no event of it and the arguments need no keep-alive.  On this
     device a launch that returns at once measured no cheaper than one that waits."""
 
-    __slots__ = ("kernel", "packers", "error_record", "flat", "scalar_slots", "_mgr")
+    __slots__ = ("kernel", "_mgr")
+    int64 = _I64
 
     def __init__(self, kernel: Any, params: tuple[tuple, ...], error_record: bool,
                  flat: bool) -> None:
+        super().__init__(params, error_record, flat, _SCALAR_CTYPES)
         self.kernel = kernel
         #: (queue, its order manager): dpctl's look-up costs more than the rest of a launch
         self._mgr: tuple | None = None
-        self.error_record = error_record
-        self.flat = flat
-        self.packers, self.scalar_slots = arg_layout(params, flat, _SCALAR_CTYPES)
 
-    def pack(self, values: list, extra: tuple) -> list:
-        args: list[Any] = []
-        add = args.append
-        flat = self.flat
-        for (is_array, a, b, off), v in zip(self.packers, values, strict=False):
-            if is_array:
-                add(v.usm_data)
-                if off:
-                    add(_I64(v._element_offset))
-                if flat:
-                    if a:
-                        add(_I64(v.size))
-                    continue
-                if a:
-                    shp = v.shape
-                    for d in a:
-                        add(_I64(shp[d]))
-                if b:
-                    st = v.strides
-                    for d in b:
-                        add(_I64(st[d]))
-            else:
-                add(a(v))
-        if self.error_record:
-            for e in extra[:-1]:
-                add(_I64(e))
-            add(extra[-1].usm_data)
-        else:
-            for e in extra:
-                add(_I64(e))
-        return args
+    @staticmethod
+    def pointer(v: Any) -> Any:
+        return v.usm_data
+
+    @staticmethod
+    def offset(v: Any) -> int:
+        return int(v._element_offset)
+
+    @staticmethod
+    def record(v: Any) -> Any:
+        return v.usm_data
 
     def submit(self, q: dpctl.SyclQueue, args: list, gsize: tuple[int, ...]) -> None:
         rng = list(reversed(gsize))  # SYCL's last range dimension is OpenCL's dimension 0
