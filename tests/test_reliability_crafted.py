@@ -92,6 +92,37 @@ def _protected_pages() -> int:
     return libc.mmap(None, 8192, 0, 0x22, -1, 0)  # PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS
 
 
+def _holed_pages() -> int:
+    """Three pages whose first and last can be read and whose middle one cannot."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                          ctypes.c_int, ctypes.c_long)
+    libc.mprotect.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+    page = 4096
+    base = libc.mmap(None, 3 * page, 3, 0x22, -1, 0)  # PROT_READ | PROT_WRITE
+    assert libc.mprotect(base + page, page, 0) == 0
+    return base
+
+
+def _past_end_of_file() -> tuple[int, object]:
+    """A shared mapping of four pages over a one-page file: reading its last pages
+    raises SIGBUS.  Returns the address and the file, which must stay open."""
+    import ctypes
+    import tempfile
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                          ctypes.c_int, ctypes.c_long)
+    f = tempfile.TemporaryFile()
+    f.write(b"\0" * 4096)
+    f.flush()
+    return libc.mmap(None, 4 * 4096, 1, 1, f.fileno(), 0), f  # PROT_READ, MAP_SHARED
+
+
 def _foreign_memory(device: str) -> None:
     """Crafted host pointers (a made-up address, protected pages) in __array_interface__
     and in kDLCPU DLPack tensors: a clear exception, never a crash (issue 14 section 6)."""
@@ -107,10 +138,23 @@ def _foreign_memory(device: str) -> None:
         iface = {"data": (ptr, False), "shape": (100,), "typestr": "<f8", "version": 3}
         with pytest.raises(ValueError, match="readable"):
             xp.asarray(AI(iface), device=device)
-    begin("from_dlpack(kDLCPU over protected pages)")
-    p = Producer((1, 0), lambda mv: make_capsule(bad, (100,), None, 0, 2, 64))
-    with pytest.raises(BufferError):
-        xp.from_dlpack(p, device=device)
+    holed = _holed_pages()
+    eof, keep = _past_end_of_file()
+    for name, ptr in (("a protected middle page", holed), ("a file mapping past its end", eof)):
+        begin(f"asarray(__array_interface__ over {name})")
+        iface = {"data": (ptr, False), "shape": (3 * 512,), "typestr": "<f8", "version": 3}
+        with pytest.raises(ValueError, match="readable"):
+            xp.asarray(AI(iface), device=device)
+    for name, ptr in (("protected pages", bad), ("a protected middle page", holed),
+                      ("a file mapping past its end", eof)):
+        begin(f"from_dlpack(kDLCPU over {name})")
+        p = Producer((1, 0), lambda mv, ptr=ptr: make_capsule(ptr, (3 * 512,), None, 0, 2, 64))
+        with pytest.raises(BufferError):
+            xp.from_dlpack(p, device=device)
+    begin("asarray(__array_interface__ of the readable first page of the holed mapping)")
+    iface = {"data": (holed, False), "shape": (512,), "typestr": "<f8", "version": 3}
+    assert xp.asnumpy(xp.asarray(AI(iface), device=device)).tolist() == [0.0] * 512
+    keep.close()
     good = np.arange(4.0)
     begin("asarray(__array_interface__ of a NumPy array)")
     assert xp.asnumpy(xp.asarray(AI(good.__array_interface__), device=device)).tolist() == [
@@ -146,6 +190,45 @@ def _sycl_crafted() -> None:
         begin(f"usm_ndarray(alignment={a})")
         with pytest.raises(ValueError, match="alignment"):
             xp.usm_ndarray((4,), dtype="f4", buffer="device", buffer_ctor_kwargs={"alignment": a})
+
+
+def _sycl_overclaiming_memory() -> None:
+    """A dpctl memory object built over a crafted SUAI claims more bytes than its USM
+    allocation holds: every way in (``usm_ndarray(buffer=)``, ``asarray`` of a provider
+    array over it, ``asarray`` of the memory itself) is a ValueError naming the
+    allocation, before anything reads past it."""
+    import dpctl.memory as dm
+
+    import usmarray as xp
+    from usmarray._backend import get_backend
+
+    q = xp.asarray(0).sycl_queue
+    real = dm.MemoryUSMShared(64, queue=q)
+
+    class Liar:
+        __sycl_usm_array_interface__ = {"data": (real._pointer, False), "shape": (1 << 30,),
+                                        "typestr": "|u1", "version": 1, "syclobj": q}
+
+    big = dm.MemoryUSMShared(Liar())
+    assert big.nbytes == 1 << 30  # dpctl believes the claim
+    begin("usm_ndarray(buffer=over-claiming memory)")
+    with pytest.raises(ValueError, match="allocation"):
+        xp.usm_ndarray((1 << 27,), dtype="float64", buffer=big)
+    begin("asarray(provider array over over-claiming memory)")
+    raw = get_backend("sycl").provider.usm_ndarray((1 << 27,), dtype="f8", buffer=big)
+    with pytest.raises(ValueError, match="allocation"):
+        xp.asarray(raw)
+    begin("asarray(over-claiming memory)")
+    with pytest.raises(ValueError, match="allocation"):
+        xp.asarray(big)
+    begin("usm_ndarray(buffer=memory that tells the truth)")
+    ok = xp.usm_ndarray((8,), dtype="float64", buffer=real)
+    assert ok.shape == (8,)
+
+
+@needs_sycl
+def test_sycl_memory_objects_that_over_claim_are_refused():
+    assert_child_ok(MOD, "_sycl_overclaiming_memory", timeout=60)
 
 
 @needs_sycl

@@ -5,6 +5,9 @@
   start methods instead of hanging, even when another thread of the parent held
   usmarray's lock at the fork; NumPy-device arrays keep working in the child.
 * Count-driven loops stop when the result cannot change: ``diff(x, n=10**8)``.
+* Kernels past the provider's work-item range (a full reduction over 2**34 elements
+  aborted the process when other work was queued): reductions and elementwise
+  functions whose operands reach 2**31 elements run in pieces and give NumPy's values.
 
 Each check runs in a child interpreter (tests/test_reliability_common.py), whose
 timeout turns a hang into a failure.
@@ -94,6 +97,112 @@ def _diff_loops_are_bounded(name: str) -> None:
     r = xp.diff(x, n=10**8, axis=0, prepend=x, append=x)
     assert r.shape == (0, 3)
     np.testing.assert_array_equal(xp.asnumpy(xp.diff(x, n=2)), np.diff(xp.asnumpy(x), n=2))
+
+
+def _huge_reductions_work() -> None:
+    """Stride-0 views (no memory behind them) past the provider's range, with other
+    work queued first, as in the issue's report: a sum over 2**34 elements, the other
+    reductions just past 2**31 (each piece costs time, so CI keeps to few)."""
+    import usmarray as xp
+
+    n = 2**34
+    begin("queued work, then sum over 2**34 elements")
+    pending = [xp.sin(xp.ones(2**20)) for _ in range(4)]  # submitted, not waited for
+    ones = xp.broadcast_to(xp.asarray(1.0, dtype=xp.float32), (2**17, n // 2**17))
+    assert float(xp.sum(ones)) == float(n)
+    m = 2**31
+    ones = xp.broadcast_to(xp.asarray(1.0, dtype=xp.float32), (2**16, m // 2**16))
+    for fn, want in (("max", 1.0), ("prod", 1.0), ("mean", 1.0)):
+        begin(f"{fn} over 2**31 elements")
+        assert float(getattr(xp, fn)(ones)) == want
+    flags = xp.broadcast_to(xp.asarray(True), (m,))
+    for fn, want in (("any", True), ("all", True), ("count_nonzero", m)):
+        begin(f"{fn} over 2**31 elements")
+        assert int(getattr(xp, fn)(flags)) == want
+    begin("sum over axis 1 of (2, 2**31)")
+    rows = xp.sum(xp.broadcast_to(xp.asarray(2, dtype=xp.int8), (2, m)), axis=1)
+    assert xp.asnumpy(rows).tolist() == [2 * m] * 2
+    begin("the queued work's result")
+    assert abs(float(xp.sum(pending[0])) - 2**20 * np.sin(1.0)) < 1.0
+
+
+@pytest.mark.skipif(not _have_sycl(), reason="needs a SYCL runtime and device")
+def test_reductions_past_the_providers_range_work():
+    assert_child_ok(MOD, "_huge_reductions_work", timeout=300)
+
+
+def _pieces_match_numpy() -> None:
+    """The pieces logic itself, with the range limit lowered to 64 elements and pieces
+    of 7, on drawn values and layouts: every reduction (axes, keepdims, NaN firsts for
+    argmax) and elementwise functions (broadcasting, ``out=``) give NumPy's values."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+    from test_reliability_layouts import layout, realize, shapes
+
+    import usmarray as xp
+    from usmarray._backend import _ranged
+
+    _ranged.LIMIT, _ranged.PIECE = 64, 7
+    rng = np.random.default_rng(0)
+
+    def values(shape):
+        a = rng.integers(-3, 4, size=shape).astype(np.float64)
+        a[rng.random(shape) < 0.05] = np.nan
+        return a
+
+    @st.composite
+    def case(draw):
+        shape = draw(shapes(1, 3, 1, 9))
+        plan = draw(layout(shape))
+        nd = len(shape)
+        axis = draw(st.one_of(st.none(), st.integers(-nd, nd - 1),
+                              st.lists(st.integers(0, nd - 1), unique=True, min_size=1)
+                              .map(tuple)))
+        return plan, axis, draw(st.booleans())
+
+    @settings(max_examples=150, deadline=None, database=None)
+    @given(case())
+    def check(c):
+        plan, axis, keepdims = c
+        a, x = realize(plan, values, xp, None)
+        a = np.ascontiguousarray(a)
+        for fn in ("sum", "prod", "max", "min", "mean", "var", "std"):
+            begin(f"{fn} {a.shape} axis={axis} keepdims={keepdims}")
+            got = xp.asnumpy(getattr(xp, fn)(x, axis=axis, keepdims=keepdims))
+            want = getattr(np, {"max": "amax", "min": "amin"}.get(fn, fn))(
+                a, axis=axis, keepdims=keepdims)
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+        b, nz = np.nan_to_num(a) > 0, xp.asarray(np.nan_to_num(a) > 0)
+        for fn in ("any", "all", "count_nonzero"):
+            begin(f"{fn} {a.shape} axis={axis}")
+            got = xp.asnumpy(getattr(xp, fn)(nz, axis=axis, keepdims=keepdims))
+            want = (np.count_nonzero(b, axis=axis, keepdims=keepdims) if fn == "count_nonzero"
+                    else getattr(np, fn)(b, axis=axis, keepdims=keepdims))
+            np.testing.assert_array_equal(got, want)
+        one = axis if axis is None or isinstance(axis, int) else axis[0]
+        for fn in ("argmax", "argmin"):
+            for data, ref in ((x, a), (xp.asarray(np.nan_to_num(a)), np.nan_to_num(a))):
+                begin(f"{fn} {a.shape} axis={one} keepdims={keepdims}")
+                got = xp.asnumpy(getattr(xp, fn)(data, axis=one, keepdims=keepdims))
+                want = getattr(np, fn)(ref, axis=one, keepdims=keepdims)
+                np.testing.assert_array_equal(got, want)
+        begin(f"elementwise {a.shape}")
+        np.testing.assert_array_equal(xp.asnumpy(x * 2 + x), a * 2 + a)
+        row = xp.asarray(a[..., :1])
+        np.testing.assert_array_equal(xp.asnumpy(xp.maximum(x, row)), np.maximum(a, a[..., :1]))
+        y = xp.zeros(a.shape)
+        y += x
+        np.testing.assert_array_equal(xp.asnumpy(y), a)
+
+    check()
+    begin("a broadcast result from small operands")
+    u, v = np.arange(80.0)[:, None], np.arange(3.0)
+    np.testing.assert_array_equal(xp.asnumpy(xp.asarray(u) - xp.asarray(v)), u - v)
+
+
+@pytest.mark.skipif(not _have_sycl(), reason="needs a SYCL runtime and device")
+def test_pieces_past_the_range_give_numpys_values():
+    assert_child_ok(MOD, "_pieces_match_numpy", timeout=600)
 
 
 @pytest.mark.skipif(not _have_sycl(), reason="needs a SYCL runtime and device")

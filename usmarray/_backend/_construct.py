@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from .. import _dtypes as dt
+from ._suai import check_memory
 
 _ALLOC_KINDS = ("device", "shared", "host")
 _MAX_ALIGNMENT = 2**30  # far beyond any page or cache line; larger ones waste the space
@@ -86,13 +87,11 @@ def construct(
                 f"got {alignment!r}"
             )
         capacity = None
-    elif isinstance(buffer, pt.usm_ndarray):
-        buffer = buffer.usm_data
+    elif isinstance(buffer, pt.usm_ndarray) or _sycl.memory_object(buffer):
+        if isinstance(buffer, pt.usm_ndarray):
+            buffer = buffer.usm_data
         q = buffer.sycl_queue
-        capacity = buffer.nbytes
-    elif _sycl.memory_object(buffer):
-        q = buffer.sycl_queue
-        capacity = buffer.nbytes
+        capacity = check_memory(buffer, "usm_ndarray: the buffer's memory object")
     else:
         raise TypeError(
             "usm_ndarray: buffer must be 'device', 'shared', 'host', a dpctl.memory.MemoryUSM* "

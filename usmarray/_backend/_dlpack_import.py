@@ -37,7 +37,6 @@ import math
 import operator
 import os
 import struct
-import sys
 from typing import Any, NamedTuple, NoReturn
 
 import numpy as np
@@ -256,23 +255,6 @@ def bind_sycl(backend: Any) -> None:
     _pointer_type = _load_pointer_type()
 
 
-def _load_mincore() -> Any:
-    """libc's ``mincore``: fails with ENOMEM where a page is not mapped (None off Linux)."""
-    if not sys.platform.startswith("linux"):  # pragma: no cover
-        return None
-    try:
-        fn = C.CDLL(None).mincore
-    except (OSError, AttributeError):  # pragma: no cover
-        return None
-    fn.restype = C.c_int
-    fn.argtypes = (C.c_void_p, C.c_size_t, C.c_void_p)
-    return fn
-
-
-_mincore: Any = _load_mincore()
-_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
-_PAGES_CHECKED = 256  # extents up to this many pages are checked page by page
-_page_flags = C.create_string_buffer(_PAGES_CHECKED)  # mincore's output, never read
 _MEMORY_TYPES = {1: "MemoryUSMDevice", 2: "MemoryUSMShared", 3: "MemoryUSMHost"}
 
 
@@ -399,26 +381,15 @@ def _empty(t: _Tensor, q: Any) -> Any:
 
 
 def _check_mapped(t: _Tensor) -> None:
-    """BufferError unless the kDLCPU extent lies in mapped memory of this process: every
-    page of a short extent, the first and last page of a long one."""
-    if _mincore is None:  # pragma: no cover
-        return
+    """BufferError unless every byte of the kDLCPU extent is readable memory of this
+    process (``_host_memory.readable``)."""
     isz = t.dtype.itemsize
     first = t.data + t.byte_offset + t.lo * isz
     last = t.data + t.byte_offset + (t.hi + 1) * isz - 1
-    lo_page, hi_page = first - first % _PAGE, last - last % _PAGE
-    pages = (hi_page - lo_page) // _PAGE + 1
-    spans = [(lo_page, pages)] if pages <= _PAGES_CHECKED else [(lo_page, 1), (hi_page, 1)]
-    for start, n in spans:
-        if _mincore(start, n * _PAGE, _page_flags) != 0:
-            raise BufferError(
-                f"from_dlpack: the kDLCPU tensor's bytes {first:#x}..{last:#x} are not all "
-                "mapped memory of this process"
-            )
     if not _host_memory.readable(first, last):
         raise BufferError(
-            f"from_dlpack: the kDLCPU tensor's bytes {first:#x}..{last:#x} are mapped but "
-            "not all readable (protected pages)"
+            f"from_dlpack: the kDLCPU tensor's bytes {first:#x}..{last:#x} are not all "
+            "readable memory of this process (unmapped or protected pages)"
         )
 
 

@@ -2,15 +2,23 @@
 
 A crafted ``__array_interface__`` or a kDLCPU DLPack tensor can name any address; NumPy
 trusts it and a bad one kills the process.  ``readable(first, last)`` asks the kernel
-instead: ``mincore`` fails for unmapped pages, and a one-byte ``write`` from the address
-into a pipe fails with EFAULT for mapped pages that cannot be read (PROT_NONE), without a
-signal.  Mapping is checked for every page of a short extent and the first and last page
-of a long one; readability at the extent's first and last byte.
+about every page of the extent, without a signal:
+
+1. ``madvise(MADV_POPULATE_READ)`` (Linux 5.14+) prefaults the pages for reading: it
+   fails with ENOMEM where a page is unmapped, EFAULT where a read would raise SIGBUS
+   (a file mapping past its end) and EINVAL where a page cannot be read (PROT_NONE) or
+   is of a kind it does not handle (I/O mappings, such as some pinned memory).  One
+   system call; about 0.13 ms per GiB of resident memory.
+2. Where it answers EINVAL or is missing, ``/proc/self/maps`` decides: the extent must
+   lie in consecutive mappings that are all readable (about 1 ms, once per such call).
+3. Where neither exists, ``mincore`` must find every page mapped and a one-byte
+   ``write`` into a pipe from the first and the last byte must not fail with EFAULT.
 """
 
 from __future__ import annotations
 
 import ctypes as C
+import errno
 import os
 import sys
 import threading
@@ -19,27 +27,63 @@ from typing import Any
 import numpy as np
 
 PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
-PAGES_CHECKED = 256
+_MADV_POPULATE_READ = 22
+_MINCORE_CHUNK = 1 << 16  # pages per mincore call (its one-byte-a-page output buffer)
 
 
 def _libc() -> Any:
     if not sys.platform.startswith("linux"):  # pragma: no cover
-        return None, None
+        return None
     try:
         libc = C.CDLL(None, use_errno=True)
-        mincore, write = libc.mincore, libc.write
+        for name, res, args in (("madvise", C.c_int, (C.c_void_p, C.c_size_t, C.c_int)),
+                                ("mincore", C.c_int, (C.c_void_p, C.c_size_t, C.c_void_p)),
+                                ("write", C.c_ssize_t, (C.c_int, C.c_void_p, C.c_size_t))):
+            fn = getattr(libc, name)
+            fn.restype, fn.argtypes = res, args
     except (OSError, AttributeError):  # pragma: no cover
-        return None, None
-    mincore.restype, mincore.argtypes = C.c_int, (C.c_void_p, C.c_size_t, C.c_void_p)
-    write.restype, write.argtypes = C.c_ssize_t, (C.c_int, C.c_void_p, C.c_size_t)
-    return mincore, write
+        return None
+    return libc
 
 
-_mincore, _write = _libc()
-_flags = C.create_string_buffer(PAGES_CHECKED)
+_c = _libc()
 _lock = threading.Lock()
 _pipe: tuple[int, int] | None = None
 _pipe_pid = -1
+_flags: Any = None
+
+
+def _populate(lo: int, nbytes: int) -> bool | None:
+    """The kernel's answer through MADV_POPULATE_READ; None where it cannot tell."""
+    if _c.madvise(lo, nbytes, _MADV_POPULATE_READ) == 0:
+        return True
+    err = C.get_errno()
+    if err in (errno.ENOMEM, errno.EFAULT):
+        return False
+    return None  # EINVAL: protected, an I/O mapping, or a kernel without the advice
+
+
+def _maps(lo: int, end: int) -> bool | None:
+    """Whether ``[lo, end)`` lies in consecutive readable mappings, by
+    ``/proc/self/maps``; None where that file cannot be read."""
+    try:
+        with open("/proc/self/maps", "rb") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    at = lo
+    for line in lines:  # ascending, non-overlapping address ranges
+        span, _, rest = line.partition(b" ")
+        a, _, b = span.partition(b"-")
+        start, stop = int(a, 16), int(b, 16)
+        if stop <= at:
+            continue
+        if start > at or rest[:1] != b"r":
+            return False
+        at = stop
+        if at >= end:
+            return True
+    return False
 
 
 def _probe(addr: int) -> bool:
@@ -49,28 +93,37 @@ def _probe(addr: int) -> bool:
         if _pipe is None or _pipe_pid != os.getpid():
             _pipe, _pipe_pid = os.pipe(), os.getpid()
         r, w = _pipe
-        if _write(w, addr, 1) != 1:
+        if _c.write(w, addr, 1) != 1:
             return False
         os.read(r, 1)
         return True
 
 
+def _mapped_ends(first: int, last: int, lo: int, end: int) -> bool:
+    global _flags
+    with _lock:
+        if _flags is None:
+            _flags = C.create_string_buffer(_MINCORE_CHUNK)
+        for at in range(lo, end, _MINCORE_CHUNK * PAGE):
+            if _c.mincore(at, min(end - at, _MINCORE_CHUNK * PAGE), _flags) != 0:
+                return False
+    return _probe(first) and _probe(last)
+
+
 def readable(first: int, last: int) -> bool:
     """Whether every byte from ``first`` to ``last`` (inclusive) is readable memory of
     this process (True where the platform offers no way to ask)."""
-    if _mincore is None:  # pragma: no cover
+    if _c is None:  # pragma: no cover
         return True
     if first < PAGE or last < first or last >= 2**63:
         return False
-    lo, hi = first - first % PAGE, last - last % PAGE
-    pages = (hi - lo) // PAGE + 1
-    spans = [(lo, pages)] if pages <= PAGES_CHECKED else [(lo, 1), (hi, 1)]
-    for start, n in spans:
-        if _mincore(start, n * PAGE, _flags) != 0:
-            return False
-    # protection is per mapping, and mappings are what foreign buffers are carved from:
-    # the first and the last byte stand for the extent (two system calls, not one a page)
-    return _probe(first) and _probe(last)
+    lo, end = first - first % PAGE, last - last % PAGE + PAGE
+    answer = _populate(lo, end - lo)
+    if answer is None:
+        answer = _maps(lo, end)
+    if answer is None:  # pragma: no cover - a Linux without /proc
+        answer = _mapped_ends(first, last, lo, end)
+    return answer
 
 
 def check_array_interface(iface: Any, fname: str) -> None:

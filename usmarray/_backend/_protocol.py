@@ -46,9 +46,8 @@ class HostFallbackWarning(RuntimeWarning):
     __module__ = "usmarray.linalg"
 
 
-#: array-API-shaped kernels a backend binds as attributes; each takes and returns raw arrays
-KERNEL_NAMES = (
-    # elementwise
+#: elementwise kernels: arrays and scalars in, one array out, ``out=`` accepted
+ELEMENTWISE_KERNELS = (
     "abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh",
     "bitwise_and", "bitwise_left_shift", "bitwise_invert", "bitwise_or",
     "bitwise_right_shift", "bitwise_xor", "ceil", "clip", "conj", "copysign", "cos",
@@ -59,6 +58,16 @@ KERNEL_NAMES = (
     "negative", "nextafter", "not_equal", "positive", "pow", "real", "reciprocal",
     "remainder", "round", "sign", "signbit", "sin", "sinh", "square", "sqrt",
     "subtract", "tan", "tanh", "trunc",
+)
+
+#: reductions: ``fn(x, axis=None | int | tuple, keepdims=False, ...)``
+REDUCTION_KERNELS = (
+    "sum", "prod", "max", "min", "mean", "var", "std", "argmax", "argmin", "any", "all",
+    "count_nonzero", "reduce_hypot",
+)
+
+#: array-API-shaped kernels a backend binds as attributes; each takes and returns raw arrays
+KERNEL_NAMES = ELEMENTWISE_KERNELS + (
     # creation
     "arange", "empty", "empty_like", "eye", "full", "full_like", "linspace",
     "meshgrid", "ones", "ones_like", "tril", "triu", "zeros", "zeros_like",

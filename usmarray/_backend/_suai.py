@@ -157,8 +157,8 @@ class _Extent:
         }
 
 
-def _not_usm(what: str, addr: int, ctx: Any) -> ValueError:
-    return _bad(f"{what} {addr:#x} is not USM memory of the SYCL context named by 'syclobj' ({ctx})")
+def _not_usm(what: str, addr: int, ctx: Any, fail: Any = _bad) -> ValueError:
+    return fail(f"{what} {addr:#x} is not USM memory of the SYCL context named by 'syclobj' ({ctx})")
 
 
 def _pointer_info(ctx: Any, syclobj: Any, addr: int) -> tuple[str | None, int, int]:
@@ -173,6 +173,47 @@ def _pointer_info(ctx: Any, syclobj: Any, addr: int) -> tuple[str | None, int, i
     return (kind if kind in _MEMORY else None, 0, 0)
 
 
+def check_extent(
+    ctx: Any, syclobj: Any, ptr: int, start: int, end: int, *, empty: bool = False,
+    fail: Any = _bad,
+) -> str:
+    """The USM type of ``ptr``, after checking that bytes ``[start, end)`` lie in the
+    allocation holding it (ValueError otherwise).  Where the runtime does not tell the
+    allocation's bounds, both ends must at least be USM memory of the same kind.
+    ``fail(why)`` makes the exception raised."""
+    usm_type, base, size = _pointer_info(ctx, syclobj, ptr)
+    if usm_type is None:
+        raise _not_usm("pointer", ptr, ctx, fail)
+    if size:
+        if not base <= start < end <= base + size:
+            raise fail(
+                f"the view addresses bytes [{start:#x}, {end:#x}) but the allocation holding "
+                f"its pointer is [{base:#x}, {base + size:#x})"
+            )
+    elif not empty:
+        for what, addr in (("first addressed byte", start), ("last addressed byte", end - 1)):
+            kind = _pointer_info(ctx, syclobj, addr)[0]
+            if kind is None:
+                raise _not_usm(what, addr, ctx, fail)
+            if kind != usm_type:
+                raise fail(f"the {what} {addr:#x} lies in another allocation than the pointer")
+    return usm_type
+
+
+def check_memory(mem: Any, what: str) -> int:
+    """The bytes a ``dpctl.memory`` object claims, once the runtime confirms they lie in
+    one USM allocation of its context (ValueError naming ``what`` otherwise): a memory
+    object built over a crafted ``__sycl_usm_array_interface__`` can claim more than
+    was allocated, and every array over it would read past the allocation.  Memory
+    dpctl allocated itself (no ``reference_obj``) is its allocation and needs no query."""
+    ptr, nbytes = int(mem._pointer), int(mem.nbytes)
+    if nbytes and mem.reference_obj is not None:
+        def fail(why: str) -> ValueError:
+            return ValueError(f"{what} claims memory that is not one USM allocation: {why}")
+        check_extent(mem.sycl_context, mem.sycl_queue, ptr, ptr, ptr + nbytes, fail=fail)
+    return nbytes
+
+
 def import_view(obj: Any, iface: Any, be: Any) -> Any:
     """A zero-copy array of the SYCL backend ``be`` over the memory ``iface`` names, on
     the queue of its ``syclobj`` (ValueError or TypeError for anything unsound; see the
@@ -181,25 +222,9 @@ def import_view(obj: Any, iface: Any, be: Any) -> Any:
     q, ctx = _queue_and_context(v.syclobj, be.native_queue)
     syclobj = q if q is not None else ctx
     isz = v.dtype.itemsize
-    usm_type, base, size = _pointer_info(ctx, syclobj, v.ptr)
-    if usm_type is None:
-        raise _not_usm("pointer", v.ptr, ctx)
     empty = v.hi < v.lo
     start, end = (v.ptr, v.ptr + 1) if empty else (v.ptr + v.lo * isz, v.ptr + (v.hi + 1) * isz)
-    if size:
-        if not base <= start < end <= base + size:
-            raise _bad(
-                f"the view addresses bytes [{start:#x}, {end:#x}) but the allocation holding "
-                f"its pointer is [{base:#x}, {base + size:#x})"
-            )
-    elif not empty:
-        # bounds unknown: both ends must at least be USM memory of the context
-        for what, addr in (("first addressed byte", start), ("last addressed byte", end - 1)):
-            kind = _pointer_info(ctx, syclobj, addr)[0]
-            if kind is None:
-                raise _not_usm(what, addr, ctx)
-            if kind != usm_type:
-                raise _bad(f"the {what} {addr:#x} lies in another allocation than the pointer")
+    usm_type = check_extent(ctx, syclobj, v.ptr, start, end, empty=empty)
     try:
         mem = _MEMORY[usm_type](_Extent(start, end - start, syclobj, obj))
     except ValueError:

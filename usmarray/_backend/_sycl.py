@@ -23,8 +23,15 @@ import numpy as np
 from dpctl._sycl_device_factory import _cached_default_device
 from dpctl._sycl_queue_manager import get_device_cached_queue
 
-from . import _construct, _dlpack_import, _onemkl, _suai
-from ._protocol import CREATION_KERNELS, KERNEL_NAMES, BackendBase, Capabilities
+from . import _construct, _dlpack_import, _onemkl, _ranged, _suai
+from ._protocol import (
+    CREATION_KERNELS,
+    ELEMENTWISE_KERNELS,
+    KERNEL_NAMES,
+    REDUCTION_KERNELS,
+    BackendBase,
+    Capabilities,
+)
 from ._sycl_export import _HostView, export, host_accessible
 
 _INT64_MAX = 2**63 - 1
@@ -254,6 +261,10 @@ class SyclBackend(BackendBase):
                     fn = _read_only(fn)
                 elif kname == "meshgrid":
                     fn = _independent(fn, pt)
+                elif kname in ELEMENTWISE_KERNELS:  # the provider's range: see _ranged
+                    fn = _ranged.elementwise(fn, pt)
+                elif kname in REDUCTION_KERNELS:
+                    fn = _ranged.reduction(kname, fn, pt)
                 setattr(self, kname, _placed(fn) if kname in CREATION_KERNELS else fn)
         try:
             from dpctl.utils import get_coerced_usm_type
@@ -513,10 +524,9 @@ class SyclBackend(BackendBase):
         if iface is not None:
             raw = _suai.import_view(obj, iface, self)
             return raw, raw.sycl_queue
-        if isinstance(obj, self.array_type):
-            return obj, obj.sycl_queue
-        inner = getattr(obj, "__usm_ndarray__", None)
+        inner = obj if isinstance(obj, self.array_type) else getattr(obj, "__usm_ndarray__", None)
         if isinstance(inner, self.array_type):
+            _suai.check_memory(inner.usm_data, f"asarray: the {type(obj).__name__}'s memory object")
             return inner, inner.sycl_queue
         return None
 
