@@ -613,3 +613,72 @@ def test_indexing_runs_on_the_arrays_stream():
     np.testing.assert_array_equal(xp.asnumpy(x), want)
     x += 1.0  # the in-place write-back runs on s too
     np.testing.assert_array_equal(xp.asnumpy(x), want + 1)
+
+
+# ---- read-only arrays (issue 14 family 2): CuPy has no flag, the backend keeps one ----------
+def test_broadcast_views_and_their_views_are_read_only():
+    base = arr([1.0, 2.0, 3.0])
+    views = {
+        "broadcast_to": xp.broadcast_to(base, (2, 3)),
+        "broadcast_to, same shape": xp.broadcast_to(base, (3,)),
+        "a row of a broadcast view": xp.broadcast_to(base, (2, 3))[0],
+        "a transposed broadcast view": xp.permute_dims(xp.broadcast_to(base, (2, 3)), (1, 0)),
+        "x.mT of a broadcast view": xp.broadcast_to(base, (2, 3)).mT,
+        "expand_dims of a row of one": xp.expand_dims(xp.broadcast_to(base, (2, 3))[1], axis=0),
+    }
+    for what, v in views.items():
+        assert v.flags.writable is False, what
+        with pytest.raises(ValueError, match="read-only"):
+            v[...] = 7.0
+        with pytest.raises(ValueError, match="read-only"):
+            v += 1.0
+    np.testing.assert_array_equal(xp.asnumpy(base), [1.0, 2.0, 3.0])
+    c = xp.asarray(views["broadcast_to"], copy=True)
+    assert c.flags.writable
+    c[0, 0] = 9.0
+    assert xp.asnumpy(c)[1, 0] == 1.0
+
+
+def test_read_only_travels_through_dlpack_and_cuda_array_interface():
+    ro = xp.broadcast_to(arr([1.0, 2.0, 3.0]), (2, 3))
+    assert ro.__cuda_array_interface__["data"][1] is True
+    assert arr([1.0]).__cuda_array_interface__["data"][1] is False
+    # DLPack 1.x carries the flag: a usmarray consumer gets a read-only array
+    back = xp.from_dlpack(_Producer(ro, legacy=False))
+    assert back.flags.writable is False
+    with pytest.raises(ValueError, match="read-only"):
+        back[0, 0] = 5.0
+
+    class CAI:  # a producer that says its memory is read-only
+        def __init__(self, a):
+            d = dict(a.__cuda_array_interface__)
+            d["data"] = (d["data"][0], True)
+            self.__cuda_array_interface__ = d
+            self._keep = a
+
+    src = arr([1.0, 2.0])
+    imported = xp.asarray(CAI(src))
+    assert imported.flags.writable is False
+    with pytest.raises(ValueError, match="read-only"):
+        imported[0] = 3.0
+    # a DLPack 0.x consumer cannot be told: it gets a copy (or BufferError with copy=False)
+    legacy = cupy.from_dlpack(_Producer(ro, legacy=True))
+    legacy[0, 0] = 9.0
+    assert xp.asnumpy(ro)[0, 0] == 1.0
+    with pytest.raises(BufferError):
+        ro.__dlpack__(copy=False)
+
+
+class _Producer:
+    """``a``'s DLPack export, as a foreign producer: DLPack 0.x only with ``legacy``."""
+
+    def __init__(self, a, legacy):
+        self._a, self._legacy = a, legacy
+
+    def __dlpack_device__(self):
+        return self._a.__dlpack_device__()
+
+    def __dlpack__(self, stream=None, max_version=None, **kw):
+        if self._legacy:
+            return self._a.__dlpack__(stream=stream)
+        return self._a.__dlpack__(stream=stream, max_version=max_version, **kw)

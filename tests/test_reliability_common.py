@@ -76,6 +76,14 @@ def _have_sycl() -> bool:
     return _backend.sycl is not None and _backend.sycl.available()
 
 
+def _have_cuda() -> bool:
+    import conftest  # noqa: F401
+
+    from usmarray import _backend
+
+    return _backend.get_backend("cuda") is not None
+
+
 #: for checks of SYCL USM memory (the constructor, SUAI, kDLOneAPI, USM allocation counts)
 needs_sycl = pytest.mark.skipif(not _have_sycl(), reason="needs a SYCL runtime and device")
 

@@ -22,10 +22,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_reliability_common import _have_sycl, assert_child_ok, begin, child_main
+from test_reliability_common import _have_cuda, _have_sycl, assert_child_ok, begin, child_main
 
 MOD = "test_reliability_layouts"
-DEVICES = ("sycl", "numpy")
+DEVICES = ("sycl", "numpy", "cuda:0")
 
 
 # ---- the shared layout generator ------------------------------------------------------
@@ -532,8 +532,12 @@ def _issue_reproducers(device: str) -> None:
 def _device_params():
     out = []
     for dev in DEVICES:
-        marks = [] if dev == "numpy" or _have_sycl() else [
-            pytest.mark.skip(reason="needs a SYCL runtime and device")]
+        if dev == "cuda:0":
+            marks = [pytest.mark.gpu] + ([] if _have_cuda() else [
+                pytest.mark.skip(reason="needs CuPy and a CUDA GPU")])
+        else:
+            marks = [] if dev == "numpy" or _have_sycl() else [
+                pytest.mark.skip(reason="needs a SYCL runtime and device")]
         out.append(pytest.param(dev, marks=marks))
     return out
 

@@ -31,13 +31,10 @@ class Flags:
 
     __slots__ = ("c_contiguous", "f_contiguous", "writable")
 
-    def __init__(self, raw_flags: Any) -> None:
+    def __init__(self, raw_flags: Any, writable: bool) -> None:
         self.c_contiguous = bool(raw_flags.c_contiguous)
         self.f_contiguous = bool(raw_flags.f_contiguous)
-        w = getattr(raw_flags, "writable", None)
-        if w is None:
-            w = getattr(raw_flags, "writeable", True)
-        self.writable = bool(w)
+        self.writable = writable
 
     @property
     def writeable(self) -> bool:  # NumPy's spelling
@@ -208,7 +205,7 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
     def flags(self) -> Flags:
         """``c_contiguous``, ``f_contiguous`` and ``writable`` (also ``writeable``), the
         same names on every backend; a view of a read-only array is read-only."""
-        return Flags(self._arr.flags)
+        return Flags(self._arr.flags, self._be.writable(self._arr))
 
     @property
     def mT(self) -> usm_ndarray:  # noqa: N802 - the standard's name

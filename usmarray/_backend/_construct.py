@@ -13,7 +13,6 @@ from typing import Any
 import numpy as np
 
 from .. import _dtypes as dt
-from ._suai import check_memory
 
 _ALLOC_KINDS = ("device", "shared", "host")
 _MAX_ALIGNMENT = 2**30  # far beyond any page or cache line; larger ones waste the space
@@ -88,6 +87,8 @@ def construct(
             )
         capacity = None
     elif isinstance(buffer, pt.usm_ndarray) or _sycl.memory_object(buffer):
+        from ._suai import check_memory  # dpctl: only a SYCL backend constructs
+
         if isinstance(buffer, pt.usm_ndarray):
             buffer = buffer.usm_data
         q = buffer.sycl_queue

@@ -55,6 +55,23 @@ _SCORE = {"device": 0, "shared": 1, "host": 2}
 _HOST_MEMORY = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
 _BY_SCORE = ("device", "shared", "host")
 
+#: CuPy arrays have no read-only flag.  A read-only array (a broadcast view, a read-only
+#: import) is a view over memory whose owner is a ``Placed`` with ``read_only`` set, so
+#: every view of it, by any path, shares that memory object and is read-only too, as
+#: NumPy's views inherit their base's flag (issue 14 family 2); copies are writable.
+
+
+def _aliases(raw: Any) -> bool:
+    """Whether elements of ``raw`` share an address (a stride 0 on an axis of 2 or more;
+    an empty array has none, whatever strides CuPy gave it)."""
+    return raw.size > 1 and any(
+        s == 0 and n > 1 for n, s in zip(raw.shape, raw.strides, strict=True))
+
+
+def _marked(raw: Any) -> bool:
+    m = raw.data.mem
+    return m.__class__ is _Unowned and m._owner.__class__ is _Placed and m._owner.read_only
+
 
 _PEERS: set[tuple[int, int]] = set()
 
@@ -182,7 +199,7 @@ class CudaBackend(BackendBase):
 
         self._is_fast = is_fast
         self.fast = FastKernels(is_fast, single)
-        ks = _ndlike_kernels(cupy, host_repeats=True, fast_mean=True)
+        ks = _ndlike_kernels(cupy, host_repeats=True, fast_mean=True, signed_nans=True)
         for kname in ("argmax", "argmin"):
             ks[kname] = make_argext(kname, ks[kname])
         for kname, fn in ks.items():
@@ -194,6 +211,8 @@ class CudaBackend(BackendBase):
         ks["copy"] = self.fast.make_copy(ks["copy"])
         ks["astype"] = self.fast.make_astype(ks["astype"])
         ks["where"] = self.fast.make_where(ks["where"])
+        broadcast_to = ks["broadcast_to"]
+        ks["broadcast_to"] = lambda *a, **k: self.read_only_view(broadcast_to(*a, **k))
         for kname, fn in ks.items():
             setattr(self, kname, fn)
         from ._cuda_linalg import CupyLinalgKernels
@@ -584,8 +603,8 @@ class CudaBackend(BackendBase):
             if src == q:
                 return raw
             ptr = raw.data.ptr if raw.size else 0
-            return _io.view(ptr, raw.shape, raw.dtype, raw.strides, _Placed(q, ut, raw),
-                            q.device_id)
+            return _io.view(ptr, raw.shape, raw.dtype, raw.strides,
+                            _Placed(q, ut, raw, read_only=_marked(raw)), q.device_id)
         return self._cross_device(raw, src, q, ut)
 
     def _cross_device(self, raw: Any, src: CudaQueue, q: CudaQueue, ut: str) -> Any:
@@ -641,8 +660,28 @@ class CudaBackend(BackendBase):
             return raw[key]
         return self._slow(operator.getitem, (raw, key), {})
 
+    def writable(self, raw: Any) -> bool:
+        """False for read-only arrays and their views, and for views whose elements
+        share an address (broadcast views, however they were made)."""
+        return not (_marked(raw) or _aliases(raw))
+
+    def read_only_view(self, raw: Any) -> Any:
+        """A read-only view of ``raw`` (``raw`` itself when it is read-only already or
+        empty: nothing can be written into an empty array)."""
+        if not raw.size or _marked(raw):
+            return raw
+        q = self.queue_of(raw)
+        return _io.view(raw.data.ptr, raw.shape, raw.dtype, raw.strides,
+                        _Placed(q, self.usm_type_of(raw), raw, read_only=True), q.device_id)
+
     def setitem(self, raw: Any, key: Any, value: Any) -> None:
-        """``raw[key] = value`` on ``raw``'s queue (device and stream)."""
+        """``raw[key] = value`` on ``raw``'s queue (device and stream); ValueError for a
+        read-only ``raw``."""
+        if not self.writable(raw):
+            raise ValueError(
+                "assignment destination is read-only (a broadcast view, a view of one, or "
+                "a read-only import); write into a copy (asarray(x, copy=True))"
+            )
         if self._is_fast(raw):
             raw[key] = value
             return
@@ -674,7 +713,7 @@ class CudaBackend(BackendBase):
     # ---- interop ----------------------------------------------------------------------
     def array_attribute(self, raw: Any, name: builtins.str) -> Any:
         if name == "__cuda_array_interface__":
-            return _io.cai_dict(raw, self.queue_of(raw).stream.ptr)
+            return _io.cai_dict(raw, self.queue_of(raw).stream.ptr, not self.writable(raw))
         raise AttributeError(f"arrays of the CUDA backend have no attribute {name!r}")
 
     def dlpack_device(self, raw: Any) -> tuple[int, int]:
@@ -696,6 +735,8 @@ class CudaBackend(BackendBase):
                                   f"array is on {own} and can also go to kDLCPU (1, 0)")
             if copy is not True and self.host_accessible(raw):
                 host = self.host_view(raw)
+                if not self.writable(raw):
+                    host.flags.writeable = False
             elif copy is False:
                 raise BufferError("__dlpack__: CUDA device memory is not host-accessible; "
                                   "exporting to kDLCPU needs copy=True (or None)")
@@ -703,12 +744,21 @@ class CudaBackend(BackendBase):
                 host = self.to_host(raw)
             return host.__dlpack__(max_version=max_version, copy=False if copy is None else copy)
         q = self.queue_of(raw)
+        read_only = not copy and not self.writable(raw)
         src = raw.copy() if copy else raw
         kw: dict[builtins.str, Any] = {"stream": stream}
         if max_version is not None:
             kw["max_version"] = max_version
         with cupy.cuda.Device(q.device_id), q.stream:
             cap = src.__dlpack__(**kw)
+            if read_only and not _io.set_capsule_read_only(cap):
+                # DLPack before 1.0 cannot say read-only: the consumer gets a copy
+                if copy is False:
+                    raise BufferError(
+                        "__dlpack__: this array is read-only and the consumer reads DLPack "
+                        "< 1.0, which has no read-only flag; pass copy=None or True"
+                    )
+                cap = raw.copy().__dlpack__(**kw)
         if own[0] != _io.KDL_CUDA:
             _io.set_capsule_device(cap, *own)
         return cap
@@ -727,7 +777,8 @@ class CudaBackend(BackendBase):
         iface = _io.read_cai(obj)
         if iface is None:
             return None
-        return _io.import_cai(obj, iface, self._wait_on_foreign, self._defaults.__getitem__)
+        raw, q = _io.import_cai(obj, iface, self._wait_on_foreign, self._defaults.__getitem__)
+        return (self.read_only_view(raw) if iface["data"][1] else raw), q
 
     def from_dlpack(self, x: Any, dev: tuple[int, int], q: Any, copy: Any) -> Any:
         """A raw array from a DLPack producer on a CUDA device (kDLCUDA, kDLCUDAHost,
@@ -752,6 +803,8 @@ class CudaBackend(BackendBase):
             raise BufferError(f"from_dlpack: __dlpack_device__() said {dev}, the capsule "
                               f"says {t['dev']}")
         raw = _io.import_capsule(t, home)
+        if t["read_only"]:
+            raw = self.read_only_view(raw)
         if q is not None and q != home:
             if copy is False and q.device_id != home.device_id:
                 raise BufferError("from_dlpack: copy=False, but the producer's data is on "

@@ -488,6 +488,10 @@ def make_argext(name: str, fallback: Any) -> Any:
 
     def fn(a: Any, axis: Any = None, keepdims: bool = False) -> Any:
         if a.__class__ is _nd and a.dtype in floats and a.size:
+            if not a.flags.c_contiguous:
+                # the kernel's _J counts positions in the order CuPy walks the memory,
+                # which for a transposed, flipped or stepped view is not the logical order
+                a = cupy.ascontiguousarray(a)
             rk = rk32 if a.size < 2**31 else rk64
             return rk(a, axis=axis, keepdims=keepdims)
         return fallback(a, axis=axis, keepdims=keepdims)

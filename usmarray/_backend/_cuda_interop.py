@@ -66,6 +66,7 @@ _TENSOR = "PiiiBBHPPQ"
 _LEGACY = struct.Struct("@" + _TENSOR + "PP")
 _VERSIONED = struct.Struct("@IIPPQ" + _TENSOR)
 _DEVICE_OFFSET = {False: struct.calcsize("@P"), True: struct.calcsize("@IIPPQ") + struct.calcsize("@P")}
+_FLAGS_OFFSET = struct.calcsize("@IIPP")  # DLManagedTensorVersioned.flags (uint64)
 
 
 def _address_range() -> Any:
@@ -127,14 +128,16 @@ def _span(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int) -> tu
 
 class Placed:
     """Owner of memory that is not plain device memory on the default stream: its
-    queue, its usm_type, and what keeps it alive (``keep``)."""
+    queue, its usm_type, what keeps it alive (``keep``), and whether arrays over it are
+    read-only."""
 
-    __slots__ = ("queue", "usm_type", "keep")
+    __slots__ = ("queue", "usm_type", "keep", "read_only")
 
-    def __init__(self, queue: Any, usm_type: str, keep: Any) -> None:
+    def __init__(self, queue: Any, usm_type: str, keep: Any, read_only: bool = False) -> None:
         self.queue = queue
         self.usm_type = usm_type
         self.keep = keep
+        self.read_only = read_only
 
 
 def view(ptr: int, shape: tuple, dtype: np.dtype, strides: tuple | None, owner: Placed,
@@ -162,13 +165,13 @@ def _c_strides(shape: tuple, itemsize: int) -> list[int]:
 
 
 # ---- __cuda_array_interface__ -----------------------------------------------------------
-def cai_dict(raw: Any, stream_ptr: int) -> dict[str, Any]:
+def cai_dict(raw: Any, stream_ptr: int, read_only: bool = False) -> dict[str, Any]:
     """Version 3 of the interface for ``raw``; ``stream`` is the producer's stream (1
     for the legacy default stream)."""
     strides = None if raw.flags.c_contiguous else raw.strides
     return {
         "shape": raw.shape, "typestr": raw.dtype.str, "descr": [("", raw.dtype.str)],
-        "data": (raw.data.ptr if raw.size else 0, False), "strides": strides,
+        "data": (raw.data.ptr if raw.size else 0, read_only), "strides": strides,
         "version": 3, "stream": stream_ptr if stream_ptr else 1,
     }
 
@@ -260,6 +263,16 @@ def set_capsule_device(capsule: Any, dev_type: int, dev_id: int) -> None:
     off = _DEVICE_OFFSET[versioned]
     C.c_int32.from_address(addr + off).value = dev_type
     C.c_int32.from_address(addr + off + 4).value = dev_id
+
+
+def set_capsule_read_only(capsule: Any) -> bool:
+    """Set DLPACK_FLAG_BITMASK_READ_ONLY in a versioned capsule; False for a DLPack 0.x
+    capsule, which has no flags."""
+    if not _is_valid(capsule, _NAMES[True]):
+        return False
+    addr = _get_pointer(capsule, _NAMES[True])
+    C.c_uint64.from_address(addr + _FLAGS_OFFSET).value |= 1
+    return True
 
 
 # ---- DLPack import ---------------------------------------------------------------------
@@ -369,5 +382,5 @@ def import_capsule(t: dict[str, Any], queue: Any) -> Any:
 __all__ = [
     "DEVICE_TYPES", "KDL_CPU", "KDL_CUDA", "KDL_CUDA_HOST", "KDL_CUDA_MANAGED", "Placed",
     "cai_dict", "check_memory", "import_cai", "import_capsule", "read_cai", "read_capsule",
-    "set_capsule_device", "view",
+    "set_capsule_device", "set_capsule_read_only", "view",
 ]

@@ -42,7 +42,7 @@ UniqueInverse = namedtuple("UniqueInverse", ["values", "inverse_indices"])
 
 def kernels(
     xp: Any, scalar_to_array: Callable[[Any], Any] | None = None, host_repeats: bool = False,
-    fast_mean: bool = False,
+    fast_mean: bool = False, signed_nans: bool = False,
 ) -> dict[str, Any]:
     """The array-API kernels of module ``xp`` (see the module docstring).
 
@@ -50,15 +50,25 @@ def kernels(
     modules, like NumPy, whose reductions return scalars); CuPy needs none.
     ``host_repeats``: ``xp.repeat`` takes repeat counts as Python ints only (CuPy).
     ``fast_mean``: ``mean`` as the sum divided by the count (CuPy's mean is slower).
+    ``signed_nans``: ``xp.sort`` orders a NaN with its sign bit set before every number
+    (CuPy's radix sort reads the bits); sorting gives such NaNs the sign of +NaN first,
+    so every NaN sorts last, as the standard and NumPy have it.
     """
     arr = xp.ndarray
 
+    def keys(a: Any) -> Any:
+        if signed_nans and a.dtype.kind == "f":
+            return xp.where(xp.isnan(a), xp.asarray(xp.nan, dtype=a.dtype), a)
+        return a
+
     def sort(a: Any, axis: int = -1, descending: bool = False, stable: bool = True) -> Any:
+        a = keys(a)
         if not descending:
             return xp.sort(a, axis=axis, kind="stable" if stable else None)
         return xp.flip(xp.sort(xp.flip(a, axis=axis), axis=axis, kind="stable"), axis=axis)
 
     def argsort(a: Any, axis: int = -1, descending: bool = False, stable: bool = True) -> Any:
+        a = keys(a)
         if not descending:
             return xp.argsort(a, axis=axis, kind="stable" if stable else None)
         # stable descending: ascending sort of the reversed array, indices mapped back

@@ -186,6 +186,12 @@ class BackendBase:
     def available(self) -> bool:
         return True
 
+    def writable(self, raw: Any) -> bool:
+        """Whether ``raw`` may be written (False for broadcast views and read-only
+        imports, and every view of them): the raw array's own ``writable`` flag."""
+        f = raw.flags
+        return bool(getattr(f, "writable", getattr(f, "writeable", True)))
+
     def owns_native(self, obj: Any) -> bool:
         """Whether ``obj`` is one of this backend's queues (or native device objects)."""
         try:

@@ -87,6 +87,8 @@ def elementwise(fn: Callable[..., Any], pt: Any) -> Callable[..., Any]:
         shape = _broadcast_shape([a.shape for a in arrays])
         if math.prod(shape) < LIMIT:
             return fn(*args, **kwargs)
+        if kwargs.get("out") is None and _too_big(shape, arrays[0]):
+            return fn(*args, **kwargs)  # its allocation of the result fails first: MemoryError
         out = kwargs.pop("out", None)
         ops = [pt.broadcast_to(a, shape) if type(a) is at else a for a in args]
         if out is None:
@@ -99,6 +101,12 @@ def elementwise(fn: Callable[..., Any], pt: Any) -> Callable[..., Any]:
         return out
 
     return kernel
+
+
+def _too_big(shape: tuple[int, ...], like: Any) -> bool:
+    """Whether a result of ``shape`` (of ``like``'s item size at least) cannot fit the
+    device's memory, so that the provider's own allocation refuses it before any launch."""
+    return math.prod(shape) * like.itemsize > like.sycl_device.global_mem_size
 
 
 def _axes(axis: Any, nd: int) -> tuple[int, ...]:
@@ -167,9 +175,11 @@ def reduction(name: str, fn: Callable[..., Any], pt: Any) -> Callable[..., Any]:
     def kernel(x: Any, *args: Any, **kwargs: Any) -> Any:
         if type(x) is not at or x.size < LIMIT or args:
             return fn(x, *args, **kwargs)
+        axes = _axes(kwargs.get("axis"), x.ndim)
+        if _too_big(_kept(x.shape, axes), x):
+            return fn(x, **kwargs)  # its allocation of the result fails first: MemoryError
         axis = kwargs.pop("axis", None)
         keepdims = bool(kwargs.pop("keepdims", False))
-        axes = _axes(axis, x.ndim)
         if name in COMBINE:
             join = getattr(pt, COMBINE[name])
             out = _reduce_pieces(pt, x, axes,
