@@ -3,7 +3,9 @@ process, interleaved rounds, with the A/A noise (the old revision against itself
 
 ``python -m benchmarks.ab REV [--device numpy] [--rounds 25]`` extracts ``usmarray/``
 at ``REV`` as a package named ``usmarray_at_rev`` in a temporary folder and times the
-same small cases on both, so that machine load moves both sides alike.
+same small cases on both, so that machine load moves both sides alike.  Where git is
+missing (a GPU machine), ``--extracted DIR`` names a folder that holds
+``usmarray_at_rev/`` already (``git archive REV usmarray`` renamed).
 """
 
 from __future__ import annotations
@@ -35,6 +37,11 @@ def cases(xp: Any, device: str) -> dict[str, Any]:
     x = xp.asarray(np.linspace(0, 1, 100), device=device)
     y = xp.asarray(np.linspace(1, 2, 100), device=device)
     m = xp.reshape(x, (10, 10))
+    row = xp.broadcast_to(x[:10], (10, 10))
+    w = xp.asarray(np.zeros(100), device=device)
+
+    def setitem() -> None:
+        w[0:5] = 1.0
 
     def sync(r: Any) -> None:
         r.device.wait()
@@ -47,6 +54,8 @@ def cases(xp: Any, device: str) -> dict[str, Any]:
         "slice x[10:60]": lambda: x[10:60],
         "reshape (10,10)": lambda: xp.reshape(x, (10, 10)),
         "permute_dims": lambda: xp.permute_dims(m, (1, 0)),
+        "m + broadcast": lambda: sync(m + row),
+        "setitem w[0:5]": setitem,
     }
 
 
@@ -63,9 +72,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--device", default="numpy", help="device filter string (default numpy)")
     p.add_argument("--rounds", type=int, default=25)
     p.add_argument("--calls", type=int, default=0, help="calls per round (default: by device)")
+    p.add_argument("--extracted", default="",
+                   help="a folder holding usmarray_at_rev/ already (where git is missing)")
     args = p.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
-        _extract(args.rev, Path(tmp))
+        if args.extracted:
+            tmp = str(Path(args.extracted).resolve())
+        else:
+            _extract(args.rev, Path(tmp))
         sys.path.insert(0, tmp)
         sys.path.insert(0, str(ROOT))
         new = importlib.import_module("usmarray")
