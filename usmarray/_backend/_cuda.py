@@ -663,7 +663,7 @@ class CudaBackend(BackendBase):
     def writable(self, raw: Any) -> bool:
         """False for read-only arrays and their views, and for views whose elements
         share an address (broadcast views, however they were made)."""
-        return not (_marked(raw) or _aliases(raw))
+        return not _marked(raw) and (raw._c_contiguous or not _aliases(raw))
 
     def read_only_view(self, raw: Any) -> Any:
         """A read-only view of ``raw`` (``raw`` itself when it is read-only already or
@@ -677,12 +677,14 @@ class CudaBackend(BackendBase):
     def setitem(self, raw: Any, key: Any, value: Any) -> None:
         """``raw[key] = value`` on ``raw``'s queue (device and stream); ValueError for a
         read-only ``raw``."""
-        if not self.writable(raw):
+        # plain device memory is never marked, and a C-contiguous view never aliases
+        fast = self._is_fast(raw)
+        if not (fast and raw._c_contiguous) and not self.writable(raw):
             raise ValueError(
                 "assignment destination is read-only (a broadcast view, a view of one, or "
                 "a read-only import); write into a copy (asarray(x, copy=True))"
             )
-        if self._is_fast(raw):
+        if fast:
             raw[key] = value
             return
         q = self.queue_of(raw)
