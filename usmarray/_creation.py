@@ -124,8 +124,8 @@ def full(
             f"{type(fill_value).__name__}"
         )
     d = _dtype_or(dtype, scalar_default_dtype(fill_value, q), q, "full")
-    if type(fill_value) is int and d in dt.INTEGER and not dt.integer_fits(d, fill_value):
-        raise OverflowError(f"full: fill_value {fill_value} does not fit dtype {d}")
+    if type(fill_value) is int and d in dt.INTEGER:
+        dt.check_integer_fits(d, fill_value, "full: fill_value")
     fill_value = fill_scalar(fill_value, d, "full")
     return wrap_with(be, _alloc(be, q, d, be.full, _shape(shape, "full"), fill_value, dtype=d, usm_type=ut, queue=q))
 

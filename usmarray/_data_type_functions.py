@@ -38,12 +38,7 @@ def scalar_result_dtype(d: np.dtype, value: Any, fname: str) -> np.dtype:
             return d
     elif t is int:
         if d in dt.INTEGER:
-            if not dt.integer_fits(d, value):
-                info = np.iinfo(d)
-                raise OverflowError(
-                    f"{fname}: Python int {value} does not fit dtype {d} "
-                    f"(range {info.min} .. {info.max})"
-                )
+            dt.check_integer_fits(d, value, fname)
             return d
         if d in dt.FLOATING:
             return d

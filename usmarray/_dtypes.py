@@ -219,3 +219,13 @@ def scalar_kind_dtype(value: object) -> np.dtype | None:
 def integer_fits(dtype: np.dtype, value: int) -> builtins.bool:
     info = np.iinfo(dtype)
     return info.min <= value <= info.max
+
+
+def check_integer_fits(dtype: np.dtype, value: int, what: str) -> None:
+    """OverflowError, named by ``what`` with the dtype's range, unless the Python int
+    ``value`` fits the integer ``dtype``."""
+    if not integer_fits(dtype, value):
+        info = np.iinfo(dtype)
+        raise OverflowError(
+            f"{what}: Python int {value} does not fit {dtype} (range {info.min} .. {info.max})"
+        )

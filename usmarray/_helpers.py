@@ -98,12 +98,8 @@ def check_scalar(dtype: np.dtype, value: Any, fname: str) -> None:
             f"of dtype {dtype} (allowed: bool with bool; int with integer or floating; "
             "float with floating; complex with complex floating)"
         )
-    if type(value) is int and dtype in dt.INTEGER and not dt.integer_fits(dtype, value):
-        info = np.iinfo(dtype)
-        raise OverflowError(
-            f"{fname}: Python int {value} does not fit dtype {dtype} "
-            f"(range {info.min} .. {info.max})"
-        )
+    if type(value) is int and dtype in dt.INTEGER:
+        dt.check_integer_fits(dtype, value, fname)
 
 
 def scalar_operand_dtype(dtype: np.dtype, value: Any, fname: str) -> np.dtype:

@@ -49,8 +49,8 @@ def asnumpy(x: usm_ndarray, /) -> np.ndarray:
 
 
 def _check_int_range(obj: Any, d: np.dtype) -> None:
-    if type(obj) is int and d in dt.INTEGER and not dt.integer_fits(d, obj):
-        raise OverflowError(f"asarray: Python int {obj} does not fit dtype {d}")
+    if type(obj) is int and d in dt.INTEGER:
+        dt.check_integer_fits(d, obj, "asarray")
 
 
 def _foreign(obj: Any) -> tuple[Any, Any, Any] | None:

@@ -68,6 +68,12 @@ def _aliases(raw: Any) -> bool:
         s == 0 and n > 1 for n, s in zip(raw.shape, raw.strides, strict=True))
 
 
+def _view_of(raw: Any, owner: Any) -> Any:
+    """A view of ``raw``'s elements over memory held by ``owner`` (a ``Placed``)."""
+    return _io.view(raw.data.ptr if raw.size else 0, raw.shape, raw.dtype, raw.strides,
+                    owner, owner.queue.device_id)
+
+
 def _marked(raw: Any) -> bool:
     m = raw.data.mem
     return m.__class__ is _Unowned and m._owner.__class__ is _Placed and m._owner.read_only
@@ -602,9 +608,7 @@ class CudaBackend(BackendBase):
                     stream.wait_event(ev)
             if src == q:
                 return raw
-            ptr = raw.data.ptr if raw.size else 0
-            return _io.view(ptr, raw.shape, raw.dtype, raw.strides,
-                            _Placed(q, ut, raw, read_only=_marked(raw)), q.device_id)
+            return _view_of(raw, _Placed(q, ut, raw, read_only=_marked(raw)))
         return self._cross_device(raw, src, q, ut)
 
     def _cross_device(self, raw: Any, src: CudaQueue, q: CudaQueue, ut: str) -> Any:
@@ -670,9 +674,8 @@ class CudaBackend(BackendBase):
         empty: nothing can be written into an empty array)."""
         if not raw.size or _marked(raw):
             return raw
-        q = self.queue_of(raw)
-        return _io.view(raw.data.ptr, raw.shape, raw.dtype, raw.strides,
-                        _Placed(q, self.usm_type_of(raw), raw, read_only=True), q.device_id)
+        return _view_of(raw, _Placed(self.queue_of(raw), self.usm_type_of(raw), raw,
+                                     read_only=True))
 
     def setitem(self, raw: Any, key: Any, value: Any) -> None:
         """``raw[key] = value`` on ``raw``'s queue (device and stream); ValueError for a

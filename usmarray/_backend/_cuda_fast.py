@@ -97,7 +97,7 @@ def _free_refcounts() -> tuple[int, int]:
 def _grid(n: int) -> tuple[int]:
     return (((n + 3) // 4 + _BLOCK - 1) // _BLOCK,)
 
-_CTYPES = {
+_CTYPES: dict[np.dtype, str] = {
     np.dtype(np.bool_): "bool",
     np.dtype(np.int8): "signed char", np.dtype(np.uint8): "unsigned char",
     np.dtype(np.int16): "short", np.dtype(np.uint16): "unsigned short",
@@ -114,7 +114,7 @@ BINARY = {"add": "x + y", "subtract": "x - y", "multiply": "x * y", "divide": "x
 #: dtypes each binary operation takes the fast path for
 BINARY_DTYPES = {"add": _REAL, "subtract": _REAL, "multiply": _REAL, "divide": _FLOAT}
 #: unary operations: C expression in x per input type
-UNARY = {"sin": {np.dtype(np.float32): "sinf(x)", np.dtype(np.float64): "sin(x)"}}
+UNARY: dict[str, dict[np.dtype, str]] = {"sin": {np.dtype(np.float32): "sinf(x)", np.dtype(np.float64): "sin(x)"}}
 
 
 def _align(d: np.dtype) -> int:
@@ -356,12 +356,21 @@ class FastKernels:
         return fn
 
     def make_unary(self, name: str, fallback: Any) -> Any:
+        return self._one_operand(name, UNARY[name], fallback)
+
+    def make_copy(self, fallback: Any) -> Any:
+        """``copy(a, order=...)``: every layout it takes is C order, so ``order`` only
+        matters to ``fallback``."""
+        return self._one_operand("copy", {d: "x" for d in _CTYPES}, fallback)
+
+    def _one_operand(self, name: str, exprs: dict[np.dtype, str], fallback: Any) -> Any:
+        """``fn(a, ...)``: ``exprs[a.dtype]`` of each element of ``a`` where the fast path
+        takes ``a``, else ``fallback(a, ...)``."""
         run, new_out = self.run, self.new_out
-        exprs = UNARY[name]
         table = self._table(lambda d: self.kernel(((d, False),), d, exprs[d]))
         ok = self._ok
 
-        def fn(a: Any) -> Any:
+        def fn(a: Any, *args: Any, **kw: Any) -> Any:
             if a.__class__ is _nd and self.enabled:
                 d = a.dtype
                 n = a.size
@@ -370,28 +379,10 @@ class FastKernels:
                     out = new_out(a.shape, d, n, s)
                     run(table(d), n, s, (a, out))
                     return out
-            return fallback(a)
+            return fallback(a, *args, **kw)
 
         fn.__name__ = name
         return fn
-
-    def make_copy(self, fallback: Any) -> Any:
-        run, new_out = self.run, self.new_out
-        table = self._table(lambda d: self.kernel(((d, False),), d, "x"))
-        ok = self._ok
-
-        def copy(a: Any, order: Any = "K") -> Any:
-            if a.__class__ is _nd and self.enabled:
-                d = a.dtype
-                n = a.size
-                if d in _CTYPES and n and ok(a, d):
-                    s = _stream_ptr()
-                    out = new_out(a.shape, d, n, s)
-                    run(table(d), n, s, (a, out))
-                    return out
-            return fallback(a, order=order)
-
-        return copy
 
     def make_astype(self, fallback: Any) -> Any:
         run, new_out = self.run, self.new_out

@@ -117,25 +117,42 @@ def _axes(axis: Any, nd: int) -> tuple[int, ...]:
     return tuple(sorted(a % nd for a in axis))
 
 
-def _region(key: Key, axes: tuple[int, ...]) -> Key:
-    """Where a piece's partial result lands in the kept-dims result."""
-    return tuple(slice(0, 1) if k in axes else s for k, s in enumerate(key))
-
-
 def _bounds(key: Key, axes: tuple[int, ...], shape: tuple[int, ...]) -> tuple:
-    """``_region`` as hashable (start, stop) pairs."""
+    """Where a piece's partial result lands in the kept-dims result, as hashable
+    (start, stop) pairs (``_slices`` makes the key)."""
     return tuple((0, 1) if k in axes else (s.start or 0, n if s.stop is None else s.stop)
                  for k, (s, n) in enumerate(zip(key, shape, strict=True)))
 
 
+def _slices(bounds: tuple) -> Key:
+    return tuple(slice(a, b) for a, b in bounds)
+
+
+def _kept(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(1 if k in axes else n for k, n in enumerate(shape))
+
+
+def _partials(x: Any, axes: tuple[int, ...], leaf: Callable[[Any, Key, int], Any],
+              combine: Callable[[Any, Any], Any]) -> dict[tuple, Any]:
+    """``leaf(piece, key, flat_start)`` per piece (kept dims), combined in C order where
+    pieces share a region of the result: {region bounds: partial}."""
+    parts: dict[tuple, Any] = {}
+    for key, flat in pieces(x.shape):
+        region = _bounds(key, axes, x.shape)
+        part = leaf(x[key], key, flat)
+        parts[region] = part if region not in parts else combine(parts[region], part)
+    return parts
+
+
 def _assemble(pt: Any, parts: dict[tuple, Any], shape: tuple[int, ...]) -> Any:
-    if len(parts) == 1:
-        return next(iter(parts.values()))
+    """The kept-dims result of ``shape`` from its regions' partial results."""
     first = next(iter(parts.values()))
+    if len(parts) == 1:
+        return first
     out = pt.empty(shape, dtype=first.dtype, usm_type=first.usm_type,
                    sycl_queue=first.sycl_queue)
     for region, part in parts.items():
-        out[tuple(slice(a, b) for a, b in region)] = part
+        out[_slices(region)] = part
     return out
 
 
@@ -144,20 +161,9 @@ def _finish(pt: Any, out: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
 
 
 def _reduce_pieces(pt: Any, x: Any, axes: tuple[int, ...],
-                   leaf: Callable[[Any, Key], Any],
+                   leaf: Callable[[Any, Key, int], Any],
                    combine: Callable[[Any, Any], Any]) -> Any:
-    """Per-piece ``leaf(piece, key)`` (kept dims) results, combined where pieces share a
-    region of the result, assembled into the kept-dims result."""
-    parts: dict[tuple, Any] = {}
-    for key, _ in pieces(x.shape):
-        region = _bounds(key, axes, x.shape)
-        part = leaf(x[key], key)
-        parts[region] = part if region not in parts else combine(parts[region], part)
-    return _assemble(pt, parts, _kept(x.shape, axes))
-
-
-def _kept(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...]:
-    return tuple(1 if k in axes else n for k, n in enumerate(shape))
+    return _assemble(pt, _partials(x, axes, leaf, combine), _kept(x.shape, axes))
 
 
 #: reductions whose pieces combine with one elementwise function of the provider
@@ -183,7 +189,7 @@ def reduction(name: str, fn: Callable[..., Any], pt: Any) -> Callable[..., Any]:
         if name in COMBINE:
             join = getattr(pt, COMBINE[name])
             out = _reduce_pieces(pt, x, axes,
-                                 lambda p, _: fn(p, axis=axes, keepdims=True, **kwargs), join)
+                                 lambda p, *_: fn(p, axis=axes, keepdims=True, **kwargs), join)
         elif name == "mean":
             out = _mean(pt, x, axes)
         elif name in ("var", "std"):
@@ -202,7 +208,7 @@ def reduction(name: str, fn: Callable[..., Any], pt: Any) -> Callable[..., Any]:
 
 
 def _mean(pt: Any, x: Any, axes: tuple[int, ...]) -> Any:
-    total = _reduce_pieces(pt, x, axes, lambda p, _: pt.sum(p, axis=axes, keepdims=True),
+    total = _reduce_pieces(pt, x, axes, lambda p, *_: pt.sum(p, axis=axes, keepdims=True),
                            pt.add)
     return pt.divide(total, math.prod(x.shape[k] for k in axes))
 
@@ -211,8 +217,8 @@ def _var(pt: Any, x: Any, axes: tuple[int, ...], correction: float) -> Any:
     """Sum of squared deviations from the mean, per piece, over N - correction."""
     m = _mean(pt, x, axes)
 
-    def leaf(p: Any, key: Key) -> Any:
-        d = pt.subtract(p, m[_region(key, axes)])
+    def leaf(p: Any, key: Key, _: int) -> Any:
+        d = pt.subtract(p, m[_slices(_bounds(key, axes, x.shape))])
         return pt.sum(pt.square(d), axis=axes, keepdims=True)
 
     ss = _reduce_pieces(pt, x, axes, leaf, pt.add)
@@ -228,25 +234,23 @@ def _arg(pt: Any, fn: Callable[..., Any], name: str, x: Any, axis: Any) -> Any:
     better = pt.greater if name == "argmax" else pt.less
     extremum = pt.max if name == "argmax" else pt.min
     axes = _axes(axis, x.ndim)
-    parts: dict[tuple, tuple[Any, Any]] = {}
-    for key, flat in pieces(x.shape):
-        p = x[key]
+
+    def leaf(p: Any, key: Key, flat: int) -> tuple[Any, Any]:
         if axis is None:
-            idx = pt.add(fn(p), flat)
-            val = extremum(p)
-        else:
-            k = axes[0]
-            idx = pt.add(fn(p, axis=k, keepdims=True), key[k].start or 0)
-            val = extremum(p, axis=k, keepdims=True)
-        region = _bounds(key, axes, x.shape)
-        if region in parts:
-            best_idx, best_val = parts[region]
-            win = better(val, best_val)
-            if val.dtype.kind in "fc":  # a NaN beats a number, the first NaN stays
-                win = pt.logical_or(win, pt.logical_and(pt.isnan(val),
-                                                        pt.logical_not(pt.isnan(best_val))))
-            idx, val = pt.where(win, idx, best_idx), pt.where(win, val, best_val)
-        parts[region] = (idx, val)
+            return pt.add(fn(p), flat), extremum(p)
+        k = axes[0]
+        return (pt.add(fn(p, axis=k, keepdims=True), key[k].start or 0),
+                extremum(p, axis=k, keepdims=True))
+
+    def pick(best: tuple[Any, Any], new: tuple[Any, Any]) -> tuple[Any, Any]:
+        (best_idx, best_val), (idx, val) = best, new
+        win = better(val, best_val)
+        if val.dtype.kind in "fc":  # a NaN beats a number, the first NaN stays
+            win = pt.logical_or(win, pt.logical_and(pt.isnan(val),
+                                                    pt.logical_not(pt.isnan(best_val))))
+        return pt.where(win, idx, best_idx), pt.where(win, val, best_val)
+
+    parts = _partials(x, axes, leaf, pick)
     if axis is None:
         return next(iter(parts.values()))[0]
     return _assemble(pt, {r: v[0] for r, v in parts.items()}, _kept(x.shape, axes))

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from .. import _dtypes as dt
 from ._signature import Param
 from ._translate import Access
@@ -36,12 +34,7 @@ def cast_scalar(p: Param, v: Any, kname: str) -> Any:
             f"floating), got {type(v).__name__}"
         )
     if d in dt.INTEGER:
-        if not dt.integer_fits(d, v):
-            info = np.iinfo(d)
-            raise OverflowError(
-                f"{kname}: argument {p.name}: Python int {v} does not fit {d} "
-                f"(range {info.min} .. {info.max})"
-            )
+        dt.check_integer_fits(d, v, f"{kname}: argument {p.name}")
         return v
     if d in dt.REAL_FLOATING:
         return float(v)
