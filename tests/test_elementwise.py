@@ -105,3 +105,21 @@ def test_complex_special_values_hold():
     t = xu.asnumpy(xu.tanh(z))[2]
     assert t.real == 1.0 and t.imag == 0.0 and not math.copysign(1.0, t.imag) < 0
     assert complex(xu.sqrt(xu.asarray(-1 + 0j))) == 1j
+
+
+@pytest.mark.parametrize("divisor", [-0.03, 0.03, -0.1, 0.7, -7.0])
+def test_remainder_takes_the_divisors_sign_near_multiples(divisor):
+    # x1 just off a multiple of x2: the rest is tiny and must still carry x2's sign (CuPy
+    # gave +2.8e-17 for x2 = -0.03, where NumPy gives -0.03 + 2.8e-17)
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    k = rng.integers(-300, 300, 4000).astype(np.float64)
+    a = np.concatenate([k * divisor, np.nextafter(k * divisor, np.inf),
+                        np.nextafter(k * divisor, -np.inf), rng.uniform(-10, 10, 4000)])
+    got = xu.asnumpy(xu.remainder(xu.asarray(a), divisor))
+    want = np.remainder(a, divisor)
+    nonzero = got != 0
+    assert np.all(np.signbit(got[nonzero]) == (divisor < 0)), got[nonzero][
+        np.signbit(got[nonzero]) != (divisor < 0)][:5]
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)

@@ -225,6 +225,12 @@ def _cuda_remainder(be: Any, x1: Any, x2: Any, out: Any) -> Any:
     signed_zero = be.logical_and(zero, be.logical_and(be.not_equal(x2, 0),
                                                       be.logical_not(be.isnan(x2))))
     out = be.where(signed_zero, be.copysign(be.zeros_like(out), x2), out)
+    # a nonzero result must take x2's sign too; CuPy returns fmod's tiny positive rest
+    # for x1 just above a multiple of a negative x2 (2.8e-17 for -0.03; NumPy: -0.03 + it)
+    wrong_sign = be.logical_and(
+        be.logical_and(be.not_equal(out, 0), be.isfinite(x2)),
+        be.not_equal(be.signbit(out), be.signbit(x2)))
+    out = be.where(be.logical_and(wrong_sign, be.isfinite(out)), be.add(out, x2), out)
     finite_inf = be.logical_and(be.logical_and(be.isfinite(x1), be.logical_not(zero)),
                                 be.isinf(x2))
     same = be.equal(be.signbit(x1), be.signbit(x2))
