@@ -24,7 +24,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import usmarray as xp  # noqa: E402
-from usmarray._backend import _onemkl  # noqa: E402
+from usmarray._backend._sycl import onemkl as _onemkl  # noqa: E402
 
 
 def _inner(f: Callable[[], object], target_s: float) -> int:

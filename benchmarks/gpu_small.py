@@ -72,7 +72,7 @@ def small_op_fns(n: int = 100) -> dict[str, Any]:
     fast = getattr(be, "fast", None)
     if fast is None or not hasattr(fast, "new_out"):  # a usmarray before the lean launch
         return fns
-    from usmarray._backend import _cuda_fast as cf
+    from usmarray._backend._cuda import fast as cf
 
     old = cf.FastKernels(be._is_fast, be._single, lean=False, spare=False)
     old_add = old.make_binary("add", be.add)

@@ -116,7 +116,7 @@ def cuda_section(quick: bool) -> None:
     k = kernel("float32[:] x, float32[:] y", "y(i0) = x(i0) + x(i0);", shape="y")
     k(x, y)
     launch, packed, gsize = k._last[4], k._last[5], k._last[6]
-    from usmarray._backend import _program_cuda as pc
+    from usmarray._backend._cuda import program as pc
 
     grid, block = pc._grid(gsize)
     args = tuple(packed)

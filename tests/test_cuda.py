@@ -523,7 +523,7 @@ def test_spare_outputs_are_never_live():
 
 @pytest.mark.parametrize("lean", [True, False])
 def test_lean_and_function_launch_agree(lean):
-    from usmarray._backend._cuda_fast import FastKernels
+    from usmarray._backend._cuda.fast import FastKernels
 
     fk = FastKernels(be._is_fast, be._single, lean=lean, spare=lean)
     add = fk.make_binary("add", be.add)

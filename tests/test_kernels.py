@@ -302,7 +302,7 @@ def test_compiler_error_carries_source_and_log():
 
 @sycl
 def test_float64_needs_fp64(monkeypatch):
-    from usmarray._backend import _program_sycl
+    from usmarray._backend._sycl import program as _program_sycl
 
     monkeypatch.setattr(_program_sycl, "has_fp64", lambda q: False)
     k = kernel("float32[:] y", "float64 t = 2; y(i0) = (float32)t;", shape="y")

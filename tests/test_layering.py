@@ -157,3 +157,36 @@ def test_namespace_layer_names_no_runtime_and_no_sycl_attribute(mod):
             # passed on to a kernel
             bad.append(f"sycl_queue= (line {node.value.lineno})")
     assert not bad, f"usmarray.{mod} names {bad}"
+
+
+#: one room (package) per backend under _backend/; what they share lives beside them
+BACKEND_ROOMS = ("_sycl", "_cuda", "_numpy")
+
+
+def _room(mod: str) -> str | None:
+    parts = mod.split(".")
+    if parts[0] == "_backend" and len(parts) > 1 and parts[1] in BACKEND_ROOMS:
+        return parts[1]
+    return None
+
+
+def test_every_backend_has_its_own_room():
+    flat = [m for m in MODULES if m.startswith("_backend.") and _room(m) is None
+            and any(k in m for k in ("sycl", "cuda", "onemkl", "cupy", "dpctl"))]
+    assert not flat, f"backend-specific modules outside their room: {flat}"
+    for room in BACKEND_ROOMS:
+        assert f"_backend.{room}" in MODULES, f"_backend/{room}/ is missing"
+
+
+def test_no_backend_room_imports_another():
+    bad = [f"{m} -> {t}" for m, ts in GRAPH.items() for t in ts
+           if _room(m) and _room(t) and _room(m) != _room(t)]
+    assert not bad, "imports between backend rooms:\n" + "\n".join(bad)
+
+
+def test_shared_backend_modules_import_no_room():
+    # the registry (_backend/__init__.py) alone loads the rooms
+    bad = [f"{m} -> {t}" for m, ts in GRAPH.items()
+           if m.startswith("_backend.") and _room(m) is None
+           for t in ts if _room(t)]
+    assert not bad, "shared backend modules that import a backend's room:\n" + "\n".join(bad)

@@ -140,7 +140,7 @@ def _pieces_match_numpy() -> None:
     from test_reliability_layouts import layout, realize, shapes
 
     import usmarray as xp
-    from usmarray._backend import _ranged
+    from usmarray._backend._sycl import ranged as _ranged
 
     _ranged.LIMIT, _ranged.PIECE = 64, 7
     rng = np.random.default_rng(0)

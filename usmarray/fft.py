@@ -1,7 +1,7 @@
 """The ``fft`` extension of the array API standard (2025.12), on the arrays' device.
 
 Transforms run on the operand's SYCL device through oneMKL's DFT (reached through
-``dpnp.fft`` by ``usmarray._backend._onemkl``, zero-copy); without dpnp they fall back
+``dpnp.fft`` by ``usmarray._backend._sycl.onemkl``, zero-copy); without dpnp they fall back
 to NumPy on the host (see ``docs/linalg_fft.md``).  ``fftfreq``, ``rfftfreq``,
 ``fftshift`` and ``ifftshift`` are built from the kernel provider's device kernels.
 

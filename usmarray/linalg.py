@@ -2,7 +2,7 @@
 
 Decompositions, inverses and solvers run through the backend's LAPACK-type kernels
 (``be.linalg``/``be.eig``: on a SYCL device oneMKL through dpnp without copying the
-data, see ``usmarray._backend._onemkl``; NumPy on the NumPy backend).  Everything else
+data, see ``usmarray._backend._sycl.onemkl``; NumPy on the NumPy backend).  Everything else
 (norms, traces, diagonals, cross and outer products, the power and the pseudo-inverse
 built on those kernels) is composed of the backend's device kernels.  On SYCL devices
 ``eig`` and ``eigvals`` run a shifted QR algorithm on the device, because oneMKL has no

@@ -43,7 +43,7 @@ import numpy as np
 
 from .. import _dtypes as dt
 from . import _host_memory
-from ._construct import _check_layout_flags
+from ._layout import check_layout_flags
 
 KDL_CPU, KDL_ONEAPI = 1, 14
 _READ_ONLY, _IS_COPIED = 1, 2
@@ -468,7 +468,7 @@ def _usm(t: _Tensor, q: Any, copy: bool | None) -> tuple[Any, bool]:
                                   offset=-t.lo)
     try:
         if _overlaps(t):
-            _check_layout_flags(raw)
+            check_layout_flags(raw)
     except ValueError:
         # elements overlap in a layout the provider flags as contiguous: its kernels
         # would read it as a dense block, so copy element by element through the host

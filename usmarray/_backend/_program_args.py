@@ -1,5 +1,5 @@
 """The argument layout and packing both kernel-factory launchers share
-(``_program_sycl``, ``_program_cuda``): per parameter, how its value is packed, and
+(``_sycl/program``, ``_cuda/program``): per parameter, how its value is packed, and
 where each scalar sits among the kernel's arguments.  A backend's launcher derives from
 :class:`Packer` and states only how it passes a pointer, an element offset, strides in
 elements, the error record and an int64."""

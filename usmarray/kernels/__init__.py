@@ -3,7 +3,7 @@ factory (``kernel``) and an elementwise helper on top of it (``elementwise``).
 
 See docs/kernels.md.  This package is namespace layer: it checks arguments and emits
 OpenCL C or CUDA C; compiling and launching is the backend layer's
-(``usmarray/_backend/_program_sycl.py``, ``_program_cuda.py``).
+(``usmarray/_backend/_sycl/program.py``, ``_cuda/program.py``).
 """
 
 from __future__ import annotations

@@ -8,8 +8,8 @@ from typing import Any
 
 #: backend name -> the module (in the backend layer) that compiles for it
 COMPILERS = {
-    "sycl": "usmarray._backend._program_sycl",
-    "cuda": "usmarray._backend._program_cuda",
+    "sycl": "usmarray._backend._sycl.program",
+    "cuda": "usmarray._backend._cuda.program",
 }
 _loaded: dict[str, ModuleType] = {}
 

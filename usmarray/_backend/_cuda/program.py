@@ -22,7 +22,7 @@ from typing import Any
 import cupy
 import numpy as np
 
-from ._program_args import Packer
+from .._program_args import Packer
 
 LANGUAGE = "cuda"
 NAME = "cuda"
@@ -121,7 +121,7 @@ def _grid(gsize: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
 
 class Launcher(Packer):
     """The launch path of one compiled kernel (the interface of
-    ``_program_sycl.Launcher``): arrays pass as CuPy arrays (their data pointer,
+    ``_sycl/program.Launcher``): arrays pass as CuPy arrays (their data pointer,
     offset included), sizes and strides as int64, scalars as NumPy scalars; the launch
     is asynchronous on the queue's stream (stream order is the only order CUDA needs)."""
 

@@ -23,8 +23,8 @@ import numpy as np
 from dpctl._sycl_device_factory import _cached_default_device
 from dpctl._sycl_queue_manager import get_device_cached_queue
 
-from . import _construct, _dlpack_import, _onemkl, _ranged, _suai
-from ._protocol import (
+from .. import _dlpack_import
+from .._protocol import (
     CREATION_KERNELS,
     ELEMENTWISE_KERNELS,
     KERNEL_NAMES,
@@ -32,7 +32,11 @@ from ._protocol import (
     BackendBase,
     Capabilities,
 )
-from ._sycl_export import _HostView, export, host_accessible
+from . import construct as _construct
+from . import onemkl as _onemkl
+from . import ranged as _ranged
+from . import suai as _suai
+from .export import _HostView, export, host_accessible
 
 _INT64_MAX = 2**63 - 1
 _PAGE = 4096
@@ -261,7 +265,7 @@ class SyclBackend(BackendBase):
                     fn = _read_only(fn)
                 elif kname == "meshgrid":
                     fn = _independent(fn, pt)
-                elif kname in ELEMENTWISE_KERNELS:  # the provider's range: see _ranged
+                elif kname in ELEMENTWISE_KERNELS:  # the provider's range: see ranged
                     fn = _ranged.elementwise(fn, pt)
                 elif kname in REDUCTION_KERNELS:
                     fn = _ranged.reduction(kname, fn, pt)
@@ -476,7 +480,7 @@ class SyclBackend(BackendBase):
 
     def construct(self, *args: Any) -> Any:
         """The ``usm_ndarray(shape, dtype, buffer, strides, offset, order,
-        buffer_ctor_kwargs)`` constructor's raw array (see ``_construct``)."""
+        buffer_ctor_kwargs)`` constructor's raw array (see ``construct``)."""
         return _construct.construct(self, *args)
 
     def buffer_of(self, raw: Any) -> Any:
@@ -519,7 +523,7 @@ class SyclBackend(BackendBase):
 
     def foreign(self, obj: Any) -> tuple[Any, Any] | None:
         """A zero-copy view of a foreign SYCL array: a ``__sycl_usm_array_interface__``
-        (validated: see ``_suai``) or a dpnp/dpctl array, with its queue."""
+        (validated: see ``suai``) or a dpnp/dpctl array, with its queue."""
         iface = _suai.foreign_interface(obj, self.array_type)
         if iface is not None:
             raw = _suai.import_view(obj, iface, self)
@@ -549,7 +553,7 @@ class SyclBackend(BackendBase):
             return self.to_queue(raw, q)
         return self.from_host(self.to_host(raw), raw.usm_type, q)
 
-    # ---- linear algebra and FFT: oneMKL through dpnp (see _onemkl) --------------
+    # ---- linear algebra and FFT: oneMKL through dpnp (see onemkl) --------------
     @staticmethod
     def linalg(fname: builtins.str, *raws: Any, **kw: Any) -> Any:
         return _onemkl.linalg(fname, *raws, **kw)

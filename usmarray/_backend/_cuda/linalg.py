@@ -1,6 +1,6 @@
 """LAPACK-like and FFT kernels for CUDA arrays: cuSOLVER, cuBLAS and cuFFT via CuPy.
 
-:class:`CupyLinalgKernels` has the shape of the kernel sets in ``_onemkl`` (``linalg``
+:class:`CupyLinalgKernels` has the shape of the kernel sets in ``_sycl/onemkl`` (``linalg``
 and ``fft`` namespaces of NumPy-shaped functions, ``errors``, ``wrap``/``unwrap``,
 ``on_device``, ``dpnp`` for ``matmul``/``tensordot``) plus ``eig(raw, vectors)``.
 Every routine runs on the operand's queue (device and stream) with results in its

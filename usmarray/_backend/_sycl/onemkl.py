@@ -26,8 +26,8 @@ from typing import Any, Literal, NoReturn
 
 import numpy as np
 
-from ._errors import alloc_failed
-from ._protocol import HostFallbackWarning, LinAlgError
+from .._errors import alloc_failed
+from .._protocol import HostFallbackWarning, LinAlgError
 
 #: the SYCL backend these kernels serve (set once by it: :func:`bind_sycl`)
 _sycl: Any = None

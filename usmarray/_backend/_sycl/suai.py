@@ -5,7 +5,7 @@ Validated before any memory is touched: the dictionary's types and lengths,
 (lowest to highest addressed element) inside the address space and under 2**62
 bytes, no dense self-overlap, a ``syclobj`` naming a context, and a pointer that is
 USM memory of that context.  Where the backend tells the bounds of the allocation
-holding the pointer (OpenCL, Level Zero: ``_backend/_usm_query.py``), the extent
+holding the pointer (OpenCL, Level Zero: ``_backend/_sycl/usm_query.py``), the extent
 must lie inside them.  Elsewhere the first and last addressed bytes must be USM
 memory of the context, and the producer is trusted that they belong to the
 pointer's allocation.
@@ -23,11 +23,11 @@ import dpctl
 import dpctl.memory as dpm
 import numpy as np
 
-from .. import _dtypes as dt
-from ._usm_query import pointer_info
+from ... import _dtypes as dt
+from .._layout import INDEX_LIMIT
+from .usm_query import pointer_info
 
 _MEMORY = {"device": dpm.MemoryUSMDevice, "shared": dpm.MemoryUSMShared, "host": dpm.MemoryUSMHost}
-_INDEX_LIMIT = 2**62
 _ADDRESS_LIMIT = 2**64
 
 
@@ -62,14 +62,14 @@ def check_usm_interface(iface: Any) -> Interface:
     if not (isinstance(data, tuple) and len(data) == 2 and type(data[0]) is int
             and 0 <= data[0] < _ADDRESS_LIMIT):
         raise _bad(f"'data' must be (pointer, read_only) with a pointer in [0, 2**64), got {data!r}")
-    if not (isinstance(shape, tuple) and all(type(n) is int and 0 <= n < _INDEX_LIMIT for n in shape)):
+    if not (isinstance(shape, tuple) and all(type(n) is int and 0 <= n < INDEX_LIMIT for n in shape)):
         raise _bad(f"'shape' must be a tuple of non-negative ints, got {shape!r}")
     if strides is not None and not (
         isinstance(strides, tuple) and len(strides) == len(shape)
-        and all(type(s) is int and -_INDEX_LIMIT < s < _INDEX_LIMIT for s in strides)
+        and all(type(s) is int and -INDEX_LIMIT < s < INDEX_LIMIT for s in strides)
     ):
         raise _bad(f"'strides' must be None or a tuple of {len(shape)} ints, got {strides!r}")
-    if type(offset) is not int or not -_INDEX_LIMIT < offset < _INDEX_LIMIT:
+    if type(offset) is not int or not -INDEX_LIMIT < offset < INDEX_LIMIT:
         raise _bad(f"'offset' must be an int, got {offset!r}")
     if not isinstance(typestr, str):
         raise _bad(f"'typestr' must be a string, got {typestr!r}")
@@ -91,7 +91,7 @@ def check_usm_interface(iface: Any) -> Interface:
         full = list(strides)
     lo = offset + sum(s * (n - 1) for s, n in zip(full, shape, strict=True) if s < 0)
     hi = offset + sum(s * (n - 1) for s, n in zip(full, shape, strict=True) if s > 0)
-    if (hi - lo + 1) * isz >= _INDEX_LIMIT:
+    if (hi - lo + 1) * isz >= INDEX_LIMIT:
         raise _bad(f"shape {shape}, strides {strides} and offset {offset} span 2**62 bytes or more")
     if not (0 <= ptr + lo * isz and ptr + (hi + 1) * isz <= _ADDRESS_LIMIT):
         raise _bad(

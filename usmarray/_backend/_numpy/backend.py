@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from . import _dlpack_import
-from ._protocol import KERNEL_NAMES, BackendBase, Capabilities, LinAlgError
+from .. import _dlpack_import
+from .._protocol import KERNEL_NAMES, BackendBase, Capabilities, LinAlgError
 
 _ndarray = np.ndarray
 _asarray = np.asarray

@@ -27,7 +27,7 @@ from typing import Any
 import dpctl
 import dpctl.program as dpp
 
-from ._program_args import Packer
+from .._program_args import Packer
 
 try:
     from dpctl.utils import SequentialOrderManager

@@ -12,13 +12,13 @@ array's memory object tells its kind and queue at the cost of one attribute read
 plain pool memory is "device" memory on the default queue (the fast path); managed
 memory on the default queue is a ``ManagedMemory``; everything else (another
 stream, pinned host memory, imported memory) is an ``UnownedMemory`` whose owner
-is a :class:`~._cuda_interop.Placed` naming its queue and kind.
+is a :class:`~.interop.Placed` naming its queue and kind.
 
 Kernels.  Every name of ``KERNEL_NAMES`` with the array API's calling convention
 (built from CuPy by :mod:`._ndlike`).  Operands of plain device memory on the
 default queue call CuPy directly (and contiguous ones of add, subtract, multiply,
 divide, sin, copy, astype and where go to the vectorized kernels of
-:mod:`._cuda_fast`); anything else runs on the operands' queue (device and stream)
+:mod:`.fast`); anything else runs on the operands' queue (device and stream)
 with results allocated in the coerced memory kind (device > shared > host).
 
 Managed memory is never requested beyond the GPU's free memory, and no request of
@@ -40,10 +40,10 @@ import numpy as np
 from cupy.cuda import memory as _mem
 from cupy.cuda import runtime as _rt
 
-from . import _cuda_interop as _io
-from ._cuda_fast import BINARY, UNARY, FastKernels, make_argext
-from ._ndlike import kernels as _ndlike_kernels
-from ._protocol import BackendBase, Capabilities, LinAlgError
+from .._ndlike import kernels as _ndlike_kernels
+from .._protocol import BackendBase, Capabilities, LinAlgError
+from . import interop as _io
+from .fast import BINARY, UNARY, FastKernels, make_argext
 
 _nd = cupy.ndarray
 _Unowned = _mem.UnownedMemory
@@ -171,7 +171,7 @@ class CudaBackend(BackendBase):
     alloc_errors: tuple[type[BaseException], ...] = (_mem.OutOfMemoryError,)
     ExecutionPlacementError = ValueError
     dlpack_device_types = _io.DEVICE_TYPES
-    #: argmax/argmin of floats are usmarray's reduction (_cuda_fast.make_argext), which
+    #: argmax/argmin of floats are usmarray's reduction (fast.make_argext), which
     #: returns the first NaN (CuPy's own misses it along an axis: tests/test_cuda.py)
     first_nan_argmax = True
     # kernels bound per instance in __init__ (every name of KERNEL_NAMES, copy, ...)
@@ -221,7 +221,7 @@ class CudaBackend(BackendBase):
         ks["broadcast_to"] = lambda *a, **k: self.read_only_view(broadcast_to(*a, **k))
         for kname, fn in ks.items():
             setattr(self, kname, fn)
-        from ._cuda_linalg import CupyLinalgKernels
+        from .linalg import CupyLinalgKernels
 
         self.linalg_kernels = CupyLinalgKernels(self)
 

@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import _dtypes as dt
+from ... import _dtypes as dt
+from .._layout import INDEX_LIMIT, check_layout_flags
 
 _ALLOC_KINDS = ("device", "shared", "host")
 _MAX_ALIGNMENT = 2**30  # far beyond any page or cache line; larger ones waste the space
@@ -87,7 +88,7 @@ def construct(
             )
         capacity = None
     elif isinstance(buffer, pt.usm_ndarray) or _sycl.memory_object(buffer):
-        from ._suai import check_memory  # dpctl: only a SYCL backend constructs
+        from .suai import check_memory  # dpctl: only a SYCL backend constructs
 
         if isinstance(buffer, pt.usm_ndarray):
             buffer = buffer.usm_data
@@ -131,7 +132,7 @@ def construct(
     if capacity is None:
         _check_allocation(_sycl, shape, strides, offset, d, q)
     for name, values in (("shape", shape), ("strides", strides or ()), ("offset", (offset,))):
-        if any(not -_INDEX_LIMIT <= v < _INDEX_LIMIT for v in values):
+        if any(not -INDEX_LIMIT <= v < INDEX_LIMIT for v in values):
             raise ValueError(f"usm_ndarray: {name} {values} exceeds the 64-bit index range")
     try:
         raw = pt.usm_ndarray(
@@ -140,11 +141,9 @@ def construct(
         )
     except _sycl.alloc_errors as exc:
         raise _sycl.memory_error(math.prod(shape) * d.itemsize, q) from exc
-    _check_layout_flags(raw)
+    check_layout_flags(raw)
     return raw
 
-
-_INDEX_LIMIT = 2**62
 
 
 def _check_allocation(
@@ -160,28 +159,5 @@ def _check_allocation(
         elements = offset + sum(abs(s) * (n - 1) for s, n in zip(strides, shape, strict=True)) + 1
     nbytes = elements * d.itemsize
     limit = q.sycl_device.global_mem_size
-    if nbytes >= _INDEX_LIMIT or nbytes > limit:
+    if nbytes >= INDEX_LIMIT or nbytes > limit:
         raise _sycl.memory_error(nbytes, q)
-
-
-def _check_layout_flags(raw: Any) -> None:
-    """Refuse views the provider would misread: it flags some self-overlapping layouts
-    as contiguous (shape (4, 4), strides (2, 3) is "F-contiguous" to it) and its kernels
-    would then read the buffer as a dense block."""
-    flags = raw.flags
-    if not (flags.c_contiguous or flags.f_contiguous) or raw.size <= 1:
-        return
-    shape, strides = raw.shape, raw.strides
-    dims = [(n, s) for n, s in zip(shape, strides, strict=True) if n != 1]
-    for order_dims in (dims[::-1], dims):  # C order: last axis fastest; then F order
-        expect = 1
-        for n, s in order_dims:
-            if s != expect:
-                break
-            expect *= n
-        else:
-            return
-    raise ValueError(
-        f"usm_ndarray: shape {shape} with strides {strides} makes elements overlap in a "
-        "way the kernels cannot address; use strides that give each element its own place"
-    )

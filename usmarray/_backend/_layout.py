@@ -1,0 +1,32 @@
+"""Layout facts every backend's importers share: the index range and views the
+kernels would misread."""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: byte extents, offsets and strides must stay below this (64-bit arithmetic with headroom)
+INDEX_LIMIT = 2**62
+
+
+def check_layout_flags(raw: Any) -> None:
+    """Refuse views the provider would misread: it flags some self-overlapping layouts
+    as contiguous (shape (4, 4), strides (2, 3) is "F-contiguous" to it) and its kernels
+    would then read the buffer as a dense block."""
+    flags = raw.flags
+    if not (flags.c_contiguous or flags.f_contiguous) or raw.size <= 1:
+        return
+    shape, strides = raw.shape, raw.strides
+    dims = [(n, s) for n, s in zip(shape, strides, strict=True) if n != 1]
+    for order_dims in (dims[::-1], dims):  # C order: last axis fastest; then F order
+        expect = 1
+        for n, s in order_dims:
+            if s != expect:
+                break
+            expect *= n
+        else:
+            return
+    raise ValueError(
+        f"usm_ndarray: shape {shape} with strides {strides} makes elements overlap in a "
+        "way the kernels cannot address; use strides that give each element its own place"
+    )
