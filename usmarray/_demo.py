@@ -1,4 +1,5 @@
-"""The main job (``python -m usmarray``): report backends and devices, then compute.
+"""The main job (``python -m usmarray``): report backends, devices and the default
+device with the rule that chose it, then compute.
 
 The demonstration runs the sieve of Eratosthenes from the dpctl.tensor guide on
 the default device and a ``to_device`` round trip, with timings.
@@ -32,6 +33,7 @@ def _ms(t0: float) -> str:
 
 def main() -> int:
     from usmarray import _backend
+    from usmarray._device import default_device_reason
 
     info = xp.__array_namespace_info__()
     print(f"usmarray {xp.__version__}, array API {xp.__array_api_version__}")
@@ -46,6 +48,7 @@ def main() -> int:
         print(f"  {d!r}: {d.backend} backend, fp64={caps.fp64}")
     default = info.default_device()
     print(f"default device: {default!r}")
+    print(f"  why: {default_device_reason()}")
 
     n = 10**6
     t0 = time.perf_counter()

@@ -142,40 +142,85 @@ def _restore_device(backend: str, text: str) -> Device:
 _override: contextvars.ContextVar[Device | None] = contextvars.ContextVar(
     "usmarray_default_device", default=None
 )
+#: the process-wide default (set_default_device, else chosen at first use) and why
 _global_default: Device | None = None
-#: backends whose default device is preferred, in order, over the NumPy device
+_global_reason = ""
+#: backends asked, in order, for an accelerator and then for their default device,
+#: before the NumPy device
 _PREFERRED = ("sycl", "cuda")
+_TITLE = {"sycl": "SYCL", "cuda": "CUDA"}
 
 
-def _initial_default() -> Device:
+def _label(be: Any, q: Any) -> str:
+    """"cuda:0 (NVIDIA H100 80GB HBM3)": the device string and, where it says more,
+    the device's model name."""
+    where = be.describe(q)
+    try:
+        name = be.device_name(q)
+    except Exception:  # noqa: BLE001 - a name for a message is not worth failing over
+        return where
+    return f"{where} ({name})" if name and name != where else where
+
+
+def _choose_default(get: Any = None) -> tuple[Device, str]:
+    """The default device where none was set, and why: ``USMARRAY_DEFAULT_DEVICE``,
+    else the first accelerator (a SYCL GPU, then a CUDA GPU), else the SYCL default
+    device (a CPU), else the NumPy device.  ``get(name)`` returns a backend or None
+    (``_backend.get_backend``; tests pass their own)."""
     env = os.environ.get("USMARRAY_DEFAULT_DEVICE")
     if env:
-        return Device.create_device(env)
-    for name in _PREFERRED:
-        be = _backend.get_backend(name)
-        if be is not None and be.available():
-            return Device._make(be, be.default_queue())
-    return Device._make(_backend.numpy, _backend.numpy.default_queue())
+        return Device.create_device(env), f"USMARRAY_DEFAULT_DEVICE={env}"
+    get = get or _backend.get_backend
+    found = [(n, get(n)) for n in _PREFERRED]
+    usable = [(n, be) for n, be in found if be is not None and be.available()]
+    for _, be in usable:
+        q = be.accelerator_queue()
+        if q is not None:
+            return Device._make(be, q), f"first accelerator: {_label(be, q)}"
+    if usable:
+        n, be = usable[0]
+        q = be.default_queue()
+        why = f"no accelerator: the {_TITLE[n]} default device, {_label(be, q)}"
+        return Device._make(be, q), why
+    return (Device._make(_backend.numpy, _backend.numpy.default_queue()),
+            "no SYCL or CUDA device: the NumPy host device")
 
 
 def default_device() -> Device:
     """The device arrays are created on when no placement keyword is given: the
     innermost ``using_device`` block, else ``set_default_device``, else
-    ``USMARRAY_DEFAULT_DEVICE``, else the SYCL default device, else the first CUDA
-    device, else the NumPy device."""
+    ``USMARRAY_DEFAULT_DEVICE``, else the first accelerator (a SYCL GPU, then the first
+    CUDA device), else the SYCL default device, else the NumPy device.  Chosen once, at
+    first use; ``default_device_reason()`` says which rule chose it."""
     d = _override.get()
     if d is not None:
         return d
-    global _global_default
+    global _global_default, _global_reason
     if _global_default is None:
-        _global_default = _initial_default()
+        _global_default, _global_reason = _choose_default()
     return _global_default
+
+
+def default_device_reason() -> str:
+    """Why ``default_device()`` is the device it is, in a few words (``python -m
+    usmarray`` prints it): "the innermost usmarray.using_device(...) block",
+    "usmarray.set_default_device(...)", "USMARRAY_DEFAULT_DEVICE=numpy", "first
+    accelerator: cuda:0 (NVIDIA H100 80GB HBM3)", "no accelerator: the SYCL default
+    device, opencl:cpu:0 (AMD EPYC)", "no SYCL or CUDA device: the NumPy host device"."""
+    if _override.get() is not None:
+        return "the innermost usmarray.using_device(...) block"
+    default_device()
+    return _global_reason
 
 
 def set_default_device(device: Any) -> None:
     """Make ``device`` (anything ``Device.create_device`` accepts) the process-wide default."""
-    global _global_default
-    _global_default = Device.create_device(device) if device is not None else None
+    global _global_default, _global_reason
+    if device is None:  # back to the rules: chosen again at the next use
+        _global_default, _global_reason = None, ""
+    else:
+        _global_default = Device.create_device(device)
+        _global_reason = "usmarray.set_default_device(...)"
 
 
 @contextlib.contextmanager

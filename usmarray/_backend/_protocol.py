@@ -123,6 +123,8 @@ class Backend(Protocol):
     # ---- devices
     def available(self) -> bool: ...
     def default_queue(self) -> Any: ...
+    def accelerator_queue(self) -> Any: ...
+    def device_name(self, q: Any) -> builtins.str: ...
     def native_queue(self, obj: Any) -> Any: ...
     def owns_native(self, obj: Any) -> bool: ...
     def devices(self) -> list[Any]: ...
@@ -185,6 +187,17 @@ class BackendBase:
 
     def available(self) -> bool:
         return True
+
+    def accelerator_queue(self) -> Any:
+        """The queue of this backend's preferred accelerator (a GPU), or None where it
+        has none.  The default device takes the first accelerator of the SYCL, then the
+        CUDA backend before any CPU device (``usmarray._device``); asked once, at the
+        first use of the default device, so it should be cheap."""
+        return None
+
+    def device_name(self, q: Any) -> builtins.str:
+        """The model name of ``q``'s device, for messages ("NVIDIA H100 80GB HBM3")."""
+        return self.describe(q)
 
     def writable(self, raw: Any) -> bool:
         """Whether ``raw`` may be written (False for broadcast views and read-only

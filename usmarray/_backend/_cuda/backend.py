@@ -330,6 +330,10 @@ class CudaBackend(BackendBase):
     def default_queue(self) -> CudaQueue:
         return self._defaults[0]
 
+    def accelerator_queue(self) -> CudaQueue:
+        """Every CUDA device is a GPU: the first one's default queue (``cuda:0``)."""
+        return self._defaults[0]
+
     def native_queue(self, obj: Any) -> CudaQueue:
         """A queue from "cuda", "cuda:N", a cupy.cuda.Device, a cupy.cuda.Stream or a
         CudaQueue (ValueError for a string naming no GPU, TypeError for other types)."""

@@ -174,11 +174,11 @@ def _independent(fn: Any, pt: Any) -> Any:
 
 #: what a forked child may no longer call: every kernel and every member that reaches
 #: the SYCL runtime (metadata such as shape, dtype and ``queue_of`` stays readable)
-_RUNTIME_MEMBERS = (*KERNEL_NAMES, "default_queue", "native_queue", "native_stream",
-                    "devices", "describe", "capabilities", "wait", "device_attribute",
-                    "from_host", "to_host", "asarray", "to_queue", "may_share_memory",
-                    "repr", "str", "dlpack", "from_dlpack", "construct", "memory_object",
-                    "buffer_of", "linalg", "fft", "gemm", "eig")
+_RUNTIME_MEMBERS = (*KERNEL_NAMES, "default_queue", "accelerator_queue", "native_queue",
+                    "native_stream", "devices", "device_name", "describe", "capabilities",
+                    "wait", "device_attribute", "from_host", "to_host", "asarray",
+                    "to_queue", "may_share_memory", "repr", "str", "dlpack", "from_dlpack",
+                    "construct", "memory_object", "buffer_of", "linalg", "fft", "gemm", "eig")
 
 FORK_MESSAGE = (
     "this process was started by os.fork() from a process that had loaded the SYCL "
@@ -294,6 +294,19 @@ class SyclBackend(BackendBase):
         if self._default_queue is None:
             self._default_queue = get_device_cached_queue(_cached_default_device())
         return self._default_queue
+
+    def accelerator_queue(self) -> dpctl.SyclQueue | None:
+        """The SYCL default device where it is a GPU, else the first GPU dpctl lists,
+        else None (CPU devices and SYCL "accelerator" devices such as FPGA emulators are
+        not accelerators here)."""
+        gpus = [d for d in dpctl.get_devices() if d.is_gpu]
+        if not gpus:
+            return None
+        q = self.default_queue()
+        return q if q.sycl_device.is_gpu else get_device_cached_queue(gpus[0])
+
+    def device_name(self, q: dpctl.SyclQueue) -> builtins.str:
+        return builtins.str(q.sycl_device.name)
 
     def owns_native(self, obj: Any) -> bool:
         return isinstance(obj, (dpctl.SyclQueue, dpctl.SyclDevice))
