@@ -665,11 +665,14 @@ def matrix_norm(
         )
     pt = _pt(be)
     rd = _REAL_OF[a.dtype]
+    batch = a.shape[:-2]
+    if ord == "fro" and a.dtype == rd:  # hypot ignores signs: no |x| temporary
+        res = _as(be, pt.reduce_hypot(a, axis=(-2, -1)), rd)
+        return wrap_with(be, pt.reshape(res, batch + (1, 1)) if keepdims else res)
     try:  # the first temporary as large as x
         absx = _as(be, pt.abs(a), rd)
     except Exception as exc:
         _operands_failed(exc, be, "linalg.matrix_norm", a)
-    batch = a.shape[:-2]
     if ord == "fro":
         res = pt.reduce_hypot(absx, axis=(-2, -1))
     elif ord in ("nuc", 2, -2):
@@ -732,6 +735,8 @@ def vector_norm(
         axes = tuple(axes)
     pt = _pt(be)
     rd = _REAL_OF[a.dtype]
+    if ord == 2 and axes and a.dtype == rd:  # hypot ignores signs: no |x| temporary
+        return wrap_with(be, _as(be, pt.reduce_hypot(a, axis=axes, keepdims=keepdims), rd))
     try:  # the first temporary as large as x
         absx = _as(be, pt.abs(a), rd)
     except Exception as exc:

@@ -44,6 +44,9 @@ from .._ndlike import kernels as _ndlike_kernels
 from .._protocol import BackendBase, Capabilities, LinAlgError
 from . import interop as _io
 from .fast import BINARY, UNARY, FastKernels, make_argext
+from .kernels.join import Joins
+from .kernels.reduce import NAMESPACE_OPS as REDUCTION_OPS
+from .kernels.reduce import Reductions
 
 _nd = cupy.ndarray
 _Unowned = _mem.UnownedMemory
@@ -217,6 +220,14 @@ class CudaBackend(BackendBase):
         ks["copy"] = self.fast.make_copy(ks["copy"])
         ks["astype"] = self.fast.make_astype(ks["astype"])
         ks["where"] = self.fast.make_where(ks["where"])
+        ks["clip"] = self.fast.make_clip(ks["clip"])
+        self._fill = self.fast.make_fill()
+        self.joins = Joins(is_fast, single)
+        ks["concat"] = self.joins.wrap_concat(ks["concat"])
+        ks["stack"] = self.joins.wrap_stack(ks["stack"])
+        self.reductions = Reductions(is_fast, single, self.fast.new_out)
+        for kname in REDUCTION_OPS:
+            ks[kname] = self.reductions.wrap(kname, ks[kname])
         broadcast_to = ks["broadcast_to"]
         ks["broadcast_to"] = lambda *a, **k: self.read_only_view(broadcast_to(*a, **k))
         for kname, fn in ks.items():
@@ -451,13 +462,13 @@ class CudaBackend(BackendBase):
 
     def zeros(self, shape: Any, dtype: Any = None, order: Any = "C", usm_type: Any = None,
               queue: Any = None, sycl_queue: Any = None) -> Any:
-        return self._create(cupy.zeros, (shape,), {"dtype": dtype or np.float64, "order": order},
-                            _count(shape), dtype, usm_type, queue or sycl_queue)
+        return self.full(shape, 0, dtype=dtype or np.float64, order=order, usm_type=usm_type,
+                         queue=queue or sycl_queue)
 
     def ones(self, shape: Any, dtype: Any = None, order: Any = "C", usm_type: Any = None,
              queue: Any = None, sycl_queue: Any = None) -> Any:
-        return self._create(cupy.ones, (shape,), {"dtype": dtype or np.float64, "order": order},
-                            _count(shape), dtype, usm_type, queue or sycl_queue)
+        return self.full(shape, 1, dtype=dtype or np.float64, order=order, usm_type=usm_type,
+                         queue=queue or sycl_queue)
 
     def full(self, shape: Any, fill_value: Any, dtype: Any = None, order: Any = "C",
              usm_type: Any = None, queue: Any = None, sycl_queue: Any = None) -> Any:
@@ -468,6 +479,16 @@ class CudaBackend(BackendBase):
             with self.placement(self.queue_of(out), self.usm_type_of(out)):
                 out[...] = fill_value
             return out
+        if (dtype is not None and (q is None or q is self._defaults[0]) and self._single
+                and usm_type in (None, "device") and self.fast.enabled and order == "C"
+                and fill_value.__class__ in (bool, int, float, complex)):
+            d = np.dtype(dtype)
+            try:
+                out = self._fill(_shape_tuple(shape), fill_value, d)
+            except OverflowError:
+                out = None
+            if out is not None:
+                return out
         return self._create(_full, (shape, fill_value), {"dtype": dtype, "order": order},
                             _count(shape), dtype, usm_type, q)
 
@@ -835,6 +856,10 @@ class _HostView:
             "data": (raw.data.ptr if raw.size else 0, False), "shape": raw.shape,
             "strides": raw.strides, "typestr": raw.dtype.str, "version": 3,
         }
+
+
+def _shape_tuple(shape: Any) -> tuple[int, ...]:
+    return tuple(shape) if isinstance(shape, (tuple, list)) else (int(shape),)
 
 
 def _count(shape: Any) -> int:

@@ -18,6 +18,7 @@ with equal shapes and dtypes, aligned, and not empty; anything else goes to the
 from __future__ import annotations
 
 import ctypes
+import math
 import os
 import struct
 import sys
@@ -72,7 +73,7 @@ class _ArgSlots(threading.local):
 _ARGS = _ArgSlots()
 #: (pointer, pointer, pointer, element count) little-endian into 8-byte slots
 _PACK_VV = struct.Struct("<QQQq")
-_SCALAR_CODES = {"b": "b", "B": "B", "h": "h", "H": "H", "i": "i", "I": "I", "l": "q",
+_SCALAR_CODES = {"?": "?", "b": "b", "B": "B", "h": "h", "H": "H", "i": "i", "I": "I", "l": "q",
                  "L": "Q", "q": "q", "Q": "Q", "f": "f", "d": "d"}
 
 
@@ -109,12 +110,32 @@ _REAL = frozenset(d for d in _CTYPES if d.kind in "iuf")
 _PACK_VS = {d: _pack_vs(d) for d in _REAL}
 _FLOAT = frozenset(d for d in _CTYPES if d.kind == "f")
 
+_BOOL1 = frozenset({np.dtype(np.bool_)})
 #: binary operations: C expression in x, y (both of the operands' type)
-BINARY = {"add": "x + y", "subtract": "x - y", "multiply": "x * y", "divide": "x / y"}
+BINARY = {"add": "x + y", "subtract": "x - y", "multiply": "x * y", "divide": "x / y",
+          "logical_and": "x && y", "logical_or": "x || y", "logical_xor": "(x != 0) != (y != 0)"}
 #: dtypes each binary operation takes the fast path for
-BINARY_DTYPES = {"add": _REAL, "subtract": _REAL, "multiply": _REAL, "divide": _FLOAT}
-#: unary operations: C expression in x per input type
-UNARY: dict[str, dict[np.dtype, str]] = {"sin": {np.dtype(np.float32): "sinf(x)", np.dtype(np.float64): "sin(x)"}}
+BINARY_DTYPES = {"add": _REAL, "subtract": _REAL, "multiply": _REAL, "divide": _FLOAT,
+                 "logical_and": _BOOL1, "logical_or": _BOOL1, "logical_xor": _BOOL1}
+
+
+def _math(fn: str) -> dict[np.dtype, str]:
+    """The CUDA math function ``fn`` for float32 (``fnf``) and float64, as CuPy calls it."""
+    return {np.dtype(np.float32): f"{fn}f(x)", np.dtype(np.float64): f"{fn}(x)"}
+
+
+#: unary operations: C expression in x per input type (the same CUDA math functions
+#: CuPy's kernels call, so results are CuPy's; the namespace's special-case fix-ups
+#: apply after either)
+UNARY: dict[str, dict[np.dtype, str]] = {
+    **{name: _math(name) for name in (
+        "sin", "cos", "tan", "sinh", "cosh", "tanh", "exp", "expm1", "log", "log1p",
+        "log2", "log10", "sqrt", "asinh", "atan")},
+    "abs": {**_math("fabs"), **{d: "(x < 0 ? -x : x)" for d in _REAL if d.kind == "i"}},
+    "negative": {d: "-x" for d in _REAL if d.kind in "if"},
+    "square": {d: "x * x" for d in _REAL if d.kind in "if"},
+    "logical_not": {np.dtype(np.bool_): "!x"},
+}
 
 
 def _align(d: np.dtype) -> int:
@@ -335,7 +356,7 @@ class FastKernels:
                             pack_vv(slots, 0, a.data.ptr, b.data.ptr, out.data.ptr, n)
                             launch(fp, ((n + 3) // 4 + 255) // 256, 1, 1, 256, 1, 1, 0, s, pp, 0)
                             return out
-                    elif (bc is float and d.kind == "f") or bc is int:
+                    elif ((bc is float and d.kind == "f") or bc is int) and d in _PACK_VS:
                         try:
                             sc = d.type(b)
                         except OverflowError:
@@ -361,7 +382,22 @@ class FastKernels:
     def make_copy(self, fallback: Any) -> Any:
         """``copy(a, order=...)``: every layout it takes is C order, so ``order`` only
         matters to ``fallback``."""
-        return self._one_operand("copy", {d: "x" for d in _CTYPES}, fallback)
+        c_copy = self._one_operand("copy", {d: "x" for d in _CTYPES}, fallback)
+        is_fast = self._is_fast
+
+        def copy(a: Any, *args: Any, **kw: Any) -> Any:
+            # a Fortran-ordered array (a transposed matrix) keeps its layout, as order
+            # "K" asks: one device-to-device copy of its memory
+            if (a.__class__ is _nd and self.enabled and not args and kw.get("order", "K") == "K"
+                    and not a._c_contiguous and a.size and a.flags.f_contiguous
+                    and is_fast(a)):
+                out = _nd(a.shape, a.dtype, order="F")
+                out.data.copy_from_device_async(a.data, a.nbytes)
+                return out
+            return c_copy(a, *args, **kw)
+
+        copy.__name__ = "copy"
+        return copy
 
     def _one_operand(self, name: str, exprs: dict[np.dtype, str], fallback: Any) -> Any:
         """``fn(a, ...)``: ``exprs[a.dtype]`` of each element of ``a`` where the fast path
@@ -416,6 +452,100 @@ class FastKernels:
             return self.kernel(((s, False),), t, expr)
 
         return build
+
+    def make_fill(self) -> Callable[[tuple, Any, np.dtype], Any]:
+        """``fill(shape, value, dtype)``: a new C-contiguous array of ``value`` on the
+        current device and stream: all-zero bits by a memset (any dtype), other
+        values of a real or bool dtype by one vectorized store kernel; None where
+        neither applies (complex values other than zero)."""
+        table = self._table(lambda d: self.kernel(((d, True),), d, "x"))
+        launch = _launch if self.lean else None
+        args = _ARGS
+        packs = {d: struct.Struct(f"<{_SCALAR_CODES[d.char]}{8 - d.itemsize}xQq").pack_into
+                 for d in _CTYPES}
+
+        def fill(shape: tuple, value: Any, d: np.dtype) -> Any:
+            vc = value.__class__
+            zero = value == 0 and not (vc is float and math.copysign(1.0, value) < 0) \
+                and not (vc is complex and (math.copysign(1.0, value.real) < 0
+                                            or math.copysign(1.0, value.imag) < 0))
+            if not zero and d not in _CTYPES:
+                return None
+            out = _nd(shape, d)
+            n = out.size
+            if not n:
+                return out
+            if zero:
+                out.data.memset_async(0, out.nbytes)
+                return out
+            v = d.type(value)
+            f = table(d)
+            s = _stream_ptr()
+            if launch is None:
+                f(_grid(n), _BLOCKS, (v, out, _i64(n)))
+                return out
+            slots, pp = args.t
+            packs[d](slots, 0, v, out.data.ptr, n)
+            launch(f.ptr, ((n + 3) // 4 + 255) // 256, 1, 1, 256, 1, 1, 0, s, pp, 0)
+            return out
+
+        return fill
+
+    def make_clip(self, fallback: Any) -> Any:
+        """``clip(a, lo, hi)`` with Python-scalar (or None) bounds in one pass:
+        ``min(max(x, lo), hi)``, NaN elements kept; a NaN bound, array bounds and
+        other layouts go to ``fallback``."""
+        is_fast_layout = self._ok
+        new_out = self.new_out
+        launch = _launch if self.lean else None
+        args = _ARGS
+        exprs = {
+            "both": "((c < x ? x : c) > y ? y : (c < x ? x : c))",
+            "lo": "(x < y ? y : x)",
+            "hi": "(x > y ? y : x)",
+        }
+        tables = {
+            "both": self._table(lambda d: self.kernel(((d, False), (d, True), (d, True)), d,
+                                                      exprs["both"])),
+            "lo": self._table(lambda d: self.kernel(((d, False), (d, True)), d, exprs["lo"])),
+            "hi": self._table(lambda d: self.kernel(((d, False), (d, True)), d, exprs["hi"])),
+        }
+        packs: dict[tuple[np.dtype, int], Any] = {}
+
+        def pack(d: np.dtype, k: int) -> Any:
+            p = packs.get((d, k))
+            if p is None:
+                code = _SCALAR_CODES[d.char]
+                one = f"{code}{8 - d.itemsize}x"
+                p = packs[(d, k)] = struct.Struct("<Q" + one * k + "Qq").pack_into
+            return p
+
+        def clip(a: Any, lo: Any = None, hi: Any = None) -> Any:
+            if a.__class__ is _nd and self.enabled and a.dtype in _REAL and a.size:
+                d = a.dtype
+                lc, hc = lo.__class__, hi.__class__
+                if ((lc in (int, float) or lo is None) and (hc in (int, float) or hi is None)
+                        and (lo is not None or hi is not None) and is_fast_layout(a, d)
+                        and not (lc is float and lo != lo) and not (hc is float and hi != hi)):
+                    try:
+                        bounds = [d.type(b) for b in (lo, hi) if b is not None]
+                    except OverflowError:
+                        return fallback(a, lo, hi)
+                    form = "both" if len(bounds) == 2 else "lo" if lo is not None else "hi"
+                    f = tables[form](d)
+                    n = a.size
+                    s = _stream_ptr()
+                    out = new_out(a.shape, d, n, s)
+                    if launch is None:
+                        f(_grid(n), _BLOCKS, (a, *bounds, out, _i64(n)))
+                        return out
+                    slots, pp = args.t
+                    pack(d, len(bounds))(slots, 0, a.data.ptr, *bounds, out.data.ptr, n)
+                    launch(f.ptr, ((n + 3) // 4 + 255) // 256, 1, 1, 256, 1, 1, 0, s, pp, 0)
+                    return out
+            return fallback(a, lo, hi)
+
+        return clip
 
     def make_where(self, fallback: Any) -> Any:
         run, new_out = self.run, self.new_out

@@ -1,0 +1,183 @@
+"""The CUDA backend's own kernels beyond reductions (clip with scalar bounds, creation by
+memset and fill, joins in one launch) against NumPy, with the namespace's special values.
+
+Runs on a GPU machine: ``USMARRAY_DEFAULT_DEVICE=cuda:0 python -m pytest -m gpu
+tests/test_cuda_kernels_more.py``; skips without CuPy or a GPU.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+cupy = pytest.importorskip("cupy", reason="the CUDA backend needs CuPy")
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+import usmarray as xp  # noqa: E402
+from usmarray import _backend  # noqa: E402
+
+be = _backend.cuda
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(be is None, reason="CuPy is installed but no CUDA GPU is usable"),
+]
+
+REAL = ["int8", "uint8", "int16", "int32", "int64", "uint64", "float32", "float64"]
+SIZES = [1, 3, 4, 5, 100, 4099]
+
+
+def _data(n, dtype, rng):
+    d = np.dtype(dtype)
+    if d.kind == "f":
+        a = rng.standard_normal(n).astype(d) * 3
+        a[rng.integers(0, n, size=max(1, n // 20))] = np.nan
+        return a
+    info = np.iinfo(d)
+    return rng.integers(max(info.min, -50), min(info.max, 50), n).astype(d)
+
+
+@settings(max_examples=40, deadline=None)
+@given(dtype=st.sampled_from(REAL), n=st.sampled_from(SIZES), seed=st.integers(0, 2**16),
+       lo=st.one_of(st.none(), st.integers(-60, 10)), hi=st.one_of(st.none(), st.integers(-10, 60)),
+       as_float=st.booleans())
+def test_clip_scalar_bounds_match_numpy(dtype, n, seed, lo, hi, as_float):
+    a = _data(n, dtype, np.random.default_rng(seed))
+    if np.dtype(dtype).kind in "iu":  # the namespace clamps int bounds to the dtype's range
+        info = np.iinfo(dtype)
+        lo = None if lo is None else min(max(lo, int(info.min)), int(info.max))
+        hi = None if hi is None else min(max(hi, int(info.min)), int(info.max))
+    if np.dtype(dtype).kind == "f" and as_float:
+        lo = None if lo is None else lo + 0.25
+        hi = None if hi is None else hi - 0.25
+    x = xp.asarray(a, device="cuda:0")
+    got = xp.clip(x, lo, hi)
+    assert got.dtype == x.dtype
+    want = a if lo is None else np.maximum(a, np.asarray(lo, dtype=dtype))
+    want = want if hi is None else np.minimum(want, np.asarray(hi, dtype=dtype))
+    np.testing.assert_array_equal(xp.asnumpy(got), want)
+
+
+def test_clip_nan_bound_and_reversed_bounds_as_numpy():
+    a = np.array([-2.0, 0.5, np.nan, 3.0], dtype=np.float32)
+    x = xp.asarray(a, device="cuda:0")
+    np.testing.assert_array_equal(xp.asnumpy(xp.clip(x, 1.0, -1.0)),
+                                  np.minimum(np.maximum(a, 1.0), -1.0))
+    np.testing.assert_array_equal(xp.asnumpy(xp.clip(x, math.nan, 1.0)),
+                                  np.minimum(np.maximum(a, np.nan), 1.0))
+    np.testing.assert_array_equal(xp.asnumpy(xp.clip(x[::2], -1.0, 1.0)),
+                                  np.clip(a[::2], -1.0, 1.0))
+
+
+@pytest.mark.parametrize("dtype", [*REAL, "bool", "complex64", "complex128"])
+@pytest.mark.parametrize("shape", [(), (0,), (7,), (3, 5), (1025, 3)])
+def test_zeros_ones_full_values_and_bits(dtype, shape):
+    d = np.dtype(dtype)
+    xd = getattr(xp, dtype)
+    for fn, want in ((xp.zeros, np.zeros), (xp.ones, np.ones)):
+        got = xp.asnumpy(fn(shape, dtype=xd, device="cuda:0"))
+        assert got.dtype == d and got.shape == shape
+        np.testing.assert_array_equal(got, want(shape, dtype=d))
+    values = {"b": [True, False], "i": [-7, 0, 5], "u": [0, int(np.iinfo(d).max) if d.kind == "u" else 0],
+              "f": [-0.0, 0.0, 1.5, math.inf, math.nan], "c": [0j, 1.5 - 2j, complex(-0.0, 0.0)]}[d.kind]
+    for v in values:
+        got = xp.asnumpy(xp.full(shape, v, dtype=xd, device="cuda:0"))
+        want = np.full(shape, v, dtype=d)
+        assert got.tobytes() == want.tobytes(), (v, got, want)  # -0.0 keeps its sign bit
+
+
+def test_uint64_max_fill_is_exact():
+    m = 2**64 - 1
+    got = xp.asnumpy(xp.full((9,), m, dtype=xp.uint64, device="cuda:0"))
+    assert got.tolist() == [m] * 9
+
+
+@settings(max_examples=30, deadline=None)
+@given(dtype=st.sampled_from([*REAL, "bool", "complex64"]), k=st.integers(1, 6),
+       nd=st.integers(1, 3), seed=st.integers(0, 2**16), data=st.data())
+def test_concat_and_stack_match_numpy(dtype, k, nd, seed, data):
+    rng = np.random.default_rng(seed)
+    ax = data.draw(st.integers(-nd, nd - 1))
+    base = [int(n) for n in rng.integers(0, 6, nd)]
+    parts = []
+    for _ in range(k):
+        s = list(base)
+        s[ax] = int(rng.integers(0, 7))
+        parts.append(rng.integers(-9, 9, s).astype(dtype))
+    xs = [xp.asarray(p, device="cuda:0") for p in parts]
+    np.testing.assert_array_equal(xp.asnumpy(xp.concat(xs, axis=ax)), np.concatenate(parts, axis=ax))
+    np.testing.assert_array_equal(xp.asnumpy(xp.concat(xs, axis=None)),
+                                  np.concatenate([p.reshape(-1) for p in parts]))
+    same = [rng.integers(-9, 9, base).astype(dtype) for _ in range(k)]
+    sax = data.draw(st.integers(-nd - 1, nd))
+    ys = [xp.asarray(p, device="cuda:0") for p in same]
+    np.testing.assert_array_equal(xp.asnumpy(xp.stack(ys, axis=sax)), np.stack(same, axis=sax))
+
+
+def test_concat_of_views_and_many_arrays():
+    rng = np.random.default_rng(5)
+    big = rng.standard_normal((40, 40)).astype(np.float32)
+    x = xp.asarray(big, device="cuda:0")
+    views = [x[::2], x[1::2, ::-1], xp.permute_dims(x, (1, 0))[:20]]
+    want = np.concatenate([big[::2], big[1::2, ::-1], big.T[:20]], axis=0)
+    np.testing.assert_array_equal(xp.asnumpy(xp.concat(views, axis=0)), want)
+    many = [rng.standard_normal((3, i % 5)).astype(np.float64) for i in range(40)]
+    got = xp.concat([xp.asarray(m, device="cuda:0") for m in many], axis=1)
+    np.testing.assert_array_equal(xp.asnumpy(got), np.concatenate(many, axis=1))
+
+
+UNARY_FLOAT = ["sin", "cos", "tan", "sinh", "cosh", "tanh", "exp", "expm1", "log", "log1p",
+               "log2", "log10", "sqrt", "asinh", "atan", "abs", "negative", "square"]
+
+
+@pytest.mark.parametrize("name", UNARY_FLOAT)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_fast_unary_bit_identical_to_cupys_kernels(name, dtype):
+    """The fast path calls the CUDA math functions CuPy's kernels call: the same bits,
+    special values included (the namespace's fix-ups apply after either)."""
+    rng = np.random.default_rng(7)
+    a = (rng.standard_normal(4099) * 4).astype(dtype)
+    a[:8] = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-40, -1e-310, 88.8]
+    x = xp.asarray(a, device="cuda:0")
+    fn = getattr(xp, name)
+    with np.errstate(all="ignore"):
+        fast = xp.asnumpy(fn(x))
+        be.fast.enabled = False
+        try:
+            slow = xp.asnumpy(fn(x))
+        finally:
+            be.fast.enabled = True
+    assert fast.tobytes() == slow.tobytes()
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64"])
+def test_fast_integer_abs_negative_square_wrap_as_numpy(dtype):
+    info = np.iinfo(dtype)
+    a = np.array([info.min, info.min + 1, -5, 0, 7, info.max] * 3, dtype=dtype)
+    x = xp.asarray(a, device="cuda:0")
+    with np.errstate(all="ignore"):
+        for name in ("abs", "negative", "square"):
+            np.testing.assert_array_equal(xp.asnumpy(getattr(xp, name)(x)), getattr(np, name)(a))
+
+
+def test_fast_logical_functions_on_bools():
+    rng = np.random.default_rng(8)
+    a, b = rng.random(4099) < 0.5, rng.random(4099) < 0.3
+    x, y = xp.asarray(a, device="cuda:0"), xp.asarray(b, device="cuda:0")
+    for name in ("logical_and", "logical_or", "logical_xor"):
+        np.testing.assert_array_equal(xp.asnumpy(getattr(xp, name)(x, y)), getattr(np, name)(a, b))
+    np.testing.assert_array_equal(xp.asnumpy(xp.logical_not(x)), np.logical_not(a))
+
+
+def test_copy_of_a_transposed_matrix_keeps_values():
+    rng = np.random.default_rng(9)
+    a = rng.standard_normal((37, 64)).astype(np.float32)
+    x = xp.asarray(a, device="cuda:0")
+    t = xp.asarray(xp.permute_dims(x, (1, 0)), copy=True)
+    np.testing.assert_array_equal(xp.asnumpy(t), a.T)
+    t[0, 0] = 5.0  # a copy: the source is untouched
+    assert xp.asnumpy(x)[0, 0] == a[0, 0]
+    np.testing.assert_array_equal(xp.asnumpy(xp.reshape(t, (-1,)))[1:], a.T.reshape(-1)[1:])

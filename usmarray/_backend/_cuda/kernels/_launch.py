@@ -1,0 +1,70 @@
+"""Compile a kernel source once and launch it cheaply.
+
+:func:`compiled` keeps one ``cupy.RawKernel`` function per (source, name, device).
+:func:`launch` packs up to eight 8-byte arguments (``fmt``: ``struct`` codes ``Q`` for a
+pointer, ``q`` for an int64, ``d`` for a double) into per-thread slots and calls the
+driver's ``cuLaunchKernel`` on CuPy's current stream; where CuPy has no such binding it
+calls the ``Function`` with NumPy scalars.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import struct
+import threading
+from typing import Any
+
+import cupy
+import numpy as np
+
+#: IEEE semantics: subnormals kept, exact division and square root
+OPTIONS = ("-ftz=false", "-prec-div=true", "-prec-sqrt=true", "-std=c++17")
+
+_driver_launch: Any = getattr(getattr(cupy.cuda, "driver", None), "launchKernel", None)
+stream_ptr: Any = getattr(cupy.cuda.stream, "get_current_stream_ptr", None) or (
+    lambda: int(cupy.cuda.get_current_stream().ptr))
+_cache: dict[tuple, Any] = {}
+_packers: dict[str, Any] = {}
+_SCALARS: dict[str, Any] = {"Q": np.uint64, "q": np.int64, "d": np.float64}
+
+
+class _Slots(threading.local):
+    """Eight 8-byte argument slots and the array of their addresses, per thread."""
+
+    def __init__(self) -> None:
+        self.slots = (ctypes.c_uint64 * 8)()
+        base = ctypes.addressof(self.slots)
+        self.params = (ctypes.c_void_p * 8)(*[base + 8 * i for i in range(8)])
+        self.pp = ctypes.addressof(self.params)
+
+
+_SLOTS = _Slots()
+
+
+def compiled(source: str, name: str, multi_gpu: bool) -> Any:
+    """The CuPy ``Function`` ``name`` of ``source`` on the current device."""
+    key = (source, name, cupy.cuda.runtime.getDevice() if multi_gpu else 0)
+    f = _cache.get(key)
+    if f is None:
+        f = _cache[key] = cupy.RawKernel(source, name, options=OPTIONS).kernel
+    return f
+
+
+def launch(f: Any, grid: tuple[int, int, int], block: tuple[int, int, int], fmt: str,
+           *args: Any, shared: int = 0, stream: int | None = None) -> None:
+    """Launch ``f`` on ``stream`` (a handle; CuPy's current stream where None) with
+    ``args`` packed as ``fmt`` says."""
+    if _driver_launch is None:
+        f(grid, block, tuple(_SCALARS[c](v) for c, v in zip(fmt, args, strict=True)),
+          shared_mem=shared)
+        return
+    pack = _packers.get(fmt)
+    if pack is None:
+        pack = _packers[fmt] = struct.Struct("<" + fmt).pack_into
+    t = _SLOTS
+    pack(t.slots, 0, *args)
+    _driver_launch(f.ptr, grid[0], grid[1], grid[2], block[0], block[1], block[2], shared,
+                   stream_ptr() if stream is None else stream, t.pp, 0)
+
+
+__all__ = ["OPTIONS", "compiled", "launch", "stream_ptr"]

@@ -1,0 +1,168 @@
+"""concat and stack of C-contiguous CUDA arrays in one launch.
+
+The inputs of a join along axis ``ax`` are, viewed as 2-D, (outer, inner_i) blocks with
+``inner_i = shape_i[ax] * prod(shape[ax + 1:])``; the output is (outer, total) with
+input ``i`` at column offset ``off_i``.  One launch copies them all: grid row ``y``
+is input ``i``, and the pointers, widths and offsets travel by value in one kernel
+parameter (a table of at most :data:`MAX_INPUTS` entries).  Where outer is 1 (a join
+along the first axis) each input is one contiguous run, copied by a grid-stride loop;
+otherwise blocks take rows and threads stride along them.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import cupy
+
+from ._launch import compiled, stream_ptr
+
+_nd = cupy.ndarray
+MAX_INPUTS = 64
+_driver_launch: Any = getattr(getattr(cupy.cuda, "driver", None), "launchKernel", None)
+
+_SOURCE = """
+struct Tab {{ const {t}* p[{k}]; long long inner[{k}]; long long off[{k}]; }};
+extern "C" __global__ void __launch_bounds__(256) k(const Tab tab, {t}* __restrict__ out,
+    const long long outer, const long long total) {{
+  const int i = blockIdx.y;
+  const {t}* __restrict__ src = tab.p[i];
+  const long long inner = tab.inner[i];
+  {t}* __restrict__ dst = out + tab.off[i];
+  if (outer == 1) {{
+    const long long step = (long long)gridDim.x * blockDim.x;
+    long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    for (; e + 3 * step < inner; e += 4 * step) {{
+      const {t} a0 = src[e], a1 = src[e + step], a2 = src[e + 2 * step], a3 = src[e + 3 * step];
+      dst[e] = a0; dst[e + step] = a1; dst[e + 2 * step] = a2; dst[e + 3 * step] = a3;
+    }}
+    for (; e < inner; e += step) dst[e] = src[e];
+  }} else {{
+    for (long long o = blockIdx.x; o < outer; o += gridDim.x) {{
+      const {t}* __restrict__ s = src + o * inner;
+      {t}* __restrict__ d = dst + o * total;
+      for (long long j = threadIdx.x; j < inner; j += blockDim.x) d[j] = s[j];
+    }}
+  }}
+}}
+"""
+
+#: element types by size: a join moves bytes, so every dtype of a size shares a kernel
+_WORDS = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long",
+          16: "ulonglong2"}
+
+
+class _Params(threading.local):
+    """Per-thread kernel parameters: the table and three 8-byte slots, and the array
+    of their four addresses."""
+
+    def __init__(self) -> None:
+        self.tab = (ctypes.c_uint64 * (3 * MAX_INPUTS))()
+        self.slots = (ctypes.c_uint64 * 3)()
+        base = ctypes.addressof(self.slots)
+        self.params = (ctypes.c_void_p * 4)(ctypes.addressof(self.tab), base, base + 8, base + 16)
+        self.pp = ctypes.addressof(self.params)
+
+
+_PARAMS = _Params()
+
+
+class Joins:
+    """concat and stack through one launch where every input is a non-empty or empty
+    C-contiguous array of plain device memory of one dtype (the namespace casts them
+    first); anything else goes to the fallback."""
+
+    def __init__(self, is_fast: Callable[[Any], bool], single_gpu: bool) -> None:
+        self._is_fast = is_fast
+        self._multi = not single_gpu
+        self._fns: dict[int, Any] = {}
+        self._blocks = 0
+        self.enabled = _driver_launch is not None
+
+    def _function(self, size: int) -> Any:
+        f = self._fns.get(size)
+        if f is None:
+            src = _SOURCE.format(t=_WORDS[size], k=MAX_INPUTS)
+            f = compiled(src, "k", self._multi)
+            if not self._multi:
+                self._fns[size] = f
+        return f
+
+    def _target(self) -> int:
+        if not self._blocks:
+            sms = cupy.cuda.runtime.getDeviceProperties(
+                cupy.cuda.runtime.getDevice())["multiProcessorCount"]
+            self._blocks = 8 * int(sms)
+        return self._blocks
+
+    def _takes(self, arrays: Any) -> bool:
+        if not self.enabled or not 1 < len(arrays) <= MAX_INPUTS:
+            return False
+        a0 = arrays[0]
+        if a0.__class__ is not _nd or not a0.ndim or a0.dtype.itemsize not in _WORDS:
+            return False
+        d, nd = a0.dtype, a0.ndim
+        is_fast = self._is_fast
+        return all(a.__class__ is _nd and a.dtype == d and a.ndim == nd and a._c_contiguous
+                   and is_fast(a) for a in arrays)
+
+    def join(self, arrays: list[Any], ax: int) -> Any:
+        """The concatenation of ``arrays`` (C-contiguous, one dtype, shapes agreeing
+        but on axis ``ax``) along ``ax``: a new C-contiguous array."""
+        a0 = arrays[0]
+        shape = list(a0.shape)
+        shape[ax] = sum(a.shape[ax] for a in arrays)
+        out = _nd(tuple(shape), a0.dtype)
+        outer = math.prod(shape[:ax])
+        rest = math.prod(shape[ax + 1:])
+        total = shape[ax] * rest
+        if not out.size:
+            return out
+        p = _PARAMS
+        tab = p.tab
+        k = 0
+        off = 0
+        most = 0
+        for a in arrays:
+            inner = a.shape[ax] * rest
+            if inner:
+                tab[k] = a.data.ptr
+                tab[MAX_INPUTS + k] = inner
+                tab[2 * MAX_INPUTS + k] = off
+                k += 1
+                most = max(most, inner)
+            off += inner
+        p.slots[0] = out.data.ptr
+        p.slots[1] = outer
+        p.slots[2] = total
+        target = max(1, self._target() // k)
+        gx = min(outer, 4096) if outer > 1 else max(1, min(-(-most // 1024), target))
+        _driver_launch(self._function(a0.dtype.itemsize).ptr, gx, k, 1, 256, 1, 1, 0,
+                       stream_ptr(), p.pp, 0)
+        return out
+
+    def wrap_concat(self, fallback: Any) -> Any:
+        def concat(arrays: Any, axis: Any = 0) -> Any:
+            if axis is not None and self._takes(arrays):
+                return self.join(list(arrays), axis % arrays[0].ndim)
+            return fallback(arrays, axis=axis)
+
+        return concat
+
+    def wrap_stack(self, fallback: Any) -> Any:
+        def stack(arrays: Any, axis: int = 0) -> Any:
+            if self._takes(arrays):
+                ax = axis % (arrays[0].ndim + 1)
+                s = arrays[0].shape
+                views = [a.reshape(s[:ax] + (1,) + s[ax:]) for a in arrays]
+                return self.join(views, ax)
+            return fallback(arrays, axis=axis)
+
+        return stack
+
+
+__all__ = ["MAX_INPUTS", "Joins"]

@@ -1,0 +1,645 @@
+"""Reductions over any axes of C-contiguous CUDA arrays: sum, prod, max, min, mean,
+var, std, the 2-norm, any, all, count_nonzero, argmax and argmin.
+
+Layout.  The reduced axes of a C-contiguous array, after dropping length-1 axes and
+merging neighbours of the same kind, alternate with kept ones.  One *pass* reduces
+the innermost reduced group of a (O, R, I) view (O outer kept elements, R reduced,
+I inner kept):
+
+* I == 1, a *row* pass: a group of ``tpr`` threads (a warp or less, or a whole block
+  of 256 for long rows) takes one row; consecutive lanes read consecutive elements;
+* I > 1, a *column* pass: a block of (bx, by) threads, bx consecutive columns by by
+  rows, so each warp reads bx consecutive elements of one row (coalesced), then the
+  by partial results of a column meet in shared memory.
+
+Where those blocks would not fill the GPU, R is split into chunks (a second grid
+dimension) that write partial accumulators, and a second pass over the (O, splits, I)
+partials finishes.  Several reduced groups take one pass each, the later ones over
+the earlier ones' accumulators, so every operation (the variance too) stays exact in
+form.  Each thread keeps four independent loads in flight.
+
+Operations are data (:class:`Op`): an accumulator struct, how one element becomes
+an accumulator, how two merge (commutatively: argmax/argmin compare indices), and how
+the final accumulator becomes the result.  Semantics follow the namespace: NaN
+propagates through max/min; argmax/argmin return the first NaN, else the first
+extremum; var/std merge (count, mean, M2) triples (Chan et al.) and give NaN where
+``count - correction <= 0``; the 2-norm scales by the largest magnitude (no overflow
+or underflow) and gives inf where any element is infinite.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import cupy
+import numpy as np
+
+from ..fast import _CTYPES
+from ._launch import compiled, launch
+from ._launch import stream_ptr as _stream_ptr
+
+_nd = cupy.ndarray
+_BLOCK = 256
+#: larger arrays go to the fallback (grid and chunk arithmetic stays far from its limits)
+_MAX_SIZE = 2**31
+
+
+@dataclass(frozen=True)
+class Op:
+    """One reduction: C bodies over ``T`` (input element), ``S`` (accumulation scalar),
+    ``O`` (result element) and the accumulator struct ``A`` of ``fields``."""
+
+    fields: tuple[tuple[str, str], ...]
+    ident: str  # body filling ``A a`` with the identity
+    load: str  # body filling ``A a`` from element ``x`` at reduced index ``r``
+    merge: str  # body returning the merge of ``A a`` and ``A b``
+    fin: str  # body returning the result ``O`` of ``A a`` over ``n`` elements (``corr``)
+
+
+_SUM = Op((("v", "S"),), "a.v = (S)0;", "a.v = (S)x;", "a.v += b.v; return a;",
+          "return (O)a.v;")
+_PROD = Op((("v", "S"),), "a.v = (S)1;", "a.v = (S)x;", "a.v *= b.v; return a;",
+           "return (O)a.v;")
+# NaN wins; a NaN-free pair keeps the larger (smaller)
+_MAX = Op((("v", "S"),), "a.v = LOWEST;", "a.v = (S)x;",
+          "return (a.v > b.v || a.v != a.v) ? a : b;", "return (O)a.v;")
+_MIN = Op((("v", "S"),), "a.v = HIGHEST;", "a.v = (S)x;",
+          "return (a.v < b.v || a.v != a.v) ? a : b;", "return (O)a.v;")
+_MEAN = Op((("v", "S"),), "a.v = (S)0;", "a.v = (S)x;", "a.v += b.v; return a;",
+           "return (O)(a.v / (S)n);")
+_WELFORD_MERGE = (
+    "if (b.n == 0) return a; if (a.n == 0) return b;\n"
+    "  const long long n = a.n + b.n; const S d = b.m - a.m; const S f = (S)b.n / (S)n;\n"
+    "  A r; r.n = n; r.m = a.m + d * f; r.q = a.q + b.q + d * d * (S)a.n * f; return r;")
+_WELFORD_FIELDS = (("n", "long long"), ("m", "S"), ("q", "S"))
+_VAR_FIN = ("const double den = (double)a.n - corr;\n"
+            "  const S v = den > 0 ? a.q / (S)den : (S)__longlong_as_double(0x7ff8000000000000ULL);\n")
+_VAR = Op(_WELFORD_FIELDS, "a.n = 0; a.m = 0; a.q = 0;", "a.n = 1; a.m = (S)x; a.q = 0;",
+          _WELFORD_MERGE, _VAR_FIN + "  return (O)v;")
+_STD = Op(_WELFORD_FIELDS, "a.n = 0; a.m = 0; a.q = 0;", "a.n = 1; a.m = (S)x; a.q = 0;",
+          _WELFORD_MERGE, _VAR_FIN + "  return (O)sqrt(v);")
+# the 2-norm as scale * sqrt(q): the largest magnitude so far and the sum of squares of
+# the magnitudes relative to it; ``f`` flags an infinite element (the result is then inf)
+_HYPOT = Op(
+    (("s", "S"), ("q", "S"), ("f", "int")),
+    "a.s = 0; a.q = 0; a.f = 0;",
+    "const S m = fabs((S)x); a.f = isinf(m) ? 1 : 0;\n"
+    "  if (a.f) { a.s = 0; a.q = 0; } else { a.s = m; a.q = m != 0 ? (S)1 : (S)0; }",
+    "A r; r.f = a.f | b.f;\n"
+    "  if (a.s != a.s || b.s != b.s) { r.s = a.s + b.s; r.q = 1; return r; }\n"
+    "  if (a.s < b.s) { const A t = a; a = b; b = t; }\n"
+    "  if (a.s == 0) { r.s = 0; r.q = 0; return r; }\n"
+    "  const S t = b.s / a.s; r.s = a.s; r.q = a.q + b.q * t * t; return r;",
+    "return a.f ? (O)__longlong_as_double(0x7ff0000000000000ULL) : (O)(a.s * sqrt(a.q));")
+# the 2-norm of float32 values: squares summed in double cannot overflow or underflow
+# (float32's range squared fits double's), so no scaling and no division per element
+_HYPOT32 = Op(
+    (("q", "S"), ("f", "int")),
+    "a.q = 0; a.f = 0;",
+    "const S m = (S)x; a.f = isinf(m) ? 1 : 0; a.q = a.f ? (S)0 : m * m;",
+    "a.q += b.q; a.f |= b.f; return a;",
+    "return a.f ? (O)__longlong_as_double(0x7ff0000000000000ULL) : (O)sqrt(a.q);")
+_ANY = Op((("v", "int"),), "a.v = 0;", "a.v = x != 0;", "a.v |= b.v; return a;",
+          "return (O)(a.v != 0);")
+_ALL = Op((("v", "int"),), "a.v = 1;", "a.v = x != 0;", "a.v &= b.v; return a;",
+          "return (O)(a.v != 0);")
+_COUNT = Op((("v", "long long"),), "a.v = 0;", "a.v = x != 0;", "a.v += b.v; return a;",
+            "return (O)a.v;")
+# (value, index): NaN beats every number, equal values (NaNs too) go to the lower index,
+# index -1 is the identity
+_ARG_MERGE = (
+    "if (a.i < 0) return b; if (b.i < 0) return a;\n"
+    "  const bool an = a.v != a.v, bn = b.v != b.v;\n"
+    "  if (an || bn) { if (an && bn) return a.i < b.i ? a : b; return an ? a : b; }\n"
+    "  if (a.v == b.v) return a.i < b.i ? a : b;\n"
+    "  return (a.v {cmp} b.v) ? a : b;")
+_ARG_FIELDS = (("v", "S"), ("i", "long long"))
+_ARGMAX = Op(_ARG_FIELDS, "a.v = 0; a.i = -1;", "a.v = (S)x; a.i = r;",
+             _ARG_MERGE.replace("{cmp}", ">"), "return (O)a.i;")
+_ARGMIN = Op(_ARG_FIELDS, "a.v = 0; a.i = -1;", "a.v = (S)x; a.i = r;",
+             _ARG_MERGE.replace("{cmp}", "<"), "return (O)a.i;")
+
+OPS: dict[str, Op] = {
+    "sum": _SUM, "prod": _PROD, "max": _MAX, "min": _MIN, "mean": _MEAN, "var": _VAR,
+    "std": _STD, "reduce_hypot": _HYPOT, "hypot32": _HYPOT32, "any": _ANY, "all": _ALL,
+    "count_nonzero": _COUNT, "argmax": _ARGMAX, "argmin": _ARGMIN,
+}
+
+#: the namespace kernels these reductions stand in for (``hypot32`` serves reduce_hypot)
+NAMESPACE_OPS = ("sum", "prod", "max", "min", "mean", "var", "std", "reduce_hypot", "any",
+                 "all", "count_nonzero", "argmax", "argmin")
+
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_I64, _U64, _BOOL = np.dtype(np.int64), np.dtype(np.uint64), np.dtype(np.bool_)
+_INTS: frozenset[np.dtype] = frozenset(np.dtype(c) for c in "bBhHiIqQ")
+_REAL: frozenset[np.dtype] = _INTS | {_F32, _F64}
+_ALL_TYPES: frozenset[np.dtype] = _REAL | {_BOOL}
+_FLOATS: frozenset[np.dtype] = frozenset({_F32, _F64})
+#: the dtypes each operation takes (others, complex among them, go to the fallback)
+INPUTS: dict[str, frozenset[np.dtype]] = {
+    "sum": _REAL, "prod": _REAL, "max": _REAL, "min": _REAL, "mean": _FLOATS,
+    "var": _FLOATS, "std": _FLOATS,
+    "reduce_hypot": _FLOATS, "hypot32": frozenset({_F32}), "any": _ALL_TYPES, "all": _ALL_TYPES,
+    "count_nonzero": _ALL_TYPES, "argmax": _REAL, "argmin": _REAL,
+}
+_LIMITS = {
+    _F32: ("__int_as_float(0xff800000)", "__int_as_float(0x7f800000)"),
+    _F64: ("__longlong_as_double(0xfff0000000000000ULL)",
+           "__longlong_as_double(0x7ff0000000000000ULL)"),
+}
+_SIZES = {"int": 4, "long long": 8, "unsigned int": 4, "unsigned long long": 8, "float": 4,
+          "double": 8}
+
+
+def _wide(d: np.dtype) -> np.dtype:
+    """The accumulation dtype for values of ``d``: at least 4 bytes (a shuffle unit)."""
+    if d.kind == "f" or d.itemsize >= 4:
+        return d
+    return np.dtype(np.int32) if d.kind in "ib" else np.dtype(np.uint32)
+
+
+def _limits(d: np.dtype) -> tuple[str, str]:
+    if d in _LIMITS:
+        return _LIMITS[d]
+    info = np.iinfo(d)
+    suffix = "ULL" if d.kind == "u" else "LL"
+    lo = f"({info.min + 1}{suffix} - 1)" if info.min else f"0{suffix}"
+    return lo, f"{info.max}{suffix}"
+
+
+def _accum(name: str, t: np.dtype, o: np.dtype) -> np.dtype:
+    if name in ("max", "min", "argmax", "argmin"):
+        return _wide(t)
+    if name == "hypot32":
+        return _F64
+    if name in ("var", "std", "mean", "reduce_hypot"):
+        return o
+    return _wide(o) if o.kind in "iuf" else _I64
+
+
+def _sizeof(fields: tuple[tuple[str, str], ...], s: str) -> int:
+    sizes = [_SIZES[s if c == "S" else c] for _, c in fields]
+    off = 0
+    for n in sizes:
+        off = (off + n - 1) // n * n + n
+    big = max(sizes)
+    return (off + big - 1) // big * big
+
+
+def _header(op: Op, t: np.dtype, s: np.dtype, o: np.dtype, in_acc: bool, final: bool) -> str:
+    sc = _CTYPES[s]
+    lo, hi = _limits(s)
+    fields = "".join(f" {sc if c == 'S' else c} {n};" for n, c in op.fields)
+    shfl = "".join(f" r.{n} = __shfl_down_sync(0xffffffffu, a.{n}, off, w);"
+                   for n, _ in op.fields)
+    get = "p[k]" if in_acc else "load(p[k], r)"
+    store = "fin(a, n, corr)" if final else "a"
+    return (
+        f"typedef {_CTYPES[t]} T; typedef {sc} S; typedef {_CTYPES[o]} O;\n"
+        f"#define LOWEST ({lo})\n#define HIGHEST ({hi})\n"
+        f"struct A {{{fields} }};\n"
+        f"typedef {'A' if in_acc else 'T'} IN; typedef {'O' if final else 'A'} OUT;\n"
+        f"__device__ __forceinline__ A ident() {{ A a; {op.ident} return a; }}\n"
+        "__device__ __forceinline__ A load(const T x, const long long r) "
+        f"{{ A a; {op.load} return a; }}\n"
+        f"__device__ __forceinline__ A merge(A a, A b) {{ {op.merge} }}\n"
+        "__device__ __forceinline__ O fin(const A a, const long long n, const double corr) "
+        f"{{ {op.fin} }}\n"
+        "__device__ __forceinline__ A shfl(const A a, const int off, const int w) "
+        f"{{ A r;{shfl} return r; }}\n"
+        "__device__ __forceinline__ A get(const IN* p, const long long k, const long long r) "
+        f"{{ return {get}; }}\n"
+        f"__device__ __forceinline__ OUT put(const A a, const long long n, const double corr) "
+        f"{{ return {store}; }}\n"
+    )
+
+
+def _row_source(head: str, tpr: int, vec: int) -> str:
+    """A row pass; ``vec`` > 1 reads 16-byte vectors of ``vec`` elements (rows and
+    chunks start on a vector boundary, which the plan checks)."""
+    w = min(tpr, 32)
+    if vec > 1:
+        body = (
+            f"    union U {{ uint4 v; T e[{vec}]; }};\n"
+            "    const uint4* __restrict__ pv = (const uint4*)(x + row * R);\n"
+            f"    long long j = lo / {vec} + lane;\n"
+            f"    const long long hv = hi / {vec};\n"
+            "    for (; j + TPR < hv; j += 2 * TPR) {\n"
+            "      U u0, u1; u0.v = pv[j]; u1.v = pv[j + TPR];\n"
+            f"      A b0 = load(u0.e[0], j * {vec}), b1 = load(u1.e[0], (j + TPR) * {vec});\n"
+            f"      #pragma unroll\n      for (int c = 1; c < {vec}; c++) {{\n"
+            f"        b0 = merge(b0, load(u0.e[c], j * {vec} + c));\n"
+            f"        b1 = merge(b1, load(u1.e[c], (j + TPR) * {vec} + c));\n"
+            "      }\n"
+            "      a = merge(a, merge(b0, b1));\n"
+            "    }\n"
+            "    for (; j < hv; j += TPR) {\n"
+            "      U u0; u0.v = pv[j];\n"
+            f"      #pragma unroll\n      for (int c = 0; c < {vec}; c++) a = merge(a, load(u0.e[c], j * {vec} + c));\n"
+            "    }\n")
+    else:
+        body = (
+            "    const IN* p = x + row * R;\n"
+            "    long long j = lo + lane;\n"
+            "    for (; j + 3 * TPR < hi; j += 4 * TPR) {\n"
+            "      const A a0 = get(p, j, j), a1 = get(p, j + TPR, j + TPR);\n"
+            "      const A a2 = get(p, j + 2 * TPR, j + 2 * TPR), a3 = get(p, j + 3 * TPR, j + 3 * TPR);\n"
+            "      a = merge(a, merge(merge(a0, a1), merge(a2, a3)));\n"
+            "    }\n"
+            "    for (; j < hi; j += TPR) a = merge(a, get(p, j, j));\n")
+    return head + (
+        f"#define TPR {tpr}\n"
+        'extern "C" __global__ void __launch_bounds__(256) k(const IN* __restrict__ x,\n'
+        "    OUT* __restrict__ y, const long long rows, const long long R,\n"
+        "    const long long chunk, const long long n, const double corr) {\n"
+        "  const int lane = threadIdx.x % TPR;\n"
+        "  const long long row = (long long)blockIdx.x * (256 / TPR) + threadIdx.x / TPR;\n"
+        "  A a = ident();\n"
+        "  if (row < rows) {\n"
+        "    const long long lo = (long long)blockIdx.y * chunk;\n"
+        "    const long long hi = R < lo + chunk ? R : lo + chunk;\n"
+        + body +
+        "  }\n"
+        f"  for (int off = {w // 2}; off > 0; off >>= 1) a = merge(a, shfl(a, off, {w}));\n"
+        + ("" if tpr <= 32 else
+           "  __shared__ A sm[TPR / 32];\n"
+           "  if (lane % 32 == 0) sm[lane / 32] = a;\n"
+           "  __syncthreads();\n"
+           "  if (lane < 32) {\n"
+           "    a = lane < TPR / 32 ? sm[lane] : ident();\n"
+           "    for (int off = 16; off > 0; off >>= 1) a = merge(a, shfl(a, off, 32));\n"
+           "  }\n")
+        + "  if (lane == 0 && row < rows) y[row * gridDim.y + blockIdx.y] = put(a, n, corr);\n"
+        "}\n"
+    )
+
+
+def _col_source(head: str, bx: int) -> str:
+    by = _BLOCK // bx
+    return head + (
+        f"#define BX {bx}\n#define BY {by}\n"
+        'extern "C" __global__ void __launch_bounds__(256) k(const IN* __restrict__ x,\n'
+        "    OUT* __restrict__ y, const long long I, const long long R,\n"
+        "    const long long chunk, const long long nbx, const long long n, const double corr) {\n"
+        "  const long long o = blockIdx.x / nbx;\n"
+        "  const long long i = (blockIdx.x - o * nbx) * BX + threadIdx.x;\n"
+        "  A a = ident();\n"
+        "  if (i < I) {\n"
+        "    const long long lo = (long long)blockIdx.y * chunk;\n"
+        "    const long long hi = R < lo + chunk ? R : lo + chunk;\n"
+        "    const IN* p = x + o * R * I + i;\n"
+        "    long long r = lo + threadIdx.y;\n"
+        "    for (; r + 3 * BY < hi; r += 4 * BY) {\n"
+        "      const A a0 = get(p, r * I, r), a1 = get(p, (r + BY) * I, r + BY);\n"
+        "      const A a2 = get(p, (r + 2 * BY) * I, r + 2 * BY);\n"
+        "      const A a3 = get(p, (r + 3 * BY) * I, r + 3 * BY);\n"
+        "      a = merge(a, merge(merge(a0, a1), merge(a2, a3)));\n"
+        "    }\n"
+        "    for (; r < hi; r += BY) a = merge(a, get(p, r * I, r));\n"
+        "  }\n"
+        "  __shared__ A sm[BY][BX];\n"
+        "  sm[threadIdx.y][threadIdx.x] = a;\n"
+        "  __syncthreads();\n"
+        "  for (int s = BY / 2; s > 0; s >>= 1) {\n"
+        "    if (threadIdx.y < s)\n"
+        "      sm[threadIdx.y][threadIdx.x] = merge(sm[threadIdx.y][threadIdx.x],\n"
+        "                                           sm[threadIdx.y + s][threadIdx.x]);\n"
+        "    __syncthreads();\n"
+        "  }\n"
+        "  if (threadIdx.y == 0 && i < I)\n"
+        "    y[(o * gridDim.y + blockIdx.y) * I + i] = put(sm[0][threadIdx.x], n, corr);\n"
+        "}\n"
+    )
+
+
+def _pow2(n: int) -> int:
+    return 1 << max(0, (n - 1).bit_length())
+
+
+def _groups(shape: tuple[int, ...], axes: tuple[int, ...]) -> list[list[Any]]:
+    """[size, reduced] runs of a C-contiguous shape: length-1 axes dropped, neighbours
+    of the same kind merged."""
+    red = set(axes)
+    out: list[list[Any]] = []
+    for i, n in enumerate(shape):
+        if n == 1:
+            continue
+        r = i in red
+        if out and out[-1][1] == r:
+            out[-1][0] *= n
+        else:
+            out.append([n, r])
+    return out
+
+
+@dataclass(frozen=True)
+class _Step:
+    """One launch of a plan: ``f`` over ``grid``/``block`` with the source and
+    destination pointers, then ``args`` (packed as ``fmt``); the destination is the
+    plan's result where ``nbytes`` is 0, else scratch memory of ``nbytes``."""
+
+    f: Any
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    fmt: str
+    args: tuple
+    nbytes: int
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """The launches of one reduction of one (shape, dtype, axes) and its result."""
+
+    steps: tuple[_Step, ...]
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    size: int
+
+
+class _Scratch(threading.local):
+    """Per-thread partial-result memory, two buffers a stream (one step reads what the
+    step before wrote): launches on one stream run in order, so the next call's first
+    step writes a buffer only after this call's last step has read it."""
+
+    def __init__(self) -> None:
+        self.bufs: dict[tuple[int, int, int], Any] = {}
+
+    def get(self, device: int, stream: int, slot: int, nbytes: int) -> Any:
+        key = (device, stream, slot)
+        b = self.bufs.get(key)
+        if b is None or b.size < nbytes:
+            b = self.bufs[key] = _nd((max(nbytes, 1 << 16),), np.uint8)
+        return b
+
+
+#: scratch buffers grow to this size at most; a larger partial result is allocated
+_SCRATCH_MAX = 64 << 20
+
+
+class Reductions:
+    """The reduction kernels of one backend; :meth:`wrap` makes a namespace kernel.
+
+    A call looks up the plan of its (operation, shape, dtype, axes, keepdims, result
+    dtype, alignment): the launches, their grids and arguments, built once; then it
+    allocates the result (``new_out``: a spare output where one is free) and launches.
+    """
+
+    def __init__(self, is_fast: Callable[[Any], bool], single_gpu: bool,
+                 new_out: Callable[[tuple, np.dtype, int, int], Any] | None = None) -> None:
+        self._is_fast = is_fast
+        self._multi = not single_gpu
+        self._fns: dict[tuple, Any] = {}
+        self._target = 0
+        self._scratch = _Scratch()
+        self._new_out = new_out or (lambda shape, d, n, stream: _nd(shape, d))
+        self.enabled = True
+
+    def _blocks_target(self) -> int:
+        if not self._target:
+            sms = cupy.cuda.runtime.getDeviceProperties(
+                cupy.cuda.runtime.getDevice())["multiProcessorCount"]
+            self._target = 8 * int(sms)
+        return self._target
+
+    def _function(self, key: tuple) -> Any:
+        f = self._fns.get(key)
+        if f is None:
+            name, t, s, o, in_acc, final, kind, width, vec = key
+            head = _header(OPS[name], t, s, o, in_acc, final)
+            src = (_row_source(head, width, vec) if kind == "row"
+                   else _col_source(head, width))
+            f = compiled(src, "k", self._multi)
+            if not self._multi:
+                self._fns[key] = f
+        return f
+
+    def _step(self, name: str, in_acc: bool, dts: tuple, outer: int, R: int, inner: int,
+              final: bool, n: int, corr: float, aligned: bool) -> tuple[_Step, int]:
+        """The launch reducing the (O, R, I) view of the previous step's output (of
+        elements, or accumulators where ``in_acc``) over R, and its number of splits
+        (a later step finishes the splits where it is above 1)."""
+        t, s, o = dts
+        target = self._blocks_target()
+        vec = 1
+        if inner == 1:
+            tpr = 256 if R >= 4096 else min(32, _pow2(R))
+            if not in_acc and aligned and 16 % t.itemsize == 0:
+                v = 16 // t.itemsize
+                if R % v == 0 and R // v >= min(tpr, 8):
+                    vec = v
+            blocks = -(-outer // (_BLOCK // tpr))
+            splits = 1
+            if tpr == 256 and blocks < target:
+                splits = max(1, min(-(-target // blocks), R // (tpr * 16), 65535))
+            kind, width = "row", tpr
+        else:
+            bx = min(32, _pow2(inner))
+            by = _BLOCK // bx
+            nbx = -(-inner // bx)
+            blocks = nbx * outer
+            splits = 1
+            if blocks < target:
+                splits = max(1, min(-(-target // blocks), R // (by * 16), 65535))
+            kind, width = "col", bx
+        chunk = -(-R // splits)
+        chunk = -(-chunk // vec) * vec
+        splits = -(-R // chunk)
+        last = final and splits == 1
+        f = self._function((name, t, s, o, in_acc, last, kind, width, vec))
+        size = outer * splits * inner
+        nbytes = 0 if last else size * _sizeof(OPS[name].fields, _CTYPES[s])
+        if kind == "row":
+            step = _Step(f, (blocks, splits, 1), (_BLOCK, 1, 1), "QQqqqqd",
+                         (outer, R, chunk, n, corr), nbytes)
+        else:
+            step = _Step(f, (blocks, splits, 1), (width, _BLOCK // width, 1), "QQqqqqqd",
+                         (inner, R, chunk, nbx, n, corr), nbytes)
+        return step, splits
+
+    def plan(self, name: str, shape: tuple[int, ...], dtype: np.dtype,
+             axes: tuple[int, ...], out_dtype: np.dtype, keepdims: bool, corr: float,
+             aligned: bool) -> _Plan | None:
+        """The launches of ``name`` over ``axes`` (normalized) of a C-contiguous array
+        of ``shape`` and ``dtype``; None where no axis of length above 1 is reduced."""
+        groups = _groups(shape, axes)
+        if not any(r for _, r in groups):
+            return None
+        n = 1
+        for ax in axes:
+            n *= shape[ax]
+        dts = (dtype, _accum(name, dtype, out_dtype), out_dtype)
+        steps: list[_Step] = []
+        in_acc = False
+        while True:
+            ri = max(i for i, (_, r) in enumerate(groups) if r)
+            outer = math.prod(g[0] for g in groups[:ri])
+            inner = math.prod(g[0] for g in groups[ri + 1:])
+            final = not any(r for _, r in groups[:ri])
+            R = groups[ri][0]
+            while True:
+                step, splits = self._step(name, in_acc, dts, outer, R, inner, final, n,
+                                          corr, aligned and not steps)
+                steps.append(step)
+                in_acc = True
+                if splits == 1:
+                    break
+                R = splits
+            if final:
+                break
+            del groups[ri]
+            if 0 < ri < len(groups) and groups[ri - 1][1] == groups[ri][1]:
+                groups[ri - 1][0] *= groups[ri][0]
+                del groups[ri]
+        red = set(axes)
+        out_shape = (tuple(1 if i in red else m for i, m in enumerate(shape)) if keepdims
+                     else tuple(m for i, m in enumerate(shape) if i not in red))
+        return _Plan(tuple(steps), out_shape, out_dtype, math.prod(out_shape))
+
+    def execute(self, plan: _Plan, a: Any) -> Any:
+        """Run ``plan`` on ``a`` on CuPy's current stream; the result array."""
+        stream = _stream_ptr()
+        dev = a.data.device_id if self._multi else 0
+        src = a.data.ptr
+        last = len(plan.steps) - 1
+        keep = []
+        for i, st in enumerate(plan.steps):
+            if i == last:
+                out = self._new_out(plan.shape, plan.dtype, plan.size, stream)
+                launch(st.f, st.grid, st.block, st.fmt, src, out.data.ptr, *st.args,
+                       stream=stream)
+                return out
+            if st.nbytes <= _SCRATCH_MAX:
+                dst = self._scratch.get(dev, stream, i & 1, st.nbytes).data.ptr
+            else:
+                buf = _nd((st.nbytes,), np.uint8)
+                keep.append(buf)  # alive until the launches that read it are queued
+                dst = buf.data.ptr
+            launch(st.f, st.grid, st.block, st.fmt, src, dst, *st.args, stream=stream)
+            src = dst
+        raise AssertionError("a plan ends with its result")  # pragma: no cover
+
+    def run(self, name: str, a: Any, axes: tuple[int, ...], out_dtype: np.dtype,
+            keepdims: bool, corr: float = 0.0) -> Any:
+        """``name`` of the C-contiguous array ``a`` over ``axes`` (normalized); None
+        where no axis of length above 1 is reduced (the caller's fallback then)."""
+        p = self.plan(name, a.shape, a.dtype, axes, out_dtype, keepdims, corr,
+                      not a.data.ptr & 15)
+        return None if p is None else self.execute(p, a)
+
+    def takes(self, a: Any, name: str) -> bool:
+        """Whether ``a`` can take the kernels: a non-empty C-contiguous array of plain
+        device memory on the default stream, of a dtype ``name`` handles."""
+        return (a.__class__ is _nd and self.enabled and a.dtype in INPUTS[name]
+                and 0 < a.size < _MAX_SIZE and a._c_contiguous and self._is_fast(a))
+
+    def wrap(self, name: str, fallback: Any) -> Any:
+        """The namespace kernel ``name`` on these kernels where :meth:`takes`, else
+        ``fallback`` (also for reductions over only length-1 axes).
+
+        The plan is looked up by the call's own arguments first (shape, dtype, axis,
+        keepdims, dtype or correction, alignment), so a repeated call costs a dict
+        lookup, an allocation and the launches."""
+        plans: dict[tuple, _Plan | None] = {}
+        takes = self.takes
+        execute = self.execute
+        multi = self._multi
+        get_device = cupy.cuda.runtime.getDevice
+        o_fixed = {"any": _BOOL, "all": _BOOL, "count_nonzero": _I64, "argmax": _I64,
+                   "argmin": _I64}.get(name)
+        flatten = name in ("argmax", "argmin")
+
+        def axes_of(nd: int, axis: Any) -> tuple[int, ...]:
+            if axis is None:
+                return tuple(range(nd))
+            if axis.__class__ is tuple:
+                return tuple(sorted({ax % nd for ax in axis}))
+            return (axis % nd,)
+
+        def out_dtype(a: Any, extra: Any) -> np.dtype | None:
+            """The result dtype, or None where the kernels do not produce it."""
+            if name in ("sum", "prod"):
+                o = np.dtype(extra) if extra is not None else _sum_dtype(a.dtype)
+                return o if o in _REAL else None
+            if name == "reduce_hypot":
+                o = np.dtype(extra) if extra is not None else a.dtype
+                return o if o.kind == "f" else None
+            return o_fixed or a.dtype
+
+        def build(key: tuple, a: Any, axis: Any, keepdims: bool, extra: Any,
+                  corr: float) -> _Plan | None:
+            p = None
+            if takes(a, name) and a.ndim:
+                o = out_dtype(a, extra)
+                if o is not None:
+                    if flatten and axis is None and a.ndim > 1:
+                        p = self.plan(name, (a.size,), a.dtype, (0,), o, False, corr, key[-1])
+                        if p is not None:
+                            shape = (1,) * a.ndim if keepdims else ()
+                            p = _Plan(p.steps, shape, p.dtype, p.size)
+                    else:
+                        op = "hypot32" if name == "reduce_hypot" and a.dtype == _F32 else name
+                        p = self.plan(op, a.shape, a.dtype, axes_of(a.ndim, axis), o,
+                                      keepdims, corr, key[-1])
+            plans[key] = p
+            return p
+
+        def lookup(a: Any, axis: Any, keepdims: bool, extra: Any, corr: float) -> _Plan | None:
+            if a.__class__ is not _nd or not self.enabled or not a._c_contiguous:
+                return None
+            key = (a.shape, a.dtype, axis, keepdims, extra, corr,
+                   get_device() if multi else 0, not a.data.ptr & 15)
+            try:
+                p = plans[key]
+            except KeyError:
+                p = build(key, a, axis, keepdims, extra, corr)
+            except TypeError:  # an unhashable axis: the fallback's error
+                return None
+            if p is None or not self._is_fast(a):
+                return None
+            return p
+
+        if name in ("sum", "prod"):
+            def kernel(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
+                p = lookup(a, axis, keepdims, dtype, 0.0)
+                if p is not None:
+                    return execute(p, a)
+                return fallback(a, axis=axis, dtype=dtype, keepdims=keepdims)
+        elif name in ("var", "std"):
+            def kernel(a: Any, axis: Any = None, correction: float = 0.0,  # type: ignore[misc]
+                       keepdims: bool = False) -> Any:
+                p = lookup(a, axis, keepdims, None, float(correction))
+                if p is not None:
+                    return execute(p, a)
+                return fallback(a, axis=axis, correction=correction, keepdims=keepdims)
+        elif name == "reduce_hypot":
+            def kernel(a: Any, axis: Any = None, keepdims: bool = False,  # type: ignore[misc]
+                       dtype: Any = None) -> Any:
+                p = lookup(a, axis, keepdims, dtype, 0.0)
+                if p is not None:
+                    return execute(p, a)
+                return fallback(a, axis=axis, keepdims=keepdims, dtype=dtype)
+        else:
+            def kernel(a: Any, axis: Any = None, keepdims: bool = False) -> Any:  # type: ignore[misc]
+                p = lookup(a, axis, keepdims, None, 0.0)
+                if p is not None:
+                    return execute(p, a)
+                return fallback(a, axis=axis, keepdims=keepdims)
+
+        kernel.__name__ = name
+        return kernel
+
+
+def _sum_dtype(d: np.dtype) -> np.dtype:
+    """NumPy's (and CuPy's) default result dtype of a sum or product."""
+    if d.kind == "b" or (d.kind == "i" and d.itemsize < 8):
+        return _I64
+    if d.kind == "u" and d.itemsize < 8:
+        return _U64
+    return d
+
+
+__all__ = ["INPUTS", "NAMESPACE_OPS", "OPS", "Op", "Reductions"]
