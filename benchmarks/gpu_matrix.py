@@ -2,7 +2,7 @@
 usmarray against CuPy and PyTorch called the way backend-agnostic code calls them.
 
 ``python -m benchmarks.gpu_matrix [--quick] [--only SUBSTRING] [--small-only | --large-only]
-[--sklearn] [--out DIR]``
+[--out DIR]``; ``--merge JSON...`` joins runs
 
 usmarray is called directly (``import usmarray as xp``, arrays on ``cuda:0``); CuPy and
 PyTorch through ``array_api_compat.array_namespace`` of one of their arrays (that is
@@ -22,8 +22,9 @@ usmarray is measured a second time as an independent entry ("usm A/A") for the n
 
 Ratios are peer time / usmarray time (> 1: usmarray faster): "best" takes the fastest
 peer, and "A/A" is usm A/A / usm.  A call that raises records its error in that cell
-and the run goes on.  ``--sklearn`` adds scikit-learn estimators fitted on each
-library's GPU arrays (``benchmarks/gpu_sklearn.py``).
+and the run goes on.  scikit-learn estimators fitted on each library's GPU arrays are
+``python -m benchmarks.gpu_sklearn --out DIR`` (its ``gpu_sklearn.json`` joins a
+matrix through ``--merge``).
 
 Writes ``gpu_matrix.json``, ``gpu_matrix.txt`` and ``gpu_matrix.png`` into ``--out``
 (default ``benchmarks/results/<date>-gpu-matrix``).  ``--cpu-smoke`` (hidden) runs the
@@ -52,7 +53,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-os.environ.setdefault("SCIPY_ARRAY_API", "1")  # before anything imports scipy (--sklearn)
+os.environ.setdefault("SCIPY_ARRAY_API", "1")  # before anything imports scipy (gpu_sklearn)
 
 import numpy as np  # noqa: E402
 
@@ -830,6 +831,9 @@ def merge(paths: list[Path], out: Path, with_plot: bool) -> list[Path]:
     meta["merged_from"] = [{"argv": d.get("argv"), "date": d.get("date"),
                             "elapsed_s": d.get("elapsed_s")} for d in docs]
     rows = [r for d in docs for r in d["rows"]]
+    for r in rows:  # the files hold NaN as null
+        for k in ("ratios", "times_s"):
+            r[k] = {name: math.nan if v is None else v for name, v in r.get(k, {}).items()}
     return write_outputs(out, meta, rows, docs[0]["columns"], docs[0]["peers"], with_plot)
 
 
@@ -1012,8 +1016,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     g = p.add_mutually_exclusive_group()
     g.add_argument("--small-only", action="store_true", help="only the small size class")
     g.add_argument("--large-only", action="store_true", help="only the large size class")
-    p.add_argument("--sklearn", action="store_true",
-                   help="also scikit-learn estimators on each library's arrays (gpu_sklearn.py)")
     p.add_argument("--out", type=Path, default=None,
                    help="folder for gpu_matrix.json/.txt/.png "
                         "(default benchmarks/results/<date>-gpu-matrix)")
@@ -1092,11 +1094,6 @@ def main(argv: list[str] | None = None) -> int:
 
     with setup.context():
         rows = run_matrix(setup, cfg, ops, sizes, t0, checkpoint)
-        if args.sklearn:
-            from . import gpu_sklearn
-
-            rows += gpu_sklearn.run(setup, quick=args.quick, smoke=args.cpu_smoke, only=args.only,
-                                    deadline=t0 + cfg.time_limit_s)
     meta["elapsed_s"] = round(time.perf_counter() - t0, 1)
     paths = write_outputs(out, meta, rows, keys, peers, with_plot=not args.no_plot)
     print(report_text(meta, rows, keys, peers), flush=True)

@@ -1,7 +1,7 @@
 """scikit-learn on GPU arrays: the estimator part of the GPU ops matrix (issue 25).
 
 ``python -m benchmarks.gpu_sklearn [--quick] [--only SUBSTRING] [--out DIR]``
-(or ``python -m benchmarks.gpu_matrix --sklearn``, which adds these rows to its table)
+(``python -m benchmarks.gpu_matrix --merge`` adds its ``gpu_sklearn.json`` to a matrix)
 
 With ``sklearn.config_context(array_api_dispatch=True)`` (and ``SCIPY_ARRAY_API=1`` set
 before scipy is imported), each estimator is fitted on usmarray, CuPy and PyTorch

@@ -666,7 +666,7 @@ def matrix_norm(
     pt = _pt(be)
     rd = _REAL_OF[a.dtype]
     batch = a.shape[:-2]
-    if ord == "fro" and a.dtype == rd:  # hypot ignores signs: no |x| temporary
+    if ord == "fro" and a.dtype == rd and be.writable(a):  # as in vector_norm
         res = _as(be, pt.reduce_hypot(a, axis=(-2, -1)), rd)
         return wrap_with(be, pt.reshape(res, batch + (1, 1)) if keepdims else res)
     try:  # the first temporary as large as x
@@ -735,7 +735,10 @@ def vector_norm(
         axes = tuple(axes)
     pt = _pt(be)
     rd = _REAL_OF[a.dtype]
-    if ord == 2 and axes and a.dtype == rd:  # hypot ignores signs: no |x| temporary
+    # hypot ignores signs: no |x| temporary, except for a read-only view (a broadcast),
+    # which may address far more elements than memory holds: its temporary's failed
+    # allocation is the MemoryError that names the size
+    if ord == 2 and axes and a.dtype == rd and be.writable(a):
         return wrap_with(be, _as(be, pt.reduce_hypot(a, axis=axes, keepdims=keepdims), rd))
     try:  # the first temporary as large as x
         absx = _as(be, pt.abs(a), rd)
