@@ -821,8 +821,10 @@ def select(ops: list[Op], only: str | None, skip: str | None = None) -> list[Op]
 
 
 def merge(paths: list[Path], out: Path, with_plot: bool) -> list[Path]:
-    """One matrix from the ``gpu_matrix.json`` files of several runs on one machine
-    (rows in order of the files; the first file's description of the machine)."""
+    """One matrix from the ``gpu_matrix.json`` files of several runs on one kind of GPU
+    (rows in order of the files; a later file's row replaces an earlier one of the same
+    op and size class, so a re-measured family updates a whole matrix; the first file's
+    description of the machine, every run named under ``merged_from``)."""
     docs = [json.loads(p.read_text()) for p in paths]
     gpus = {d["gpu"] for d in docs}
     if len(gpus) != 1:
@@ -830,7 +832,11 @@ def merge(paths: list[Path], out: Path, with_plot: bool) -> list[Path]:
     meta = {k: v for k, v in docs[0].items() if k not in ("columns", "peers", "below", "rows")}
     meta["merged_from"] = [{"argv": d.get("argv"), "date": d.get("date"),
                             "elapsed_s": d.get("elapsed_s")} for d in docs]
-    rows = [r for d in docs for r in d["rows"]]
+    by_key: dict[tuple[str, str], dict[str, Any]] = {}
+    for d in docs:
+        for r in d["rows"]:
+            by_key[(r["op"], r["size"])] = r  # insertion order kept, later rows win
+    rows = list(by_key.values())
     for r in rows:  # the files hold NaN as null
         for k in ("ratios", "times_s"):
             r[k] = {name: math.nan if v is None else v for name, v in r.get(k, {}).items()}

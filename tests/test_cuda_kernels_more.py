@@ -181,3 +181,73 @@ def test_copy_of_a_transposed_matrix_keeps_values():
     t[0, 0] = 5.0  # a copy: the source is untouched
     assert xp.asnumpy(x)[0, 0] == a[0, 0]
     np.testing.assert_array_equal(xp.asnumpy(xp.reshape(t, (-1,)))[1:], a.T.reshape(-1)[1:])
+
+
+@settings(max_examples=30, deadline=None)
+@given(dtype=st.sampled_from(["int8", "int32", "int64", "uint32", "float32", "float64"]),
+       shape=st.sampled_from([(1,), (5,), (1023,), (1025,), (8192,), (8193,), (70_001,),
+                              (3, 5000), (2, 40_000), (300, 7), (600, 1500), (2, 3, 1100)]),
+       include_initial=st.booleans(), name=st.sampled_from(["cumulative_sum", "cumulative_prod"]),
+       seed=st.integers(0, 2**16))
+def test_cumulative_along_the_last_axis_match_numpy(dtype, shape, include_initial, name, seed):
+    rng = np.random.default_rng(seed)
+    if name == "cumulative_prod":
+        a = (1 + 1e-4 * rng.standard_normal(shape)).astype(dtype) if dtype.startswith("float") else \
+            np.where(rng.random(shape) < 0.01, 3, 1).astype(dtype)
+    else:
+        a = rng.standard_normal(shape).astype(dtype) if dtype.startswith("float") else \
+            rng.integers(0, 100, shape).astype(dtype)
+    x = xp.asarray(a, device="cuda:0")
+    got = getattr(xp, name)(x, axis=-1, include_initial=include_initial)
+    fn = np.cumsum if name == "cumulative_sum" else np.cumprod
+    want = fn(a.astype(np.float64) if a.dtype.kind == "f" else a, axis=-1, dtype=None
+              if a.dtype.kind == "f" else np.dtype(xp.asnumpy(got).dtype))
+    if include_initial:
+        first = np.zeros if name == "cumulative_sum" else np.ones
+        want = np.concatenate([first(shape[:-1] + (1,), dtype=want.dtype), want], axis=-1)
+    g = xp.asnumpy(got)
+    assert g.shape == want.shape
+    if a.dtype.kind == "f":
+        # rounding grows with the running sums' magnitudes, not with the values'
+        n = shape[-1]
+        scale = np.max(np.abs(want)) + 1.0
+        np.testing.assert_allclose(g, want, rtol=4 * np.sqrt(n) * np.finfo(a.dtype).eps,
+                                   atol=8 * np.sqrt(n) * np.finfo(a.dtype).eps * scale)
+    else:
+        np.testing.assert_array_equal(g, want)
+
+
+@settings(max_examples=40, deadline=None)
+@given(dtype=st.sampled_from(["int8", "int32", "int64", "uint64", "float32", "float64"]),
+       shapes=st.sampled_from([((5, 4), (4,)), ((3, 5, 4), (5, 4)), ((3, 5, 4), (1, 4)),
+                               ((7, 3), (3,)), ((2, 1031), (1031,)), ((4096, 6), (1, 1, 6)),
+                               ((9, 2, 8), (8,))]),
+       name=st.sampled_from(["add", "subtract", "multiply", "divide"]), swap=st.booleans(),
+       seed=st.integers(0, 2**16))
+def test_row_broadcast_binary_matches_numpy(dtype, shapes, name, swap, seed):
+    if name == "divide" and not dtype.startswith("float"):
+        return
+    rng = np.random.default_rng(seed)
+    big, small = shapes
+    mk = (lambda s: rng.standard_normal(s).astype(dtype)) if dtype.startswith("float") else \
+        (lambda s: rng.integers(1, 50, s).astype(dtype))
+    a, b = mk(big), mk(small)
+    if swap:
+        a, b = b, a
+    x, y = xp.asarray(a, device="cuda:0"), xp.asarray(b, device="cuda:0")
+    got = xp.asnumpy(getattr(xp, name)(x, y))
+    with np.errstate(all="ignore"):
+        want = getattr(np, name)(a, b)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_row_broadcast_logical_and_standardization():
+    rng = np.random.default_rng(11)
+    X = rng.standard_normal((1000, 37)).astype(np.float32)
+    x = xp.asarray(X, device="cuda:0")
+    z = (x - xp.mean(x, axis=0)) / xp.std(x, axis=0)
+    np.testing.assert_allclose(xp.asnumpy(z), (X - X.mean(axis=0)) / X.std(axis=0), rtol=1e-4, atol=1e-5)
+    m, r = rng.random((50, 8)) < 0.5, rng.random(8) < 0.5
+    np.testing.assert_array_equal(
+        xp.asnumpy(xp.logical_xor(xp.asarray(r, device="cuda:0"), xp.asarray(m, device="cuda:0"))),
+        np.logical_xor(r, m))

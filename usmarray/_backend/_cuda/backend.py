@@ -43,10 +43,12 @@ from cupy.cuda import runtime as _rt
 from .._ndlike import kernels as _ndlike_kernels
 from .._protocol import BackendBase, Capabilities, LinAlgError
 from . import interop as _io
-from .fast import BINARY, UNARY, FastKernels, make_argext
+from .fast import BINARY, BINARY_DTYPES, UNARY, FastKernels, make_argext
+from .kernels.broadcast import RowBroadcast
 from .kernels.join import Joins
 from .kernels.reduce import NAMESPACE_OPS as REDUCTION_OPS
 from .kernels.reduce import Reductions
+from .kernels.scan import Scans
 
 _nd = cupy.ndarray
 _Unowned = _mem.UnownedMemory
@@ -213,8 +215,10 @@ class CudaBackend(BackendBase):
             ks[kname] = make_argext(kname, ks[kname])
         for kname, fn in ks.items():
             ks[kname] = self._placed(fn)
+        self.row_broadcast = RowBroadcast(is_fast, single, self.fast.new_out)
         for kname in BINARY:
-            ks[kname] = self.fast.make_binary(kname, ks[kname])
+            rows = self.row_broadcast.wrap(BINARY[kname], BINARY_DTYPES[kname], ks[kname])
+            ks[kname] = self.fast.make_binary(kname, rows)
         for kname in UNARY:
             ks[kname] = self.fast.make_unary(kname, ks[kname])
         ks["copy"] = self.fast.make_copy(ks["copy"])
@@ -225,6 +229,9 @@ class CudaBackend(BackendBase):
         self.joins = Joins(is_fast, single)
         ks["concat"] = self.joins.wrap_concat(ks["concat"])
         ks["stack"] = self.joins.wrap_stack(ks["stack"])
+        self.scans = Scans(is_fast, single)
+        for kname in ("cumulative_sum", "cumulative_prod"):
+            ks[kname] = self.scans.wrap(kname, ks[kname])
         self.reductions = Reductions(is_fast, single, self.fast.new_out)
         for kname in REDUCTION_OPS:
             ks[kname] = self.reductions.wrap(kname, ks[kname])

@@ -41,12 +41,35 @@ class _Slots(threading.local):
 _SLOTS = _Slots()
 
 
+_sms: dict[int, int] = {}
+
+
+def sm_count() -> int:
+    """The number of multiprocessors of the current device (asked once a device)."""
+    dev = cupy.cuda.runtime.getDevice()
+    n = _sms.get(dev)
+    if n is None:
+        n = _sms[dev] = int(cupy.cuda.runtime.getDeviceProperties(dev)["multiProcessorCount"])
+    return n
+
+
 def compiled(source: str, name: str, multi_gpu: bool) -> Any:
     """The CuPy ``Function`` ``name`` of ``source`` on the current device."""
     key = (source, name, cupy.cuda.runtime.getDevice() if multi_gpu else 0)
     f = _cache.get(key)
     if f is None:
         f = _cache[key] = cupy.RawKernel(source, name, options=OPTIONS).kernel
+    return f
+
+
+def cached(table: dict, key: Any, multi_gpu: bool, source: Any) -> Any:
+    """The kernel ``k`` of ``source()`` for ``key``: from ``table`` on one GPU, else from
+    :func:`compiled`'s per-device cache (a family keeps its own ``table``)."""
+    f = None if multi_gpu else table.get(key)
+    if f is None:
+        f = compiled(source(), "k", multi_gpu)
+        if not multi_gpu:
+            table[key] = f
     return f
 
 
@@ -67,4 +90,4 @@ def launch(f: Any, grid: tuple[int, int, int], block: tuple[int, int, int], fmt:
                    stream_ptr() if stream is None else stream, t.pp, 0)
 
 
-__all__ = ["OPTIONS", "compiled", "launch", "stream_ptr"]
+__all__ = ["OPTIONS", "cached", "compiled", "launch", "sm_count", "stream_ptr"]

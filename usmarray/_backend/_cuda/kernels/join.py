@@ -19,7 +19,7 @@ from typing import Any
 
 import cupy
 
-from ._launch import compiled, stream_ptr
+from ._launch import cached, sm_count, stream_ptr
 
 _nd = cupy.ndarray
 MAX_INPUTS = 64
@@ -80,24 +80,14 @@ class Joins:
         self._is_fast = is_fast
         self._multi = not single_gpu
         self._fns: dict[int, Any] = {}
-        self._blocks = 0
         self.enabled = _driver_launch is not None
 
     def _function(self, size: int) -> Any:
-        f = self._fns.get(size)
-        if f is None:
-            src = _SOURCE.format(t=_WORDS[size], k=MAX_INPUTS)
-            f = compiled(src, "k", self._multi)
-            if not self._multi:
-                self._fns[size] = f
-        return f
+        return cached(self._fns, size, self._multi,
+                      lambda: _SOURCE.format(t=_WORDS[size], k=MAX_INPUTS))
 
     def _target(self) -> int:
-        if not self._blocks:
-            sms = cupy.cuda.runtime.getDeviceProperties(
-                cupy.cuda.runtime.getDevice())["multiProcessorCount"]
-            self._blocks = 8 * int(sms)
-        return self._blocks
+        return 8 * sm_count()
 
     def _takes(self, arrays: Any) -> bool:
         if not self.enabled or not 1 < len(arrays) <= MAX_INPUTS:

@@ -39,7 +39,7 @@ import cupy
 import numpy as np
 
 from ..fast import _CTYPES
-from ._launch import compiled, launch
+from ._launch import cached, launch, sm_count
 from ._launch import stream_ptr as _stream_ptr
 
 _nd = cupy.ndarray
@@ -393,29 +393,21 @@ class Reductions:
         self._is_fast = is_fast
         self._multi = not single_gpu
         self._fns: dict[tuple, Any] = {}
-        self._target = 0
         self._scratch = _Scratch()
         self._new_out = new_out or (lambda shape, d, n, stream: _nd(shape, d))
         self.enabled = True
 
     def _blocks_target(self) -> int:
-        if not self._target:
-            sms = cupy.cuda.runtime.getDeviceProperties(
-                cupy.cuda.runtime.getDevice())["multiProcessorCount"]
-            self._target = 8 * int(sms)
-        return self._target
+        return 8 * sm_count()
 
     def _function(self, key: tuple) -> Any:
-        f = self._fns.get(key)
-        if f is None:
-            name, t, s, o, in_acc, final, kind, width, vec = key
+        name, t, s, o, in_acc, final, kind, width, vec = key
+
+        def source() -> str:
             head = _header(OPS[name], t, s, o, in_acc, final)
-            src = (_row_source(head, width, vec) if kind == "row"
-                   else _col_source(head, width))
-            f = compiled(src, "k", self._multi)
-            if not self._multi:
-                self._fns[key] = f
-        return f
+            return _row_source(head, width, vec) if kind == "row" else _col_source(head, width)
+
+        return cached(self._fns, key, self._multi, source)
 
     def _step(self, name: str, in_acc: bool, dts: tuple, outer: int, R: int, inner: int,
               final: bool, n: int, corr: float, aligned: bool) -> tuple[_Step, int]:
