@@ -28,7 +28,7 @@ from ._report import (
 )
 from ._timing import Stats, describe_error
 
-SECTIONS = ("small", "throughput", "migration", "scaling", "linalg", "gpu")
+SECTIONS = ("small", "throughput", "migration", "scaling", "linalg", "gpu", "gpu_matrix")
 
 
 @dataclass
@@ -180,10 +180,11 @@ def run_linalg(quick: bool) -> dict[str, Any]:
     return {"status": "ok", "function": name, "result": jsonable(res)}
 
 
-def run_gpu(quick: bool, outdir: Path) -> dict[str, Any]:
-    """The GPU section (``benchmarks/gpu.py``: usmarray's CUDA backend against CuPy and
-    PyTorch on one GPU), written to ``<outdir>/gpu``; skipped, with the reason, where
-    CuPy or a usable GPU is missing."""
+def run_gpu(quick: bool, outdir: Path, section: str = "gpu") -> dict[str, Any]:
+    """A GPU section, written to ``<outdir>/<section>``: ``gpu`` (``benchmarks/gpu.py``:
+    bandwidth and small calls of the fast paths) or ``gpu_matrix`` (``benchmarks/
+    gpu_matrix.py``: every op family), usmarray's CUDA backend against CuPy and PyTorch
+    on one GPU; skipped, with the reason, where CuPy or a usable GPU is missing."""
     try:
         import cupy  # noqa: F401
     except Exception as exc:  # noqa: BLE001 - ImportError, or a CUDA library failing to load
@@ -193,15 +194,16 @@ def run_gpu(quick: bool, outdir: Path) -> dict[str, Any]:
 
     if getattr(_backend, "cuda", None) is None:
         return {"status": "skipped (CuPy imports but no usable CUDA GPU)"}
-    from . import gpu
+    from . import gpu, gpu_matrix
 
-    argv = (["--quick"] if quick else []) + ["--out", str(outdir / "gpu")]
+    main = {"gpu": gpu.main, "gpu_matrix": gpu_matrix.main}[section]
+    argv = (["--quick"] if quick else []) + ["--out", str(outdir / section)]
     try:
         with xp.using_device("cuda:0"):
-            rc = gpu.main(argv)
+            rc = main(argv)
     except Exception as exc:
         return {"status": describe_error(exc)}
-    return {"status": "ok" if rc == 0 else f"exit {rc}", "out": str(outdir / "gpu")}
+    return {"status": "ok" if rc == 0 else f"exit {rc}", "out": str(outdir / section)}
 
 
 def _error_row(job: Job, exc: BaseException) -> dict[str, Any]:
@@ -248,7 +250,8 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, Any] = {s: [] for s in ("small", "throughput", "migration", "scaling")
                                if s in only}
     show = args.progress if args.progress is not None else not args.quick
-    bar = Progress(len(jobs) + ("linalg" in only) + ("gpu" in only), show)
+    gpu_sections = [s for s in ("gpu", "gpu_matrix") if s in only]
+    bar = Progress(len(jobs) + ("linalg" in only) + len(gpu_sections), show)
     try:
         for job in jobs:
             try:
@@ -262,9 +265,9 @@ def main(argv: list[str] | None = None) -> int:
         if "linalg" in only:
             results["linalg"] = run_linalg(args.quick)
             bar.step("linalg")
-        if "gpu" in only:
-            results["gpu"] = run_gpu(args.quick, outdir)
-            bar.step("gpu")
+        for section in gpu_sections:
+            results[section] = run_gpu(args.quick, outdir, section)
+            bar.step(section)
     finally:
         bar.close()
     enrich(results)
@@ -288,8 +291,9 @@ def main(argv: list[str] | None = None) -> int:
         print(scaling_table(results["scaling_fit"]))
     if "linalg" in results:
         print(f"\n== linalg (benchmarks/bench_linalg.py) == {results['linalg']['status']}")
-    if "gpu" in results:
-        print(f"\n== GPU (benchmarks/gpu.py) == {results['gpu']['status']}")
+    for section in ("gpu", "gpu_matrix"):
+        if section in results:
+            print(f"\n== GPU (benchmarks/{section}.py) == {results[section]['status']}")
     errors = [r for sec in ("small", "throughput", "migration", "scaling")
               for r in results.get(sec, []) if r.get("kind") == "error"]
     for r in errors:
