@@ -251,3 +251,27 @@ def test_row_broadcast_logical_and_standardization():
     np.testing.assert_array_equal(
         xp.asnumpy(xp.logical_xor(xp.asarray(r, device="cuda:0"), xp.asarray(m, device="cuda:0"))),
         np.logical_xor(r, m))
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "int16", "float32", "float64", "complex128"])
+def test_broadcast_copies_tile_and_repeat_match_numpy(dtype):
+    rng = np.random.default_rng(12)
+    v = rng.integers(0, 9, (5, 7)).astype(dtype)
+    x = xp.asarray(v, device="cuda:0")
+    for shape in [(3, 5, 7), (4, 1, 5, 7), (2, 3, 5, 7)]:
+        b = xp.broadcast_to(x, shape)
+        np.testing.assert_array_equal(xp.asnumpy(xp.asarray(b, copy=True)),
+                                      np.broadcast_to(v, shape))
+    row = xp.broadcast_to(xp.expand_dims(x[0], axis=0), (6, 7))
+    np.testing.assert_array_equal(xp.asnumpy(xp.asarray(row, copy=True)),
+                                  np.broadcast_to(v[0], (6, 7)))
+    col = xp.broadcast_to(x[:, :1], (5, 7))  # stride 0 on the last axis: the fallback
+    np.testing.assert_array_equal(xp.asnumpy(xp.asarray(col, copy=True)),
+                                  np.broadcast_to(v[:, :1], (5, 7)))
+    for reps in [(3,), (3, 1), (1, 3), (2, 1, 1), (2, 3), (4, 1, 1, 1), (0, 1)]:
+        np.testing.assert_array_equal(xp.asnumpy(xp.tile(x, reps)), np.tile(v, reps))
+    for r, axis in [(3, None), (1, None), (2, 0), (4, 1), (0, 1), (3, -1)]:
+        np.testing.assert_array_equal(xp.asnumpy(xp.repeat(x, r, axis=axis)),
+                                      np.repeat(v, r, axis=axis))
+    np.testing.assert_array_equal(xp.asnumpy(xp.repeat(x[:, ::2], 2, axis=1)),
+                                  np.repeat(v[:, ::2], 2, axis=1))

@@ -221,7 +221,9 @@ class CudaBackend(BackendBase):
             ks[kname] = self.fast.make_binary(kname, rows)
         for kname in UNARY:
             ks[kname] = self.fast.make_unary(kname, ks[kname])
-        ks["copy"] = self.fast.make_copy(ks["copy"])
+        ks["copy"] = self.fast.make_copy(self.row_broadcast.wrap_copy(ks["copy"]))
+        ks["tile"] = self.row_broadcast.wrap_tile(ks["tile"])
+        ks["repeat"] = self.row_broadcast.wrap_repeat(ks["repeat"])
         ks["astype"] = self.fast.make_astype(ks["astype"])
         ks["where"] = self.fast.make_where(ks["where"])
         ks["clip"] = self.fast.make_clip(ks["clip"])

@@ -1,14 +1,21 @@
-"""Binary operations of a C-contiguous array with a C-contiguous one that broadcasts
-along its leading axes: ``X - mean``, ``X / scale``, ``X + bias`` for a row vector
-(either side of the operator), in one launch and without a broadcast copy.
+"""Broadcasting and replication of C-contiguous CUDA arrays, one launch each.
 
-The large operand is viewed as (rows, m), the small one as (m,); grid row ``y`` takes
-rows, threads take four neighbouring columns (16-byte loads where ``m`` and both
-pointers allow), so no element index is ever divided.
+* Binary operations of a C-contiguous array with a C-contiguous one that broadcasts
+  along its leading axes: ``X - mean``, ``X / scale``, ``X + bias`` for a row vector
+  (either side of the operator), without a broadcast copy.  The large operand is
+  viewed as (rows, m), the small one as (m,); grid row ``y`` takes rows, threads take
+  four neighbouring columns (16-byte loads where ``m`` and both pointers allow), so no
+  element index is ever divided.
+* Copies of a broadcast view whose leading axes have stride 0 over a C-contiguous
+  tail, and ``tile`` of a C-contiguous array along one axis with only length-1 axes
+  before it: both are ``rows`` copies of one block of ``m`` elements.
+* ``repeat`` of each element of a C-contiguous array ``r`` times along an axis, as
+  (outer, n, inner) -> (outer, n * r, inner).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -44,6 +51,53 @@ extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ big,
   }}
 }}
 """
+
+
+_ROWS_OF = r"""
+typedef {t} T;
+extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ src,
+    T* __restrict__ out, const long long rows, const long long m) {{
+  const long long step = (long long)gridDim.x * blockDim.x;
+  for (long long r = blockIdx.y; r < rows; r += gridDim.y) {{
+    T* __restrict__ orow = out + r * m;
+    for (long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x; c < m; c += step)
+      orow[c] = src[c];
+  }}
+}}
+"""
+
+_REPEAT = r"""
+typedef {t} T;
+extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ src,
+    T* __restrict__ out, const long long total, const long long inner, const long long reps) {{
+  const long long step = (long long)gridDim.x * blockDim.x;
+  for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += step) {{
+    long long s;
+    if (inner == 1) {{
+      s = e / reps;
+    }} else {{
+      const long long row = e / inner;
+      s = (row / reps) * inner + (e - row * inner);
+    }}
+    out[e] = src[s];
+  }}
+}}
+"""
+
+#: element types by size: replication moves bytes
+_WORDS = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long",
+          16: "ulonglong2"}
+
+
+def _c_order(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int) -> bool:
+    """Whether ``shape``/``strides`` (bytes) lay elements out in C order, without gaps
+    (length-1 axes may have any stride)."""
+    want = itemsize
+    for n, st in zip(reversed(shape), reversed(strides), strict=True):
+        if n != 1 and st != want:
+            return False
+        want *= n
+    return True
 
 
 class RowBroadcast:
@@ -104,6 +158,77 @@ class RowBroadcast:
             return fallback(a, b)
 
         return fn
+
+    # ---- replication ------------------------------------------------------------------
+    def _rows_of(self, src_ptr: int, d: np.dtype, out: Any, rows: int, m: int) -> Any:
+        if not out.size:
+            return out
+        f = cached(self._fns, ("rows", d.itemsize), self._multi,
+                   lambda: _ROWS_OF.format(t=_WORDS[d.itemsize]))
+        gx = max(1, min(-(-m // 256), 1024))
+        gy = max(1, min(rows, 65535, -(-4096 // gx)))
+        launch(f, (gx, gy, 1), (256, 1, 1), "QQqq", src_ptr, out.data.ptr, rows, m,
+               stream=stream_ptr())
+        return out
+
+    def _plain(self, a: Any) -> bool:
+        return (a.__class__ is _nd and self.enabled and a.size > 0
+                and a.dtype.itemsize in _WORDS and self._is_fast(a))
+
+    def wrap_copy(self, fallback: Any) -> Any:
+        """``copy(a)``: a broadcast view (leading stride-0 axes over a C-contiguous
+        tail) as ``rows`` copies of its tail; anything else to ``fallback``."""
+        def copy(a: Any, *args: Any, **kw: Any) -> Any:
+            if (self._plain(a) and not a._c_contiguous and not args
+                    and kw.get("order", "K") in ("K", "C", "A")):
+                st, sh = a.strides, a.shape
+                k = 0
+                while k < a.ndim and (st[k] == 0 or sh[k] == 1):
+                    k += 1
+                tail = sh[k:]
+                if k and _c_order(tail, st[k:], a.dtype.itemsize):
+                    m = math.prod(tail)
+                    return self._rows_of(a.data.ptr, a.dtype, _nd(sh, a.dtype), a.size // m, m)
+            return fallback(a, *args, **kw)
+
+        return copy
+
+    def wrap_tile(self, fallback: Any) -> Any:
+        """``tile(a, reps)`` of a C-contiguous ``a`` repeated along one axis with only
+        length-1 axes before it (after padding shape and reps with leading ones)."""
+        def tile(a: Any, reps: Any) -> Any:
+            if self._plain(a) and a._c_contiguous:
+                reps = tuple(reps)
+                nd = max(a.ndim, len(reps))
+                r = (1,) * (nd - len(reps)) + reps
+                sh = (1,) * (nd - a.ndim) + a.shape
+                big = [i for i, x in enumerate(r) if x != 1]
+                if len(big) == 1 and all(n == 1 for n in sh[:big[0]]):
+                    out_shape = tuple(x * n for x, n in zip(r, sh, strict=True))
+                    return self._rows_of(a.data.ptr, a.dtype, _nd(out_shape, a.dtype),
+                                         r[big[0]], a.size)
+            return fallback(a, reps)
+
+        return tile
+
+    def wrap_repeat(self, fallback: Any) -> Any:
+        """``repeat(a, r, axis)`` for a Python int ``r`` and a C-contiguous ``a``."""
+        def repeat(a: Any, repeats: Any, axis: Any = None) -> Any:
+            if self._plain(a) and a._c_contiguous and repeats.__class__ is int and repeats > 0:
+                ax = 0 if axis is None else axis % a.ndim
+                flat = a.reshape(-1) if axis is None else a
+                sh = flat.shape
+                n, inner = sh[ax], math.prod(sh[ax + 1:])
+                out = _nd(sh[:ax] + (n * repeats,) + sh[ax + 1:], a.dtype)
+                f = cached(self._fns, ("repeat", a.dtype.itemsize), self._multi,
+                           lambda: _REPEAT.format(t=_WORDS[a.dtype.itemsize]))
+                total = out.size
+                launch(f, (max(1, min(-(-total // 256), 8 * 1024)), 1, 1), (256, 1, 1), "QQqqq",
+                       a.data.ptr, out.data.ptr, total, inner, repeats, stream=stream_ptr())
+                return out
+            return fallback(a, repeats, axis=axis)
+
+        return repeat
 
 
 __all__ = ["RowBroadcast"]
