@@ -275,3 +275,31 @@ def test_broadcast_copies_tile_and_repeat_match_numpy(dtype):
                                       np.repeat(v, r, axis=axis))
     np.testing.assert_array_equal(xp.asnumpy(xp.repeat(x[:, ::2], 2, axis=1)),
                                   np.repeat(v[:, ::2], 2, axis=1))
+
+
+@settings(max_examples=30, deadline=None)
+@given(dtype=st.sampled_from(["bool", "int8", "int16", "float32", "float64", "uint64"]),
+       shape=st.sampled_from([(7,), (5, 6), (3, 4, 5), (1000,)]), data=st.data(),
+       idx_dtype=st.sampled_from(["int8", "int32", "int64", "uint8"]), seed=st.integers(0, 2**16))
+def test_take_with_the_check_in_the_gather(dtype, shape, data, idx_dtype, seed):
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 100, shape).astype(dtype)
+    ax = data.draw(st.integers(0, len(shape) - 1))
+    n = shape[ax]
+    lo = 0 if idx_dtype == "uint8" else -n
+    hi = min(n, 127)
+    idx = rng.integers(max(lo, -128), hi, data.draw(st.integers(0, 40))).astype(idx_dtype)
+    x = xp.asarray(a, device="cuda:0")
+    got = xp.take(x, xp.asarray(idx, device="cuda:0"), axis=ax)
+    np.testing.assert_array_equal(xp.asnumpy(got), np.take(a, idx.astype(np.int64), axis=ax))
+
+
+def test_take_out_of_bounds_names_the_index_a_prior_check_names():
+    x = xp.asarray(np.arange(10.0), device="cuda:0")
+    for idx, bad in (([0, 12, 3, 15, -2], 15), ([1, -11, -30, 2], -30), ([-12, 40], 40)):
+        with pytest.raises(IndexError, match=rf"take: index {bad} is out of bounds for axis 0 with size 10"):
+            xp.take(x, xp.asarray(np.array(idx, dtype=np.int64), device="cuda:0"))
+    # the next call on the same stream starts from a clean report
+    np.testing.assert_array_equal(
+        xp.asnumpy(xp.take(x, xp.asarray(np.array([9, -10], dtype=np.int64), device="cuda:0"))),
+        [9.0, 0.0])

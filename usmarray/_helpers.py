@@ -129,8 +129,13 @@ def check_bounds(be: Any, i: Any, n: int, axis: int, fname: str,
     else:
         lo, hi = int(be.scalar(be.min(i))), int(be.scalar(be.max(i)))
     if lo < -n or hi >= n:
-        bad = hi if hi >= n else lo
-        raise error(f"{fname}: index {bad} is out of bounds for axis {axis} with size {n}")
+        raise bounds_error(fname, hi if hi >= n else lo, axis, n, error)
+
+
+def bounds_error(fname: str, bad: int, axis: int, n: int,
+                 error: type[Exception] = IndexError) -> Exception:
+    """The error for index ``bad`` outside ``[-n, n)`` on ``axis`` (to raise)."""
+    return error(f"{fname}: index {bad} is out of bounds for axis {axis} with size {n}")
 
 
 def fill_scalar(value: Any, dtype: np.dtype, fname: str) -> Any:
@@ -164,7 +169,8 @@ def fill_scalar(value: Any, dtype: np.dtype, fname: str) -> Any:
 from ._backend._errors import MAX_NBYTES, alloc_failed, check_nbytes  # noqa: E402
 
 __all__ = [
-    "MAX_NBYTES", "alloc_failed", "check_array", "check_arrays", "check_bounds", "check_category",
+    "MAX_NBYTES", "alloc_failed", "bounds_error", "check_array", "check_arrays", "check_bounds",
+    "check_category",
     "check_dtype_in", "check_nbytes", "check_scalar", "fill_scalar", "normalize_axes", "normalize_axis",
     "same_device", "scalar_operand_dtype",
 ]

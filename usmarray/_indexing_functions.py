@@ -12,7 +12,14 @@ from typing import Any
 
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
-from ._helpers import alloc_failed, check_array, check_bounds, normalize_axis, same_device
+from ._helpers import (
+    alloc_failed,
+    bounds_error,
+    check_array,
+    check_bounds,
+    normalize_axis,
+    same_device,
+)
 
 __all__ = ["take", "take_along_axis"]
 
@@ -51,12 +58,20 @@ def take(x: usm_ndarray, indices: usm_ndarray, /, *, axis: int | None = None) ->
     be = x._be
     if a.shape[ax] == 0 and i.shape[0]:
         raise IndexError(f"take: cannot take from the empty axis {ax} of shape {a.shape}")
-    check_bounds(be, i, a.shape[ax], ax, "take")
     try:
-        return wrap_with(be, be.take(a, i, axis=ax))
+        checked = be.take_checked(a, i, ax)
+        if checked is None:
+            check_bounds(be, i, a.shape[ax], ax, "take")
+            return wrap_with(be, be.take(a, i, axis=ax))
+    except IndexError:
+        raise
     except Exception as exc:
         count = math.prod(a.shape[:ax] + a.shape[ax + 1:]) * i.shape[0]
         alloc_failed(exc, be, a, count * a.itemsize, "take")
+    out, bad = checked
+    if bad is not None:
+        raise bounds_error("take", bad, ax, a.shape[ax])
+    return wrap_with(be, out)
 
 
 def take_along_axis(x: usm_ndarray, indices: usm_ndarray, /, *, axis: int = -1) -> usm_ndarray:

@@ -45,6 +45,7 @@ from .._protocol import BackendBase, Capabilities, LinAlgError
 from . import interop as _io
 from .fast import BINARY, BINARY_DTYPES, UNARY, FastKernels, make_argext
 from .kernels.broadcast import RowBroadcast
+from .kernels.gather import Gathers
 from .kernels.join import Joins
 from .kernels.reduce import NAMESPACE_OPS as REDUCTION_OPS
 from .kernels.reduce import Reductions
@@ -229,6 +230,7 @@ class CudaBackend(BackendBase):
         ks["clip"] = self.fast.make_clip(ks["clip"])
         self._fill = self.fast.make_fill()
         self.joins = Joins(is_fast, single)
+        self.gathers = Gathers(is_fast, single)
         ks["concat"] = self.joins.wrap_concat(ks["concat"])
         ks["stack"] = self.joins.wrap_stack(ks["stack"])
         self.scans = Scans(is_fast, single)
@@ -349,6 +351,9 @@ class CudaBackend(BackendBase):
 
     def default_queue(self) -> CudaQueue:
         return self._defaults[0]
+
+    def take_checked(self, raw: Any, indices: Any, axis: int) -> tuple[Any, int | None] | None:
+        return self.gathers.take_checked(raw, indices, axis)
 
     def accelerator_queue(self) -> CudaQueue:
         """Every CUDA device is a GPU: the first one's default queue (``cuda:0``)."""

@@ -1,0 +1,110 @@
+"""``take`` with its bounds check inside the gather: one launch and one small read-back
+instead of two reductions, two read-backs and then the gather.
+
+The source is viewed as (outer, n, inner) around the axis, the result as (outer, k,
+inner) for ``k`` indices.  An index ``t`` in ``[-n, n)`` reads ``t`` (``t + n`` when
+negative); any other index writes zero and is recorded in a per-thread, per-stream
+report of three int64: a flag, the largest index ``>= n`` and the smallest ``< -n``
+(``atomicMax``/``atomicMin`` from zero), so the caller names the same index that a
+check before the gather would have named (the largest, else the smallest).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import cupy
+import numpy as np
+
+from ..fast import _CTYPES
+from ._launch import cached, launch, stream_ptr
+
+_nd = cupy.ndarray
+
+_SOURCE = r"""
+typedef {t} T; typedef {i} I;
+extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ src,
+    const I* __restrict__ idx, T* __restrict__ out, long long* __restrict__ report,
+    const long long total, const long long outer, const long long n, const long long kk,
+    const long long inner) {{
+  const long long step = (long long)gridDim.x * blockDim.x;
+  for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += step) {{
+    long long r = e, i = 0;
+    if (inner != 1) {{ r = e / inner; i = e - r * inner; }}
+    long long o = 0, j = r;
+    if (outer != 1) {{ o = r / kk; j = r - o * kk; }}
+    const long long t0 = (long long)idx[j];
+    const long long t = t0 < 0 ? t0 + n : t0;
+    if (t < 0 || t >= n) {{
+      report[0] = 1;
+      if (t0 >= n) atomicMax((unsigned long long*)&report[1], (unsigned long long)t0);
+      else atomicMin(&report[2], t0);
+      out[e] = (T)0;
+    }} else {{
+      out[e] = src[(o * n + t) * inner + i];
+    }}
+  }}
+}}
+"""
+
+_SIGNED: frozenset[np.dtype] = frozenset(np.dtype(c) for c in "bhiq")
+
+
+class _Reports(threading.local):
+    def __init__(self) -> None:
+        self.bufs: dict[tuple[int, int], Any] = {}
+
+
+class Gathers:
+    """``take`` with the bounds check in the kernel (see the module docstring)."""
+
+    def __init__(self, is_fast: Callable[[Any], bool], single_gpu: bool) -> None:
+        self._is_fast = is_fast
+        self._multi = not single_gpu
+        self._fns: dict[tuple, Any] = {}
+        self._reports = _Reports()
+        self.enabled = True
+
+    def _report(self, dev: int, stream: int) -> Any:
+        key = (dev, stream)
+        b = self._reports.bufs.get(key)
+        if b is None:
+            b = self._reports.bufs[key] = _nd((3,), np.int64)
+        return b
+
+    def take_checked(self, a: Any, i: Any, axis: int) -> tuple[Any, int | None] | None:
+        """``(result, None)``, or ``(result, bad)`` with ``bad`` an index out of
+        ``[-n, n)`` (the largest such, else the smallest); None where the kernel does not
+        take the operands (the caller checks and gathers the old way)."""
+        if not (self.enabled and a.__class__ is _nd and i.__class__ is _nd and a.size
+                and i.ndim == 1 and a._c_contiguous and i._c_contiguous
+                and a.dtype in _CTYPES and i.dtype in _SIGNED
+                and self._is_fast(a) and self._is_fast(i)):
+            return None
+        sh = a.shape
+        n, k = sh[axis], i.shape[0]
+        outer = 1
+        for m in sh[:axis]:
+            outer *= m
+        inner = a.size // (outer * n)
+        out = _nd(sh[:axis] + (k,) + sh[axis + 1:], a.dtype)
+        if not out.size:
+            return out, None
+        s = stream_ptr()
+        rep = self._report(a.data.device_id if self._multi else 0, s)
+        rep.data.memset_async(0, 24)
+        f = cached(self._fns, (a.dtype, i.dtype), self._multi,
+                   lambda: _SOURCE.format(t=_CTYPES[a.dtype], i=_CTYPES[i.dtype]))
+        total = out.size
+        launch(f, (max(1, min(-(-total // 256), 8 * 1024)), 1, 1), (256, 1, 1), "QQQQqqqqq",
+               a.data.ptr, i.data.ptr, out.data.ptr, rep.data.ptr, total, outer, n, k, inner,
+               stream=s)
+        flag, hi, lo = (int(v) for v in rep.get())
+        if not flag:
+            return out, None
+        return out, hi if hi >= n else lo
+
+
+__all__ = ["Gathers"]
