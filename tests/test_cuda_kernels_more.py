@@ -303,3 +303,25 @@ def test_take_out_of_bounds_names_the_index_a_prior_check_names():
     np.testing.assert_array_equal(
         xp.asnumpy(xp.take(x, xp.asarray(np.array([9, -10], dtype=np.int64), device="cuda:0"))),
         [9.0, 0.0])
+
+
+@settings(max_examples=30, deadline=None)
+@given(shape=st.sampled_from([(1,), (7,), (8192,), (8193,), (30_000,), (3, 5), (70, 300),
+                              (2, 3, 4), (4, 1, 2049)]),
+       dtype=st.sampled_from(["bool", "int8", "int64", "float32", "float64"]),
+       density=st.sampled_from([0.0, 0.01, 0.5, 1.0]), seed=st.integers(0, 2**16))
+def test_nonzero_and_boolean_masks_match_numpy(shape, dtype, density, seed):
+    rng = np.random.default_rng(seed)
+    flags = rng.random(shape) < density
+    a = (flags * rng.integers(1, 9, shape)).astype(dtype)
+    x = xp.asarray(a, device="cuda:0")
+    got = xp.nonzero(x)
+    want = np.nonzero(a)
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(xp.asnumpy(g), w)
+    v = rng.standard_normal(shape).astype(np.float32)
+    y = xp.asarray(v, device="cuda:0")
+    m = xp.asarray(flags, device="cuda:0")
+    np.testing.assert_array_equal(xp.asnumpy(y[m]), v[flags])
+    np.testing.assert_array_equal(xp.asnumpy(x[m]), a[flags])

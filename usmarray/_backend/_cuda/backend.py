@@ -45,6 +45,7 @@ from .._protocol import BackendBase, Capabilities, LinAlgError
 from . import interop as _io
 from .fast import BINARY, BINARY_DTYPES, UNARY, FastKernels, make_argext
 from .kernels.broadcast import RowBroadcast
+from .kernels.compact import Compactions
 from .kernels.gather import Gathers
 from .kernels.join import Joins
 from .kernels.reduce import NAMESPACE_OPS as REDUCTION_OPS
@@ -231,6 +232,8 @@ class CudaBackend(BackendBase):
         self._fill = self.fast.make_fill()
         self.joins = Joins(is_fast, single)
         self.gathers = Gathers(is_fast, single)
+        self.compactions = Compactions(is_fast, single)
+        ks["nonzero"] = self.compactions.wrap_nonzero(ks["nonzero"])
         ks["concat"] = self.joins.wrap_concat(ks["concat"])
         ks["stack"] = self.joins.wrap_stack(ks["stack"])
         self.scans = Scans(is_fast, single)
@@ -700,6 +703,11 @@ class CudaBackend(BackendBase):
         """``raw[key]`` on ``raw``'s queue (device and stream), a gather's result in the
         coerced memory kind of ``raw`` and the key's arrays."""
         if self._is_fast(raw):
+            mask = key[0] if key.__class__ is tuple and len(key) == 1 else key
+            if mask.__class__ is _nd:
+                out = self.compactions.masked(raw, mask)
+                if out is not None:
+                    return out
             return raw[key]
         return self._slow(operator.getitem, (raw, key), {})
 

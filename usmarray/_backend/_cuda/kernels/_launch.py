@@ -1,7 +1,7 @@
 """Compile a kernel source once and launch it cheaply.
 
 :func:`compiled` keeps one ``cupy.RawKernel`` function per (source, name, device).
-:func:`launch` packs up to eight 8-byte arguments (``fmt``: ``struct`` codes ``Q`` for a
+:func:`launch` packs up to sixteen 8-byte arguments (``fmt``: ``struct`` codes ``Q`` for a
 pointer, ``q`` for an int64, ``d`` for a double) into per-thread slots and calls the
 driver's ``cuLaunchKernel`` on CuPy's current stream; where CuPy has no such binding it
 calls the ``Function`` with NumPy scalars.
@@ -28,13 +28,17 @@ _packers: dict[str, Any] = {}
 _SCALARS: dict[str, Any] = {"Q": np.uint64, "q": np.int64, "d": np.float64}
 
 
+#: kernel arguments a launch takes at most
+MAX_ARGS = 16
+
+
 class _Slots(threading.local):
-    """Eight 8-byte argument slots and the array of their addresses, per thread."""
+    """MAX_ARGS 8-byte argument slots and the array of their addresses, per thread."""
 
     def __init__(self) -> None:
-        self.slots = (ctypes.c_uint64 * 8)()
+        self.slots = (ctypes.c_uint64 * MAX_ARGS)()
         base = ctypes.addressof(self.slots)
-        self.params = (ctypes.c_void_p * 8)(*[base + 8 * i for i in range(8)])
+        self.params = (ctypes.c_void_p * MAX_ARGS)(*[base + 8 * i for i in range(MAX_ARGS)])
         self.pp = ctypes.addressof(self.params)
 
 

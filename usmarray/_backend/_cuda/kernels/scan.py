@@ -35,20 +35,25 @@ _OUT: frozenset[np.dtype] = frozenset(np.dtype(c) for c in "iIqQfd")
 _IN: frozenset[np.dtype] = frozenset(d for d in _CTYPES)
 _OPS = {"cumulative_sum": ("a + b", "0"), "cumulative_prod": ("a * b", "1")}
 
+#: how an element ``x[j]`` enters a scan, and what the scan stores for it (``r``: the
+#: inclusive result at ``j``); ``Emit`` carries what a store needs beyond ``y``
+SCAN_STORE = {"load": "(O)x[j]", "store": "y[j] = r;", "emit": "struct Emit {};"}
+
 _COMMON = r"""
 typedef {t} T; typedef {o} O;
 #define IDENT ((O){ident})
 __device__ __forceinline__ O op(const O a, const O b) {{ return {expr}; }}
+{emit}
 
-// scan x[lo, hi) into y[lo, hi) after carry; returns carry combined with their total
+// scan x[lo, hi) after carry, storing each result; returns carry combined with their total
 __device__ __forceinline__ O sub(const T* __restrict__ x, O* __restrict__ y,
                                  const long long lo, const long long hi, const O carry,
-                                 O* wt) {{
+                                 O* wt, const Emit& em) {{
   const int tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
   const long long base = lo + 4LL * tid;
   O v[4];
   #pragma unroll
-  for (int k = 0; k < 4; k++) {{ const long long j = base + k; v[k] = j < hi ? (O)x[j] : IDENT; }}
+  for (int k = 0; k < 4; k++) {{ const long long j = base + k; v[k] = j < hi ? {load} : IDENT; }}
   v[1] = op(v[0], v[1]); v[2] = op(v[1], v[2]); v[3] = op(v[2], v[3]);
   O t = v[3];
   #pragma unroll
@@ -72,7 +77,10 @@ __device__ __forceinline__ O sub(const T* __restrict__ x, O* __restrict__ y,
   if (lane == 0) ex = IDENT;
   O pre = op(carry, w > 0 ? op(wt[w - 1], ex) : ex);
   #pragma unroll
-  for (int k = 0; k < 4; k++) {{ const long long j = base + k; if (j < hi) y[j] = op(pre, v[k]); }}
+  for (int k = 0; k < 4; k++) {{
+    const long long j = base + k;
+    if (j < hi) {{ const O r = op(pre, v[k]); {store} }}
+  }}
   const O total = op(carry, wt[7]);
   __syncthreads();
   return total;
@@ -89,7 +97,7 @@ extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ x, O* 
     if (off && threadIdx.x == 0) yr[-1] = IDENT;
     O carry = IDENT;
     for (long long lo = 0; lo < R; lo += 1024)
-      carry = sub(xr, yr, lo, R < lo + 1024 ? R : lo + 1024, carry, wt);
+      carry = sub(xr, yr, lo, R < lo + 1024 ? R : lo + 1024, carry, wt, Emit());
   }
 }
 """
@@ -128,9 +136,19 @@ extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ x, O* 
   O* yr = y + row * yR + off;
   if (off && t == 0 && threadIdx.x == 0) yr[-1] = IDENT;
   O carry = offs[row * (gridDim.x + 1) + t];
-  for (long long a = lo; a < hi; a += 1024) carry = sub(xr, yr, a, hi < a + 1024 ? hi : a + 1024, carry, wt);
+  for (long long a = lo; a < hi; a += 1024)
+    carry = sub(xr, yr, a, hi < a + 1024 ? hi : a + 1024, carry, wt, Emit());
 }
 """
+
+
+def common(t: np.dtype, o: np.dtype, expr: str, ident: str, store: dict[str, str]) -> str:
+    """The block scan ``sub`` over elements of ``t`` into ``o`` with ``op`` = ``expr``
+    (identity ``ident``) and the load/store/emit parts of ``store`` (see SCAN_STORE)."""
+    return _COMMON.format(t=_CTYPES[t], o=_CTYPES[o], ident=ident, expr=expr, **store)
+
+
+ROWS_SOURCE = _ROWS
 
 
 class Scans:
@@ -146,8 +164,8 @@ class Scans:
     def _function(self, name: str, kind: str, t: np.dtype, o: np.dtype) -> Any:
         expr, ident = _OPS[name]
         body = {"rows": _ROWS, "sums": _TILE_SUMS, "tiles": _TILE_SCAN}[kind]
-        return cached(self._fns, (name, kind, t, o), self._multi, lambda: _COMMON.format(
-            t=_CTYPES[t], o=_CTYPES[o], ident=ident, expr=expr) + body)
+        return cached(self._fns, (name, kind, t, o), self._multi, lambda: common(
+            t, o, expr, ident, SCAN_STORE) + body)
 
     def _many(self) -> int:
         return 2 * sm_count()
@@ -193,4 +211,4 @@ class Scans:
         return kernel
 
 
-__all__ = ["TILE", "Scans"]
+__all__ = ["ROWS_SOURCE", "SCAN_STORE", "TILE", "Scans", "common"]

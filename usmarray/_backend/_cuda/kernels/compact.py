@@ -1,0 +1,149 @@
+"""Stream compaction: ``nonzero`` and boolean-mask selection ``x[mask]`` of C-contiguous
+CUDA arrays, in three launches and one read-back of the count.
+
+The flat input is cut into tiles of :data:`~.scan.TILE` elements: one launch counts
+the nonzero elements of each tile, one scans the counts into each tile's first output
+position (and the total, read back: the result's length depends on the data), and one
+scans each tile's flags with the block scan of :mod:`.scan`, each nonzero element
+writing its value (a mask) or its coordinates (``nonzero``: one row per axis) at its
+position, in the input's order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import cupy
+import numpy as np
+
+from ..fast import _CTYPES
+from ._launch import cached, launch, stream_ptr
+from .scan import ROWS_SOURCE, SCAN_STORE, TILE, common
+
+_nd = cupy.ndarray
+_I64 = np.dtype(np.int64)
+
+_COUNT = r"""
+extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ x, O* __restrict__ s,
+    const long long N, const long long tile) {
+  __shared__ O wt[8];
+  const long long lo = blockIdx.x * tile, hi = N < lo + tile ? N : lo + tile;
+  O a = 0;
+  for (long long j = lo + threadIdx.x; j < hi; j += 256) a += x[j] != 0;
+  for (int o = 16; o > 0; o >>= 1) a += __shfl_down_sync(0xffffffffu, a, o);
+  if ((threadIdx.x & 31) == 0) wt[threadIdx.x >> 5] = a;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    O r = 0;
+    for (int i = 0; i < 8; i++) r += wt[i];
+    s[blockIdx.x] = r;
+  }
+}
+"""
+
+_WRITE = r"""
+extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ x,
+    const V* __restrict__ src, V* __restrict__ out, const O* __restrict__ offs,
+    const long long N, const long long tile, const long long count, const long long nd,
+    const long long* __restrict__ shape) {
+  __shared__ O wt[8];
+  Emit em; em.src = src; em.out = out; em.count = count; em.nd = nd; em.shape = shape;
+  const long long lo = blockIdx.x * tile, hi = N < lo + tile ? N : lo + tile;
+  O carry = offs[blockIdx.x];
+  for (long long a = lo; a < hi; a += 1024)
+    carry = sub(x, (O*)0, a, hi < a + 1024 ? hi : a + 1024, carry, wt, em);
+}
+"""
+
+#: values of the mask's array at the flagged positions
+_VALUES = {
+    "load": "(O)(x[j] != 0)",
+    "store": "if (x[j] != 0) em.out[r - 1] = em.src[j];",
+    "emit": ("struct Emit { const V* src; V* out; long long count; long long nd;"
+             " const long long* shape; };"),
+}
+#: coordinates of the flagged positions, axis d in row d of a (nd, count) result
+_COORDS = {
+    "load": "(O)(x[j] != 0)",
+    "store": ("if (x[j] != 0) { long long q = j;"
+              " for (long long d = em.nd - 1; d >= 0; d--) {"
+              " const long long m = em.shape[d]; em.out[d * em.count + r - 1] = q % m; q /= m; } }"),
+    "emit": _VALUES["emit"],
+}
+
+
+class Compactions:
+    """``nonzero`` and ``x[mask]`` (see the module docstring) for C-contiguous operands
+    of plain device memory; other operands go to the fallbacks."""
+
+    def __init__(self, is_fast: Callable[[Any], bool], single_gpu: bool) -> None:
+        self._is_fast = is_fast
+        self._multi = not single_gpu
+        self._fns: dict[tuple, Any] = {}
+        self.enabled = True
+
+    def _function(self, kind: str, t: np.dtype, v: np.dtype) -> Any:
+        def source() -> str:
+            vdef = f"typedef {_CTYPES[v]} V;\n"
+            if kind == "count":
+                return common(t, _I64, "a + b", "0", SCAN_STORE) + _COUNT
+            if kind == "offsets":
+                return common(_I64, _I64, "a + b", "0", SCAN_STORE) + ROWS_SOURCE
+            store = _VALUES if kind == "values" else _COORDS
+            return vdef + common(t, _I64, "a + b", "0", store) + _WRITE
+
+        return cached(self._fns, (kind, t, v), self._multi, source)
+
+    def _offsets(self, x: Any) -> tuple[Any, int, int]:
+        """(per-tile first positions, tile count, total) of the nonzero elements of the
+        flat C-contiguous ``x``; reads the total back (a synchronization)."""
+        n = x.size
+        ntiles = -(-n // TILE)
+        counts = _nd((ntiles,), _I64)
+        offs = _nd((ntiles + 1,), _I64)
+        s = stream_ptr()
+        launch(self._function("count", x.dtype, _I64), (ntiles, 1, 1), (256, 1, 1), "QQqq",
+               x.data.ptr, counts.data.ptr, n, TILE, stream=s)
+        launch(self._function("offsets", _I64, _I64), (1, 1, 1), (256, 1, 1), "QQqqqq",
+               counts.data.ptr, offs.data.ptr, 1, ntiles, ntiles + 1, 1, stream=s)
+        return offs, ntiles, int(offs[ntiles].get())
+
+    def _write(self, kind: str, x: Any, src: Any, out: Any, offs: Any, ntiles: int,
+               count: int, shape: Any) -> None:
+        launch(self._function(kind, x.dtype, src.dtype), (ntiles, 1, 1), (256, 1, 1),
+               "QQQQqqqqQ", x.data.ptr, src.data.ptr, out.data.ptr, offs.data.ptr, x.size,
+               TILE, count, x.ndim, shape.data.ptr if shape is not None else 0,
+               stream=stream_ptr())
+
+    def _takes(self, x: Any) -> bool:
+        return (self.enabled and x.__class__ is _nd and x.size > 0 and x._c_contiguous
+                and x.dtype in _CTYPES and self._is_fast(x))
+
+    def wrap_nonzero(self, fallback: Any) -> Any:
+        def nonzero(a: Any) -> tuple[Any, ...]:
+            if self._takes(a) and a.ndim:
+                offs, ntiles, count = self._offsets(a)
+                out = _nd((a.ndim, count), _I64)
+                if count:
+                    shape = cupy.asarray(np.asarray(a.shape, dtype=np.int64))
+                    self._write("coords", a, out, out, offs, ntiles, count, shape)
+                return tuple(out[d] for d in range(a.ndim))
+            return fallback(a)
+
+        return nonzero
+
+    def masked(self, x: Any, mask: Any) -> Any | None:
+        """``x[mask]`` for a bool ``mask`` of ``x``'s shape, both C-contiguous: the
+        selected values in C order; None where the kernels do not take the operands."""
+        if not (self._takes(x) and self._takes(mask) and mask.dtype == np.bool_
+                and mask.shape == x.shape and x.ndim):
+            return None
+        offs, ntiles, count = self._offsets(mask)
+        out = _nd((count,), x.dtype)
+        if count:
+            self._write("values", mask, x, out, offs, ntiles, count, None)
+        return out
+
+
+__all__ = ["Compactions"]
