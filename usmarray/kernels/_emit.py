@@ -106,7 +106,7 @@ def emit(t: Target, params: tuple[Param, ...], tr: Translation, plan: Plan, boun
             f"{sets} __threadfence(); }} }}"
         )
     err_t = f"{G}long" if t.language == "opencl" else "long long"
-    ivars = ", ".join(f"i{k}" for k in range(ndim))
+    ivars = ", ".join(f"_uk_ix{k}" for k in range(ndim))
     kparams: list[str] = []
     prologue: list[str] = []
     layout: list[list[Any]] = []
@@ -188,9 +188,10 @@ def emit(t: Target, params: tuple[Param, ...], tr: Translation, plan: Plan, boun
             ext_lines.append(f"const _uk_i _uk_lo{a} = 0; const _uk_i _uk_hi{a} = _uk_e{a};")
     body = "do {\n" + _indent(tr.code.strip("\n"), 2) + "\n} while (0);"
     for a in reversed(plan.serial):
-        body = f"for (_uk_i i{a} = _uk_lo{a}; i{a} < _uk_hi{a}; ++i{a}) {{\n{_indent(body, 2)}\n}}"
+        body = (f"for (_uk_i _uk_ix{a} = _uk_lo{a}; _uk_ix{a} < _uk_hi{a}; ++_uk_ix{a}) "
+                f"{{\n{_indent(body, 2)}\n}}")
     if t.language == "opencl":
-        heads = [f"const _uk_i i{a} = _uk_lo{a} + (_uk_i)get_global_id({h});"
+        heads = [f"const _uk_i _uk_ix{a} = _uk_lo{a} + (_uk_i)get_global_id({h});"
                  for h, a in enumerate(plan.parallel)]
         inner = "\n".join(heads) + "\n" + body
     else:
@@ -198,11 +199,12 @@ def emit(t: Target, params: tuple[Param, ...], tr: Translation, plan: Plan, boun
         hw = ("x", "y", "z")
         for h, a in enumerate(plan.parallel):
             if h == 0:
-                head = (f"for (_uk_i i{a} = _uk_lo{a} + (_uk_i)blockIdx.x * blockDim.x + "
-                        f"threadIdx.x; i{a} < _uk_hi{a}; i{a} += (_uk_i)blockDim.x * gridDim.x)")
+                head = (f"for (_uk_i _uk_ix{a} = _uk_lo{a} + (_uk_i)blockIdx.x * blockDim.x + "
+                        f"threadIdx.x; _uk_ix{a} < _uk_hi{a}; "
+                        f"_uk_ix{a} += (_uk_i)blockDim.x * gridDim.x)")
             else:
-                head = (f"for (_uk_i i{a} = _uk_lo{a} + (_uk_i)blockIdx.{hw[h]}; i{a} < _uk_hi{a}; "
-                        f"i{a} += gridDim.{hw[h]})")
+                head = (f"for (_uk_i _uk_ix{a} = _uk_lo{a} + (_uk_i)blockIdx.{hw[h]}; "
+                        f"_uk_ix{a} < _uk_hi{a}; _uk_ix{a} += gridDim.{hw[h]})")
             inner = f"{head} {{\n{_indent(inner, 2)}\n}}"
     code = "\n".join(lines + prologue + ext_lines) + inner
     # size arguments the code never reads are not passed

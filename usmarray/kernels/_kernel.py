@@ -16,7 +16,14 @@ import numpy as np
 
 from .._array import usm_ndarray
 from .._device import Device, placement_error
-from ._checks import cast_scalar, check_bounds_mode, coverage, not_stencil, unprovable
+from ._checks import (
+    cast_scalar,
+    check_bounds_mode,
+    check_writable,
+    coverage,
+    not_stencil,
+    unprovable,
+)
 from ._compilers import program_module
 from ._emit import KERNEL_NAME, TARGETS, emit, error_record_len
 from ._errors import KernelSyntaxError
@@ -53,13 +60,15 @@ def compiled_kernel(prog: Any, q: Any, source: str) -> Any:
 
 
 class _Variant:
-    __slots__ = ("launch", "plan", "err_len", "accesses")
+    __slots__ = ("launch", "plan", "err_len", "accesses", "source")
 
-    def __init__(self, launch: Any, plan: Any, err_len: int, accesses: list) -> None:
+    def __init__(self, launch: Any, plan: Any, err_len: int, accesses: list,
+                 source: str) -> None:
         self.launch = launch
         self.plan = plan
         self.err_len = err_len
         self.accesses = accesses
+        self.source = source
 
 
 class Kernel:
@@ -211,11 +220,7 @@ class Kernel:
                         f"({p.spelled()}), got shape {shp}"
                     )
         for k in self._written_idx:
-            if not getattr(args[k].flags, "writable", True):
-                raise ValueError(
-                    f"{kname}: argument {params[k].name} is written by the kernel but is "
-                    "read-only"
-                )
+            check_writable(kname, f"argument {params[k].name}", args[k])
         ext = self._shape_const if self._shape_const is not None else values[self._shape_idx].shape  # type: ignore[index]
         done = self._run(be, q, values, mode, ext, False)
         if done is not None and mode != "check":
@@ -230,16 +235,11 @@ class Kernel:
         ``ext[0]`` elements and is addressed as 1-D (the elementwise fast path).  Returns
         (launcher, packed arguments, nd-range, scalar slots), None when nothing ran."""
         prog = program_module(be)
-        if flat:
-            key: tuple = (q, mode, None, tuple(prog.offset(values[k]) != 0 for k in self._arrays))
-        else:
-            sf = prog.strides
-            of = prog.offset
-            key = (q, mode, tuple(sf(values[k]) for k in self._arrays),
-                   tuple(of(values[k]) != 0 for k in self._arrays))
+        key = (q, mode, flat) + self._layout(prog, values, flat)
         var = self._variants.get(key)
         if var is None:
-            var = self._prepare(prog, q, mode, values, key)
+            var = self._prepare(prog, q, mode, key)
+        self.last_source = var.source
         lo, hi = self._bounds(mode, values, ext) if not flat else ([0], list(ext))
         if any(h <= lo_ for lo_, h in zip(lo, hi, strict=False)):
             return None
@@ -264,6 +264,29 @@ class Kernel:
         if err is not None:
             self._raise_recorded(be.to_host(err), var)
         return launch, packed, gsize, launch.scalar_slots
+
+    def _layout(self, prog: Any, values: list, flat: bool) -> tuple:
+        """What a variant compiles in besides the queue and the bounds mode, so all of
+        its cache key: per array, each axis's stride class (0 for a stride of 0 or an
+        axis of length 1, 1 for a unit stride, None for a stride passed at run time);
+        the axis order the plan follows (from the reference array's shape and
+        strides); and which arrays need an offset argument."""
+        arrays = self._arrays
+        offsets = tuple(prog.offset(values[k]) != 0 for k in arrays)
+        if flat:
+            return ((1,),) * len(arrays), (0,), offsets
+        sf = prog.strides
+        classes = tuple(
+            tuple(0 if n == 1 or s == 0 else 1 if s == 1 else None
+                  for n, s in zip(values[k].shape, sf(values[k]), strict=True))
+            for k in arrays
+        )
+        ref = self._ref
+        if ref is None:
+            order = stride_order(None, None, self.ndim)
+        else:
+            order = stride_order(values[ref].shape, sf(values[ref]), self.ndim)
+        return classes, order, offsets
 
     # ---- bounds --------------------------------------------------------------------------
     def _bounds(self, mode: str, values: list, ext: tuple[int, ...]
@@ -336,7 +359,7 @@ class Kernel:
         )
 
     # ---- building a variant ------------------------------------------------------------
-    def _prepare(self, prog: Any, q: Any, mode: str, values: list, key: tuple) -> _Variant:
+    def _prepare(self, prog: Any, q: Any, mode: str, key: tuple) -> _Variant:
         why = prog.unsupported(q)
         if why is not None:
             raise NotImplementedError(f"{self.name}: {why}")
@@ -353,38 +376,20 @@ class Kernel:
                 f"{self.name}: the kernel uses float64, which {prog.describe(q)} does not "
                 "support (no double precision); use float32"
             )
-        strides_all = key[2]
-        classes: list[tuple[int | None, ...]] = []
-        if strides_all is None:  # flat: every array 1-D, unit stride
-            classes = [(1,)] * len(self._arrays)
-            strides_all = [(1,)] * len(self._arrays)
-        else:
-            for k, st in zip(self._arrays, strides_all, strict=False):
-                shp = values[k].shape
-                classes.append(tuple(
-                    0 if shp[d] == 1 or s == 0 else 1 if s == 1 else None
-                    for d, s in enumerate(st)
-                ))
-        if strides_all is key[2] and self._ref is not None:
-            r = self._arrays.index(self._ref)
-            order = stride_order(values[self._ref].shape, strides_all[r], self.ndim)
-        else:
-            order = stride_order(None, None, self.ndim)
+        flat, classes, order, offsets = key[2:]
         maxp = prog.max_parallel_axes(q)
         if self._axes is not None:
             check_axes(self._axes, self.ndim, maxp)
         plan = make_plan(order, self._axes, maxp)
-        offsets = key[3] if len(key) > 3 else (False,) * len(self._arrays)
         source, layout = emit(target, self.params, tr, plan, tmode if mode != "skip" else "skip",
-                              tuple(classes), self._extents_spec, offsets)
+                              classes, self._extents_spec, offsets)
         native = compiled_kernel(prog, q, source)
         launch = prog.launcher(native, layout.params, layout.n_extra, layout.error_record,
-                               key[2] is None)
-        var = _Variant(launch, plan, error_record_len(self.ndim), tr.accesses)
+                               flat)
+        var = _Variant(launch, plan, error_record_len(self.ndim), tr.accesses, source)
         if len(self._variants) >= _MAX_VARIANTS:
             self._variants.clear()
         self._variants[key] = var
-        self.last_source = source
         return var
 
     def source(self, *args: Any, bounds: Any = None) -> str:
