@@ -333,5 +333,257 @@ def test_bool_stores_are_zero_or_one(device):
     assert_child_ok(MOD, "_bool_increments_refused", device, timeout=60)
 
 
+# ---- 6. launches past the device's work-item range ---------------------------------------
+_SPACES = st.lists(st.integers(1, 9), min_size=1, max_size=4).map(tuple)
+
+
+def _pieces_match_numpy(device, limit):
+    """With the backend's work-item limit lowered to ``limit``, every launch larger than
+    that runs in pieces; each bounds mode gives NumPy's values."""
+    import usmarray as xp
+    from usmarray.kernels import kernel
+    from usmarray.kernels._compilers import program_module
+    from usmarray.kernels._plan import stride_order
+
+    prog = program_module(xp.zeros(1, device=device)._be)
+    prog.MAX_WORK_ITEMS = limit
+    ks: dict = {}
+
+    def get(nd, mode):
+        if (nd, mode) not in ks:
+            iv = _ivars(nd)
+            code = " + ".join(f"i{k} * {10 ** k}" for k in range(nd))
+            if mode == "skip":  # a stencil: the first point of every axis is skipped
+                body = f"y({iv}) = a({', '.join(f'i{k} - 1' for k in range(nd))}) + {code};"
+            else:
+                body = f"y({iv}) = a({iv}) + {code};"
+            ks[nd, mode] = kernel(f"int64[{_dims(nd)}] a, int64[{_dims(nd)}] y", body,
+                                  shape="y")
+        return ks[nd, mode]
+
+    @given(_SPACES, st.sampled_from([None, "clamp", "check", "skip", "unchecked"]),
+           st.booleans())
+    def prop(shape, mode, flipped):
+        nd = len(shape)
+        begin(f"pieces shape={shape} mode={mode} flipped={flipped} limit={limit}")
+        a_np = np.arange(np.prod(shape), dtype=np.int64).reshape(shape) * 7
+        a = xp.asarray(a_np, device=device)
+        if flipped:
+            a, a_np = xp.flip(a), np.flip(a_np)
+        y = xp.full(shape, -1, dtype=xp.int64, device=device)
+        k = get(nd, mode)
+        k(a, y, bounds=mode)
+        idx = np.indices(shape)
+        code = sum(idx[k] * 10 ** k for k in range(nd))
+        want = np.full(shape, -1, np.int64)
+        if mode == "skip":
+            inner = tuple(slice(1, None) for _ in range(nd))
+            want[inner] = a_np[tuple(slice(None, -1) for _ in range(nd))] + code[inner]
+        else:
+            want[...] = a_np + code
+        np.testing.assert_array_equal(xp.asnumpy(y), want)
+        # work-items: the sizes of the parallel axes (the first three in stride order)
+        sizes = [n - 1 if mode == "skip" else n for n in shape]
+        strides = np.zeros(shape, np.int8).strides
+        par = stride_order(shape, strides, nd)[:3]
+        if np.prod([sizes[a] for a in par]) > limit and mode != "check":
+            assert k._last is None, "a launch past the limit ran in one piece"
+
+    prop()
+
+
+@pytest.mark.parametrize("device", _devices())
+@pytest.mark.parametrize("limit", [1, 7, 64])
+def test_launches_past_the_limit_run_in_pieces(device, limit):
+    assert_child_ok(MOD, "_pieces_match_numpy", device, limit, timeout=600)
+
+
+def _huge_launch(device):
+    """(2, 2**30) work-items: past the SYCL provider's 32-bit range; each point of the
+    space is visited once (every 65536th writes its coordinates)."""
+    import usmarray as xp
+    from usmarray.kernels import kernel
+
+    begin("shape=(2, 2**30)")
+    k = kernel("int64[:,:] y",
+               "if ((i1 & 65535) == 0) y(i0, i1 >> 16) = i0 * 100000 + (i1 >> 16) + 1;",
+               shape=(2, 2**30))
+    y = xp.zeros((2, 2**14), dtype=xp.int64, device=device)
+    k(y, bounds="unchecked")
+    want = np.arange(2)[:, None] * 100000 + np.arange(2**14) + 1
+    np.testing.assert_array_equal(xp.asnumpy(y), want)
+    begin("a shape entry past 2**63 - 1 is refused at definition")
+    for n in (2**63, 2**64, 2**70):
+        try:
+            kernel("int64[:] y", "y(0) = 1;", shape=(2, n))
+        except ValueError as exc:
+            assert "2**63 - 1" in str(exc), str(exc)
+        else:
+            raise AssertionError(f"shape (2, {n}) accepted")
+
+
+def _too_many_pieces(device):
+    import usmarray as xp
+    from usmarray.kernels import kernel
+
+    begin("shape=(2**62,) on SYCL: more launches than the factory makes")
+    k = kernel("int64[:] y", "y(0) = 1;", shape=(2**62,))
+    y = xp.zeros(1, dtype=xp.int64, device=device)
+    try:
+        k(y)
+    except ValueError as exc:
+        assert "launches" in str(exc), str(exc)
+    else:
+        raise AssertionError("2**62 work-items ran")
+    assert int(y[0]) == 0
+
+
+@pytest.mark.parametrize("device", _devices())
+def test_a_launch_past_two_to_the_31_work_items_runs(device):
+    assert_child_ok(MOD, "_huge_launch", device, timeout=600)
+
+
+@pytest.mark.skipif(not _have_sycl(), reason="needs a SYCL runtime and device")
+def test_too_many_pieces_is_refused_on_sycl():
+    assert_child_ok(MOD, "_too_many_pieces", "opencl:cpu", timeout=120)
+
+
+# ---- the fuzz test: random bodies, random layouts, several calls per kernel -------------------
+_LEAF = st.one_of(
+    st.tuples(st.just("acc"), st.sampled_from("ab"), st.integers(-1, 1), st.integers(-1, 1)),
+    st.tuples(st.just("lit"), st.integers(0, 9)),
+    st.tuples(st.just("ivar"), st.integers(0, 1)),
+)
+_EXPR = st.recursive(_LEAF, lambda kids: st.one_of(
+    st.tuples(st.just("bin"), st.sampled_from(["+", "-", "&", "|", "^"]), kids, kids),
+    st.tuples(st.just("mul"), kids, st.integers(-3, 3)),
+    st.tuples(st.just("sel"), kids, kids, kids, kids),
+), max_leaves=8)
+
+
+def _c(e, centred: bool) -> str:
+    """``e`` as C; ``centred``: accesses at the point itself (offsets dropped)."""
+    kind = e[0]
+    if kind == "acc":
+        offs = (0, 0) if centred else e[2:]
+        idx = ", ".join(f"i{d}" if c == 0 else f"i{d} {'+' if c > 0 else '-'} {abs(c)}"
+                        for d, c in enumerate(offs))
+        return f"{e[1]}({idx})"
+    if kind == "lit":
+        return str(e[1])
+    if kind == "ivar":
+        return f"i{e[1]}"
+    if kind == "bin":
+        return f"({_c(e[2], centred)} {e[1]} {_c(e[3], centred)})"
+    if kind == "mul":
+        return f"({_c(e[1], centred)} * {e[2]})"
+    x, y, u, v = (_c(k, centred) for k in e[1:])
+    return f"(({x}) < ({y}) ? ({u}) : ({v}))"
+
+
+def _offsets(e, out: set, centred: bool) -> set:
+    if e[0] == "acc":
+        out.add((0, 0) if centred else e[2:])
+    for k in e[1:]:
+        if isinstance(k, tuple):
+            _offsets(k, out, centred)
+    return out
+
+
+def _np(e, env, centred: bool):
+    """``e`` evaluated with NumPy over the whole space (int64; clamped indices)."""
+    kind = e[0]
+    if kind == "acc":
+        offs = (0, 0) if centred else e[2:]
+        arr = env[e[1]]
+        i0 = np.clip(env["i"][0] + offs[0], 0, arr.shape[0] - 1)
+        i1 = np.clip(env["i"][1] + offs[1], 0, arr.shape[1] - 1)
+        return arr[i0, i1].astype(np.int64)
+    if kind == "lit":
+        return np.full(env["i"][0].shape, e[1], np.int64)
+    if kind == "ivar":
+        return env["i"][e[1]].astype(np.int64)
+    if kind == "bin":
+        x, y = _np(e[2], env, centred), _np(e[3], env, centred)
+        return {"+": np.add, "-": np.subtract, "&": np.bitwise_and, "|": np.bitwise_or,
+                "^": np.bitwise_xor}[e[1]](x, y)
+    if kind == "mul":
+        return _np(e[1], env, centred) * e[2]
+    x, y, u, v = (_np(k, env, centred) for k in e[1:])
+    return np.where(x < y, u, v)
+
+
+@st.composite
+def _layout2(draw):
+    return (draw(st.booleans()), tuple(draw(st.sampled_from([1, 2])) for _ in range(2)),
+            tuple(draw(st.booleans()) for _ in range(2)))
+
+
+def _view2(xp, device, shape, plan, full_np):
+    """A view of ``shape`` over a fresh buffer built from ``full_np``'s values, the same
+    in NumPy and usmarray: (NumPy buffer, NumPy view, usmarray buffer, usmarray view)."""
+    transpose, steps, flips = plan
+    fshape = tuple(n * s for n, s in zip(shape, steps, strict=True))
+    buf_np = full_np(fshape[::-1] if transpose else fshape)
+    buf = xp.asarray(buf_np, device=device)
+    v_np, v = (buf_np.T, xp.permute_dims(buf, (1, 0))) if transpose else (buf_np, buf)
+    key = tuple(slice(None, None, -s if f else s) for s, f in zip(steps, flips, strict=True))
+    return buf_np, v_np[key], buf, v[key]
+
+
+def _fuzz(device):
+    import usmarray as xp
+    from usmarray.kernels import kernel
+
+    @given(_EXPR, _EXPR, _EXPR, st.sampled_from([None, "clamp", "check", "skip", "unchecked"]),
+           st.lists(st.tuples(st.tuples(st.integers(1, 6), st.integers(1, 6)),
+                              st.lists(_layout2(), min_size=4, max_size=4)),
+                    min_size=3, max_size=3),
+           st.integers(0, 2**32 - 1))
+    def prop(e1, e2, e3, mode, calls, seed):
+        centred = mode in (None, "check", "unchecked")
+        body = (f"int32 t = {_c(e1, centred)};\n"
+                f"y(i0, i1) = {_c(e2, centred)} + t;\n"
+                f"z(i0, i1) = {_c(e3, centred)};")
+        begin(f"fuzz mode={mode}\n{body}")
+        k = kernel("int32[:,:] a, int32[:,:] b, int32[:,:] y, bool[:,:] z", body, shape="y")
+        rng = np.random.default_rng(seed)
+        offs = set()
+        for e in (e1, e2, e3):
+            _offsets(e, offs, centred)
+        for shape, plans in calls:
+            begin(f"call shape={shape} layouts={plans}")
+            _, a_np, _, a = _view2(xp, device, shape, plans[0],
+                                   lambda s: rng.integers(-50, 51, s, dtype=np.int32))
+            _, b_np, _, b = _view2(xp, device, shape, plans[1],
+                                   lambda s: rng.integers(-50, 51, s, dtype=np.int32))
+            yb_np, y_np, yb, y = _view2(xp, device, shape, plans[2],
+                                        lambda s: np.full(s, -1, np.int32))
+            zb_np, z_np, zb, z = _view2(xp, device, shape, plans[3],
+                                        lambda s: np.zeros(s, np.bool_))
+            k(a, b, y, z, bounds=mode)
+            env = {"a": a_np, "b": b_np, "i": np.indices(shape)}
+            keep = np.ones(shape, bool)
+            if mode == "skip":
+                for o in offs:
+                    for d in range(2):
+                        j = env["i"][d] + o[d]
+                        keep &= (j >= 0) & (j < shape[d])
+            t = _np(e1, env, centred)
+            y_np[keep] = (_np(e2, env, centred) + t).astype(np.int32)[keep]
+            z_np[keep] = (_np(e3, env, centred) != 0)[keep]
+            np.testing.assert_array_equal(xp.asnumpy(yb), yb_np, err_msg=body)
+            got_z = xp.asnumpy(zb)
+            assert got_z.view(np.uint8).max(initial=0) <= 1, body
+            np.testing.assert_array_equal(got_z, zb_np, err_msg=body)
+
+    prop()
+
+
+@pytest.mark.parametrize("device", _devices())
+def test_fuzz_random_bodies_and_layouts_against_numpy(device):
+    assert_child_ok(MOD, "_fuzz", device, timeout=600)
+
+
 if __name__ == "__main__":
     child_main(globals())

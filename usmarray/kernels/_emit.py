@@ -2,9 +2,10 @@
 
 The generated kernel takes, per signature parameter in order: an array as its pointer,
 its element offset, its run-time sizes (``:`` axes) and its run-time strides (axes
-whose stride is not specialised as 0 or 1); a scalar by value.  Then, in
-``bounds="skip"`` mode, the low and high index of every axis; in ``bounds="check"``
-mode, the error record.  :class:`ArgLayout` tells the backend's launcher the same.
+whose stride is not specialised as 0 or 1); a scalar by value.  Then the low and high
+index of every axis (the range the call runs: the iteration space, the part of it a
+``bounds="skip"`` call keeps, or one piece of a launch too large for one go); in
+``bounds="check"`` mode, the error record.  :class:`ArgLayout` tells the backend's launcher the same.
 """
 
 from __future__ import annotations
@@ -75,13 +76,11 @@ def error_record_len(ndim: int) -> int:
 
 def emit(t: Target, params: tuple[Param, ...], tr: Translation, plan: Plan, bounds: str,
          stride_classes: tuple[tuple[int | None, ...] | None, ...],
-         extents: tuple[tuple, ...], offsets: tuple[bool, ...] | None = None
-         ) -> tuple[str, ArgLayout]:
+         offsets: tuple[bool, ...] | None = None) -> tuple[str, ArgLayout]:
     """The kernel source and its argument layout.
 
     ``stride_classes[k]`` is, for array parameter k, a tuple per axis of 0 or 1 (a
-    stride fixed at compile time) or None (passed at run time); ``extents[a]`` is
-    ("const", n) or ("param", name, axis) for iteration axis a."""
+    stride fixed at compile time) or None (passed at run time)."""
     ndim = plan.ndim
     I = t.index_type  # noqa: E741
     G = t.global_q
@@ -169,23 +168,12 @@ def emit(t: Target, params: tuple[Param, ...], tr: Translation, plan: Plan, boun
                 f"#define _uk_at_{p.name}(p, {eargs}, site) _uk_at1_{p.name}(p, {nn}, {sn}, "
                 f"{eargs}, site, _uk_err, {ivars})"
             )
-    n_extra = 0
-    if bounds == "skip":
-        for a in range(ndim):
-            kparams.append(f"_uk_i _uk_lo{a}")
-            kparams.append(f"_uk_i _uk_hi{a}")
-        n_extra = 2 * ndim
+    for a in range(ndim):
+        kparams.append(f"_uk_i _uk_lo{a}")
+        kparams.append(f"_uk_i _uk_hi{a}")
+    n_extra = 2 * ndim
     if bounds == "check":
         kparams.append(f"{err_t} *_uk_err")
-    # extents
-    ext_lines = []
-    for a, e in enumerate(extents):
-        if e[0] == "const":
-            ext_lines.append(f"const _uk_i _uk_e{a} = {e[1]};")
-        else:
-            ext_lines.append(f"const _uk_i _uk_e{a} = _uk_{e[1]}_n{e[2]};")
-        if bounds != "skip":
-            ext_lines.append(f"const _uk_i _uk_lo{a} = 0; const _uk_i _uk_hi{a} = _uk_e{a};")
     body = "do {\n" + _indent(tr.code.strip("\n"), 2) + "\n} while (0);"
     for a in reversed(plan.serial):
         body = (f"for (_uk_i _uk_ix{a} = _uk_lo{a}; _uk_ix{a} < _uk_hi{a}; ++_uk_ix{a}) "
@@ -206,7 +194,7 @@ def emit(t: Target, params: tuple[Param, ...], tr: Translation, plan: Plan, boun
                 head = (f"for (_uk_i _uk_ix{a} = _uk_lo{a} + (_uk_i)blockIdx.{hw[h]}; "
                         f"_uk_ix{a} < _uk_hi{a}; _uk_ix{a} += gridDim.{hw[h]})")
             inner = f"{head} {{\n{_indent(inner, 2)}\n}}"
-    code = "\n".join(lines + prologue + ext_lines) + inner
+    code = "\n".join(lines + prologue) + inner
     # size arguments the code never reads are not passed
     used = []
     for entry, p in zip(layout, [p for p in params], strict=False):
@@ -219,7 +207,7 @@ def emit(t: Target, params: tuple[Param, ...], tr: Translation, plan: Plan, boun
         used.append(tuple(entry))
     src = "\n".join(lines)
     src += f"\n{t.kernel_q} {KERNEL_NAME}(\n    " + ",\n    ".join(kparams) + ")\n{\n"
-    src += _indent("\n".join(prologue + ext_lines), 2) + "\n"
+    src += _indent("\n".join(prologue), 2) + "\n"
     src += _indent(inner, 2) + "\n}\n"
     return src, ArgLayout(tuple(used), n_extra, bounds == "check")
 

@@ -8,6 +8,8 @@ encodes the dtypes, fixed sizes, stride specialisation, axis plan and bounds mod
 
 from __future__ import annotations
 
+import itertools
+import math
 import threading
 import weakref
 from typing import Any
@@ -37,6 +39,10 @@ _PROGRAMS_LOCK = threading.Lock()
 #: how many compilations ran in this process (tests read it)
 stats = {"compiled": 0}
 _MAX_VARIANTS = 512
+_MAX_INDEX = 2**63 - 1
+#: a launch over more work-items than its backend's ``MAX_WORK_ITEMS`` runs in pieces;
+#: more pieces than this is refused
+MAX_PIECES = 2**20
 
 
 def compiled_kernel(prog: Any, q: Any, source: str) -> Any:
@@ -97,15 +103,17 @@ class Kernel:
             sp = self.params[k].shape
             assert sp is not None
             self.ndim = len(sp)
-            self._extents_spec = tuple(
-                ("const", n) if n is not None else ("param", shape, a) for a, n in enumerate(sp)
-            )
         elif isinstance(shape, tuple) and shape and all(
                 type(n) is int and n >= 0 for n in shape):
+            big = [n for n in shape if n > _MAX_INDEX]
+            if big:
+                raise ValueError(
+                    f"kernel: shape={shape} has the size {big[0]}, past {_MAX_INDEX} "
+                    "(2**63 - 1), the largest index a kernel's 64-bit index variables hold"
+                )
             self._shape_idx = None
             self._shape_const = shape
             self.ndim = len(shape)
-            self._extents_spec = tuple(("const", n) for n in shape)
         else:
             raise TypeError(
                 f"kernel: shape= must be the name of an array parameter or a non-empty tuple "
@@ -243,27 +251,61 @@ class Kernel:
         lo, hi = self._bounds(mode, values, ext) if not flat else ([0], list(ext))
         if any(h <= lo_ for lo_, h in zip(lo, hi, strict=False)):
             return None
-        plan = var.plan
-        gsize = tuple(hi[a] - lo[a] for a in plan.parallel)
-        if mode == "skip":
-            extra: tuple = tuple(v for a in range(self.ndim) for v in (lo[a], hi[a]))
-        else:
-            extra = ()
-        lock = getattr(be, "lock", None)
+        par = var.plan.parallel
+        gsize = tuple(hi[a] - lo[a] for a in par)
         err = None
         if mode == "check":
             err = be.from_host(np.zeros(var.err_len, dtype=np.int64), be.usm_types[0], q)
-            extra = extra + (err,)
         launch = var.launch
-        packed = launch.pack(values, extra)
-        if lock is not None:
-            with lock:
-                launch.submit(q, packed, gsize)
-        else:
-            launch.submit(q, packed, gsize)
+        lock = getattr(be, "lock", None)
+        ranges = self._pieces(par, lo, hi, gsize, prog.MAX_WORK_ITEMS)
+        for plo, phi in ranges:
+            extra: tuple = tuple(v for a in range(self.ndim) for v in (plo[a], phi[a]))
+            if err is not None:
+                extra = extra + (err,)
+            packed = launch.pack(values, extra)
+            psize = tuple(phi[a] - plo[a] for a in par)
+            if lock is not None:
+                with lock:
+                    launch.submit(q, packed, psize)
+            else:
+                launch.submit(q, packed, psize)
         if err is not None:
             self._raise_recorded(be.to_host(err), var)
+        if len(ranges) != 1:
+            return None
         return launch, packed, gsize, launch.scalar_slots
+
+    def _pieces(self, par: tuple[int, ...], lo: list[int], hi: list[int],
+                gsize: tuple[int, ...], limit: int | None) -> list[tuple[list[int], list[int]]]:
+        """The (low, high) index ranges of the launches that cover ``lo``..``hi``: one,
+        unless the parallel axes ``par`` (sizes ``gsize``, fastest first) hold more than
+        ``limit`` work-items; then blocks of at most ``limit``, the fastest axes whole
+        as far as they fit (the built-in kernels' rule, guarantee 15)."""
+        if limit is None or math.prod(gsize) <= limit:
+            return [(lo, hi)]
+        chunk = []
+        room = limit
+        for g in gsize:
+            c = min(g, room)
+            chunk.append(c)
+            room = max(1, room // c)
+        count = math.prod(-(-g // c) for g, c in zip(gsize, chunk, strict=True))
+        if count > MAX_PIECES:
+            raise ValueError(
+                f"{self.name}: the iteration space {tuple(h - l_ for l_, h in zip(lo, hi, strict=True))} "
+                f"would take {count} launches of at most {limit} work-items (more than "
+                f"{MAX_PIECES}); reduce its size or loop over an axis in the body"
+            )
+        out = []
+        for starts in itertools.product(*(range(0, g, c) for g, c in
+                                           zip(gsize, chunk, strict=True))):
+            plo, phi = list(lo), list(hi)
+            for a, s, c, g in zip(par, starts, chunk, gsize, strict=True):
+                plo[a] = lo[a] + s
+                phi[a] = lo[a] + min(s + c, g)
+            out.append((plo, phi))
+        return out
 
     def _layout(self, prog: Any, values: list, flat: bool) -> tuple:
         """What a variant compiles in besides the queue and the bounds mode, so all of
@@ -382,7 +424,7 @@ class Kernel:
             check_axes(self._axes, self.ndim, maxp)
         plan = make_plan(order, self._axes, maxp)
         source, layout = emit(target, self.params, tr, plan, tmode if mode != "skip" else "skip",
-                              classes, self._extents_spec, offsets)
+                              classes, offsets)
         native = compiled_kernel(prog, q, source)
         launch = prog.launcher(native, layout.params, layout.n_extra, layout.error_record,
                                flat)
