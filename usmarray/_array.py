@@ -27,30 +27,73 @@ _public_dtype = dt.public
 
 
 class Flags:
-    """The memory-layout flags of an array, read from its raw array's flags."""
+    """The memory-layout flags of an array, read from its raw array's flags.
 
-    __slots__ = ("c_contiguous", "f_contiguous", "writable")
+    ``writable`` (also ``writeable``, ``flags["W"]``) may be set, as in NumPy: False makes
+    the array read-only (views made from it afterwards inherit that; views made
+    before keep their own flag), True undoes exactly that and is refused (ValueError)
+    for an array whose read-only flag it did not set itself (a broadcast view, a
+    read-only import, a view of a read-only array).  The other flags are read-only
+    (AttributeError)."""
 
-    def __init__(self, raw_flags: Any, writable: bool) -> None:
-        self.c_contiguous = bool(raw_flags.c_contiguous)
-        self.f_contiguous = bool(raw_flags.f_contiguous)
-        self.writable = writable
+    __slots__ = ("_c", "_f", "_w", "_owner")
+
+    def __init__(self, raw_flags: Any, writable: bool, owner: usm_ndarray | None = None
+                 ) -> None:
+        self._c = bool(raw_flags.c_contiguous)
+        self._f = bool(raw_flags.f_contiguous)
+        self._w = writable
+        self._owner = owner
+
+    @property
+    def c_contiguous(self) -> bool:
+        return self._c
+
+    @property
+    def f_contiguous(self) -> bool:
+        return self._f
+
+    @property
+    def writable(self) -> bool:
+        return self._w
+
+    @writable.setter
+    def writable(self, value: Any) -> None:
+        if type(value) not in (bool, int) or value not in (0, 1):
+            raise TypeError(f"flags.writable must be True or False, got {value!r}")
+        if self._owner is None:  # pragma: no cover - every public Flags has an owner
+            raise ValueError("flags: these flags belong to no array")
+        self._owner._set_writable(bool(value))
+        self._w = bool(value)
 
     @property
     def writeable(self) -> bool:  # NumPy's spelling
-        return self.writable
+        return self._w
+
+    @writeable.setter
+    def writeable(self, value: Any) -> None:
+        self.writable = value
+
+    _NAMES = {"C": "c_contiguous", "C_CONTIGUOUS": "c_contiguous", "F": "f_contiguous",
+              "F_CONTIGUOUS": "f_contiguous", "W": "writable", "WRITABLE": "writable",
+              "WRITEABLE": "writable"}
 
     def __getitem__(self, key: str) -> bool:
-        names = {"C": "c_contiguous", "C_CONTIGUOUS": "c_contiguous", "F": "f_contiguous",
-                 "F_CONTIGUOUS": "f_contiguous", "W": "writable", "WRITABLE": "writable",
-                 "WRITEABLE": "writable"}
-        if key not in names:
-            raise KeyError(f"flags: unknown flag {key!r}; known: {sorted(names)}")
-        return bool(getattr(self, names[key]))
+        if key not in self._NAMES:
+            raise KeyError(f"flags: unknown flag {key!r}; known: {sorted(self._NAMES)}")
+        return bool(getattr(self, self._NAMES[key]))
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        if key not in self._NAMES:
+            raise KeyError(f"flags: unknown flag {key!r}; known: {sorted(self._NAMES)}")
+        if self._NAMES[key] != "writable":
+            raise AttributeError(f"flags: {key!r} is not settable; only the writable flag "
+                                 "('W', 'WRITABLE', 'WRITEABLE') is")
+        self.writable = value
 
     def __repr__(self) -> str:
-        return (f"  C_CONTIGUOUS : {self.c_contiguous}\n  F_CONTIGUOUS : {self.f_contiguous}\n"
-                f"  WRITABLE : {self.writable}")
+        return (f"  C_CONTIGUOUS : {self._c}\n  F_CONTIGUOUS : {self._f}\n"
+                f"  WRITABLE : {self._w}")
 
 
 class usm_ndarray:  # noqa: N801 - the name the design gives the type
@@ -70,7 +113,7 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
     CUDA devices) come from the array's backend; elsewhere they raise AttributeError.
     """
 
-    __slots__ = ("_arr", "_be", "__weakref__")
+    __slots__ = ("_arr", "_be", "_writable_raw", "__weakref__")
     _arr: Any
     _be: Any
     #: NumPy defers operators to a type of higher priority, so ``np.float64(2) * x`` and
@@ -205,7 +248,28 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
     def flags(self) -> Flags:
         """``c_contiguous``, ``f_contiguous`` and ``writable`` (also ``writeable``), the
         same names on every backend; a view of a read-only array is read-only."""
-        return Flags(self._arr.flags, self._be.writable(self._arr))
+        return Flags(self._arr.flags, self._be.writable(self._arr), self)
+
+    def _set_writable(self, flag: bool) -> None:
+        """``x.flags.writable = flag`` (see :class:`Flags`): the array's raw array becomes
+        a read-only view of it, and the writable one is kept to undo that."""
+        be = self._be
+        if be.writable(self._arr) == flag:
+            return
+        if not flag:
+            self._writable_raw = self._arr
+            self._arr = be.read_only_view(self._arr)
+            return
+        prev = getattr(self, "_writable_raw", None)
+        if prev is None:
+            raise ValueError(
+                "cannot make this array writable: its memory is read-only where it comes "
+                "from (a broadcast view, a read-only import, or a view of a read-only "
+                "array), not by its own flags.writable = False; write a copy instead: "
+                "usmarray.asarray(x, copy=True)"
+            )
+        self._arr = prev
+        self._writable_raw = None
 
     @property
     def mT(self) -> usm_ndarray:  # noqa: N802 - the standard's name
