@@ -15,18 +15,13 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from test_reliability_common import _have_cuda, _have_sycl, assert_child_ok, begin, child_main
+from test_reliability_common import _have_sycl, assert_child_ok, begin, child_main, device_params
 
 MOD = "test_reliability_kernels"
 
 
 def _devices():
-    return [
-        pytest.param("opencl:cpu", marks=[] if _have_sycl() else [
-            pytest.mark.skip(reason="needs a SYCL runtime and device")]),
-        pytest.param("cuda:0", marks=[pytest.mark.gpu] + ([] if _have_cuda() else [
-            pytest.mark.skip(reason="needs CuPy and a CUDA GPU")])),
-    ]
+    return device_params("opencl:cpu", "cuda:0")
 
 
 def _ivars(nd: int) -> str:

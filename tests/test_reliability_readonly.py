@@ -11,20 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_reliability_common import _have_cuda, _have_sycl, assert_child_ok, begin, child_main
+from test_reliability_common import assert_child_ok, begin, child_main, device_params
 
 MOD = "test_reliability_readonly"
 
 
 def _devices(with_numpy: bool = True):
-    out = []
-    if with_numpy:
-        out.append(pytest.param("numpy"))
-    out.append(pytest.param("opencl:cpu", marks=[] if _have_sycl() else [
-        pytest.mark.skip(reason="needs a SYCL runtime and device")]))
-    out.append(pytest.param("cuda:0", marks=[pytest.mark.gpu] + ([] if _have_cuda() else [
-        pytest.mark.skip(reason="needs CuPy and a CUDA GPU")])))
-    return out
+    return device_params(*(["numpy"] if with_numpy else []), "opencl:cpu", "cuda:0")
 
 
 def _refused(what: str, fn, exc=ValueError) -> None:
@@ -135,6 +128,124 @@ def test_flags_writable_is_settable_as_in_numpy(device):
 @pytest.mark.parametrize("device", _devices(with_numpy=False))
 def test_kernels_refuse_arrays_made_read_only(device):
     assert_child_ok(MOD, "_writable_flag_kernels", device, timeout=120)
+
+
+# ---- 8., 9. DLPack exports: one rule and one set of errors on every backend ------------------
+class _Legacy:
+    """A producer that hands out ``arr``'s export with fixed arguments, whatever the
+    consumer asks (as a consumer of DLPack < 1.0 would receive it)."""
+
+    def __init__(self, arr, **kw):
+        self.arr, self.kw = arr, kw
+
+    def __dlpack__(self, **_ignored):
+        return self.arr.__dlpack__(**self.kw)
+
+    def __dlpack_device__(self):
+        dev = self.kw.get("dl_device")
+        return dev if dev is not None else self.arr.__dlpack_device__()
+
+
+def _versioned_flags(cap) -> int:
+    import ctypes as C
+
+    from test_reliability_common import DLManagedTensorVersioned
+
+    get = C.pythonapi.PyCapsule_GetPointer
+    get.restype, get.argtypes = C.c_void_p, (C.py_object, C.c_char_p)
+    return int(DLManagedTensorVersioned.from_address(get(cap, b"dltensor_versioned")).flags)
+
+
+def _read_only_sources(xp, device):
+    src = np.arange(6.0).reshape(2, 3)
+    b = xp.broadcast_to(xp.asarray(src[0], device=device), (2, 3))
+    x = xp.asarray(src, device=device)
+    x.flags.writable = False
+    return [("a broadcast view", b, np.broadcast_to(src[0], (2, 3))),
+            ("flags.writable = False", x, src), ("a view of it", x[:, ::-2], src[:, ::-2])]
+
+
+def _dlpack_read_only(device):
+    import usmarray as xp
+
+    for what, a, want in _read_only_sources(xp, device):
+        before = xp.asnumpy(a).copy()
+        own = tuple(int(v) for v in a.__dlpack_device__())
+        for kw in ({}, {"max_version": (0, 8)}, {"copy": None}, {"copy": True}):
+            begin(f"{what}: legacy export {kw} on its device gives a copy")
+            r = xp.from_dlpack(_Legacy(a, **kw), device=a.device)
+            np.testing.assert_array_equal(xp.asnumpy(r), want)
+            if r.flags.writable:
+                r[...] = -1.0
+            np.testing.assert_array_equal(xp.asnumpy(a), before)
+            begin(f"{what}: legacy export {kw} to the host gives a copy")
+            h = np.from_dlpack(_Legacy(a, dl_device=(1, 0), **kw))
+            np.testing.assert_array_equal(h, want)
+            if h.flags.writeable:
+                h[...] = -2.0
+            np.testing.assert_array_equal(xp.asnumpy(a), before)
+        for dev in (None, (1, 0), own):
+            begin(f"{what}: legacy export with copy=False to {dev} is refused")
+            try:
+                a.__dlpack__(copy=False, dl_device=dev)
+            except BufferError as exc:
+                assert "read-only" in str(exc), str(exc)
+            else:
+                raise AssertionError(f"{what}: a zero-copy legacy capsule of a read-only array")
+            begin(f"{what}: DLPack 1.0 export to {dev} carries the read-only flag")
+            assert _versioned_flags(a.__dlpack__(max_version=(1, 0), dl_device=dev)) & 1
+        begin(f"{what}: a writable array still exports zero-copy")
+        w = xp.asarray(np.array(want), device=device)
+        r = xp.from_dlpack(_Legacy(w, copy=False), device=w.device)
+        r[0, 0] = 42.0
+        assert float(w[0, 0]) == 42.0
+
+
+def _dlpack_arguments(device):
+    import usmarray as xp
+
+    x = xp.asarray(np.arange(3.0), device=device)
+    own = tuple(int(v) for v in x.__dlpack_device__())
+    bad = [
+        ({"copy": "yes"}, TypeError), ({"copy": 1}, TypeError), ({"copy": 0}, TypeError),
+        ({"dl_device": (1,)}, ValueError), ({"dl_device": (1, 0, 0)}, ValueError),
+        ({"dl_device": [1, 0]}, TypeError), ({"dl_device": ("1", 0)}, TypeError),
+        ({"dl_device": (1.0, 0)}, TypeError), ({"dl_device": 1}, TypeError),
+        ({"max_version": (1,)}, ValueError), ({"max_version": "1.0"}, TypeError),
+        ({"dl_device": (1, 5)}, BufferError), ({"dl_device": (99, 0)}, BufferError),
+        ({"dl_device": (own[0], own[1] + 7)}, BufferError),
+    ]
+    if own[0] != 14:
+        bad.append(({"dl_device": (14, 0)}, BufferError))
+    for kw, exc in bad:
+        begin(f"__dlpack__({kw}) -> {exc.__name__}")
+        try:
+            x.__dlpack__(**kw)
+        except exc as e:
+            assert "__dlpack__" in str(e), str(e)
+        except Exception as e:  # noqa: BLE001 - the wrong type is the failure
+            raise AssertionError(f"{kw}: {type(e).__name__} {e}, not {exc.__name__}") from None
+        else:
+            raise AssertionError(f"{kw}: accepted")
+    for kw in ({}, {"dl_device": own}, {"dl_device": (1, 0)}, {"copy": True},
+               {"max_version": (1, 0), "dl_device": (1, 0), "copy": False if own == (1, 0)
+                else None}):
+        begin(f"__dlpack__({kw}) is accepted")
+        dev = kw.get("dl_device")
+        if dev == (1, 0) or own == (1, 0):
+            np.testing.assert_array_equal(np.from_dlpack(_Legacy(x, **kw)), np.arange(3.0))
+        else:
+            x.__dlpack__(**kw)
+
+
+@pytest.mark.parametrize("device", _devices())
+def test_dlpack_export_of_read_only_arrays_is_one_rule(device):
+    assert_child_ok(MOD, "_dlpack_read_only", device, timeout=120)
+
+
+@pytest.mark.parametrize("device", _devices())
+def test_dlpack_arguments_get_the_standards_errors(device):
+    assert_child_ok(MOD, "_dlpack_arguments", device, timeout=120)
 
 
 if __name__ == "__main__":

@@ -298,7 +298,28 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
         dl_device: tuple[Any, int] | None = None,
         copy: bool | None = None,
     ) -> Any:
-        return self._be.dlpack(self._arr, stream, max_version, dl_device, copy)
+        """A DLPack capsule of this array, by one rule on every backend.
+
+        Arguments: ``max_version`` None or a tuple of two ints, ``dl_device`` None or a
+        ``(device_type, device_id)`` tuple of two ints, ``copy`` None or a bool
+        (TypeError for another type, ValueError for a tuple of another length).  The
+        export goes to the array's own device or to the host (kDLCPU, 0); any other
+        device is BufferError.  A read-only array (a broadcast view, a read-only
+        import, ``flags.writable = False``) exports with DLPack 1.0's read-only flag;
+        a consumer of an older DLPack (no ``max_version``, or a major version 0)
+        cannot be told, so it gets a copy, and ``copy=False`` is BufferError."""
+        be, raw = self._be, self._arr
+        own = tuple(int(v) for v in be.dlpack_device(raw))
+        _check_dlpack_args(max_version, dl_device, copy, own)
+        if (max_version is None or max_version[0] < 1) and not be.writable(raw):
+            if copy is False:
+                raise BufferError(
+                    "__dlpack__: this array is read-only and the consumer reads DLPack "
+                    "< 1.0, which has no read-only flag, so only a copy can be exported; "
+                    "pass copy=None or True, or max_version=(1, 0)"
+                )
+            raw, copy = be.copy(raw), None
+        return be.dlpack(raw, stream, max_version, dl_device, copy)
 
     def __dlpack_device__(self) -> tuple[Any, int]:
         return self._be.dlpack_device(self._arr)
@@ -422,6 +443,31 @@ def _restore_array(host: np.ndarray, device: Device, usm_type: str) -> usm_ndarr
         return wrap_with(be, be.from_host(np.asarray(host, order="C"), usm_type, device._q))
     with lk:
         return wrap_with(be, be.from_host(np.asarray(host, order="C"), usm_type, device._q))
+
+
+_KDL_CPU = 1
+
+
+def _check_dlpack_args(max_version: Any, dl_device: Any, copy: Any,
+                       own: tuple[int, ...]) -> None:
+    """The standard's errors for ``__dlpack__``'s arguments (see its docstring)."""
+    if copy is not None and type(copy) is not bool:
+        raise TypeError(f"__dlpack__: copy must be None, True or False, got {copy!r}")
+    for name, v in (("max_version", max_version), ("dl_device", dl_device)):
+        if v is None:
+            continue
+        if not isinstance(v, tuple) or not all(
+                isinstance(e, int) and not isinstance(e, bool) for e in v):
+            raise TypeError(f"__dlpack__: {name} must be None or a tuple of two ints, got "
+                            f"{v!r}")
+        if len(v) != 2:
+            raise ValueError(f"__dlpack__: {name} must be a tuple of two ints, got {len(v)} "
+                             f"entries: {v!r}")
+    if dl_device is not None and tuple(dl_device) not in (own, (_KDL_CPU, 0)):
+        raise BufferError(
+            f"__dlpack__: cannot export to device {tuple(dl_device)}; this array is on "
+            f"{own} and can be exported there or to the host (kDLCPU: (1, 0))"
+        )
 
 
 def wrap_with(be: Any, raw: Any) -> usm_ndarray:
