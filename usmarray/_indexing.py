@@ -30,18 +30,20 @@ def _bad_key(key: Any) -> IndexError:
     )
 
 
-def raw_key(raw: Any, key: Any) -> Any:
-    """Validate ``key`` for ``raw`` and return it with usm_ndarrays unwrapped.
+def raw_key(be: Any, raw: Any, key: Any) -> Any:
+    """Validate ``key`` for ``raw`` (an array of backend ``be``) and return it with
+    usm_ndarrays unwrapped.
 
     Keys of ints, slices, ``...`` and ``None`` pass straight to the provider, which
-    checks their ranges and counts; array keys are unwrapped, device-checked and,
-    for integer arrays, bounds-checked (the provider would clip silently).
+    checks their ranges and counts; array keys are unwrapped, device-checked (an
+    index array on another backend or queue is ExecutionPlacementError) and, for
+    integer arrays, bounds-checked (the provider would clip silently).
     """
     t = type(key)
     if t in _SIMPLE:
         return key
     if t is usm_ndarray:
-        return _array_key(raw, key, 0)
+        return _array_key(be, raw, key, 0)
     if isinstance(key, np.generic):
         return _numpy_key(key)
     if t is not tuple:
@@ -63,7 +65,7 @@ def raw_key(raw: Any, key: Any) -> Any:
             axis = raw.ndim - n_after[i + 1]
             continue
         if tk is usm_ndarray:
-            out[i] = _array_key(raw, k, axis)
+            out[i] = _array_key(be, raw, k, axis)
         elif tk not in _SIMPLE:
             raise _bad_key(k)
         axis += _axes_of(k)
@@ -87,13 +89,12 @@ def _axes_of(k: Any) -> int:
     return 1 if tk is int or tk is slice else 0
 
 
-def _array_key(raw: Any, k: Any, axis: int) -> Any:
+def _array_key(be: Any, raw: Any, k: Any, axis: int) -> Any:
     a = k._arr
     d = a.dtype
     if d not in dt.INTEGER_OR_BOOLEAN:
         raise IndexError(f"array indices must have an integer or boolean dtype, got {d}")
-    be = k._be
-    if be.multi_queue and be.queue_of(a) != be.queue_of(raw):
+    if k._be is not be or (be.multi_queue and be.queue_of(a) != be.queue_of(raw)):
         raise placement_error("indexing", k.device, Device._make(be, be.queue_of(raw)))
     if d is dt.bool:
         want = raw.shape[axis:axis + a.ndim]
@@ -158,7 +159,7 @@ def getitem(self: usm_ndarray, key: Any, /) -> usm_ndarray:
     if lk is not None:
         lk.acquire()
     try:
-        rk = raw_key(self._arr, key)
+        rk = raw_key(be, self._arr, key)
         try:
             r = be.getitem(self._arr, rk)
         except Exception as exc:
@@ -198,7 +199,7 @@ def _scatter(be: Any, raw: Any, rk: Any, v: Any) -> None:
 def setitem(x: Any, key: Any, value: Any, /) -> None:
     """``x[key] = value`` with the 2025.12 rule: value's dtype must promote to x's."""
     raw = x._arr
-    rk = raw_key(raw, key)
+    rk = raw_key(x._be, raw, key)
     d = raw.dtype
     if type(value) is usm_ndarray:
         v = value._arr

@@ -1,0 +1,70 @@
+"""Leftovers of round two (issue 26): index arrays from another backend, huge slice
+steps, the pickle reconstructor's validation and the environment variables' messages.
+
+Each check runs in a child interpreter (tests/test_reliability_common.py) on the SYCL
+device, the NumPy backend and, with the ``gpu`` marker, CUDA (skipped without CuPy and
+a GPU).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_reliability_common import assert_child_ok, begin, child_main, device_params
+
+MOD = "test_reliability_leftovers"
+
+
+def _expect(what: str, fn, exc) -> None:
+    try:
+        fn()
+    except exc:
+        return
+    except Exception as e:  # noqa: BLE001 - the wrong type is the failure
+        raise AssertionError(f"{what}: {type(e).__name__}: {e}, not {exc.__name__}") from None
+    raise AssertionError(f"{what}: accepted, not {exc.__name__}")
+
+
+# ---- 10. index arrays from another backend ---------------------------------------------------
+def _foreign_index_arrays(x_dev, i_dev):
+    import usmarray as xp
+
+    a_np = np.arange(12.0).reshape(3, 4)
+    x = xp.asarray(a_np, device=x_dev)
+    idx = xp.asarray(np.array([2, 0]), device=i_dev)
+    mask = xp.asarray(a_np > 5, device=i_dev)
+    row = xp.asarray(np.array([True, False, True]), device=i_dev)
+    cases = [
+        ("x[i]", lambda: x[idx]), ("x[i, 0]", lambda: x[idx, 0]),
+        ("x[..., i]", lambda: x[..., idx]), ("x[mask]", lambda: x[mask]),
+        ("x[row_mask]", lambda: x[row]), ("x[i] = 1", lambda: x.__setitem__(idx, 1.0)),
+        ("x[mask] = 1", lambda: x.__setitem__(mask, 1.0)),
+        ("x[0, i] = 1", lambda: x.__setitem__((0, idx), 1.0)),
+    ]
+    for what, fn in cases:
+        begin(f"x on {x_dev}, index on {i_dev}: {what}")
+        _expect(what, fn, xp.ExecutionPlacementError)
+    np.testing.assert_array_equal(xp.asnumpy(x), a_np)
+    begin("the same index moved to x's device works")
+    np.testing.assert_array_equal(xp.asnumpy(x[xp.asarray(idx, device=x.device)]), a_np[[2, 0]])
+
+
+_PAIRS = [("numpy", "opencl:cpu"), ("opencl:cpu", "numpy"), ("cuda:0", "numpy"),
+          ("numpy", "cuda:0"), ("cuda:0", "opencl:cpu"), ("opencl:cpu", "cuda:0")]
+
+
+def _pair_params():
+    out = []
+    for a, b in _PAIRS:
+        (pa,), (pb,) = device_params(a), device_params(b)
+        out.append(pytest.param(a, b, marks=list(pa.marks) + list(pb.marks), id=f"{a}-{b}"))
+    return out
+
+
+@pytest.mark.parametrize("x_dev, i_dev", _pair_params())
+def test_index_arrays_from_another_backend_are_placement_errors(x_dev, i_dev):
+    assert_child_ok(MOD, "_foreign_index_arrays", x_dev, i_dev, timeout=120)
+
+
+if __name__ == "__main__":
+    child_main(globals())
