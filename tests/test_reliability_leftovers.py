@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from test_reliability_common import assert_child_ok, begin, child_main, device_params
 
 MOD = "test_reliability_leftovers"
@@ -64,6 +66,62 @@ def _pair_params():
 @pytest.mark.parametrize("x_dev, i_dev", _pair_params())
 def test_index_arrays_from_another_backend_are_placement_errors(x_dev, i_dev):
     assert_child_ok(MOD, "_foreign_index_arrays", x_dev, i_dev, timeout=120)
+
+
+# ---- 11. huge slice steps ------------------------------------------------------------------
+_HUGE = st.one_of(st.integers(2**59, 2**64 + 5), st.integers(-(2**64 + 5), -(2**59)),
+                  st.sampled_from([2**60, 2**62, 2**63 - 1, -(2**63 - 1), 2**63, -(2**63)]))
+
+
+@st.composite
+def _huge_step_keys(draw):
+    shape = tuple(draw(st.lists(st.integers(1, 4), min_size=1, max_size=3)))
+    nd = len(shape)
+    pos = draw(st.integers(0, nd - 1))
+    keys = []
+    for k in range(nd):
+        if k == pos:
+            start = draw(st.one_of(st.none(), st.integers(-shape[k], shape[k] - 1)))
+            keys.append(slice(start, None, draw(_HUGE)))
+        else:
+            keys.append(draw(st.sampled_from([slice(None), 0, slice(None, None, 2)])))
+    form = draw(st.sampled_from(["tuple", "ellipsis", "none", "alone"]))
+    if form == "alone" and pos == 0:
+        return shape, keys[0]
+    if form == "ellipsis":
+        return shape, (Ellipsis, *keys[pos:])
+    if form == "none":
+        return shape, (None, *keys)
+    return shape, tuple(keys)
+
+
+def _huge_steps(device):
+    import usmarray as xp
+
+    @given(_huge_step_keys())
+    def prop(case):
+        shape, key = case
+        begin(f"shape={shape} key={key}")
+        a = np.arange(1, int(np.prod(shape)) + 1, dtype=np.float64).reshape(shape)
+        x = xp.asarray(a, device=device)
+        want = a[key]
+        v = x[key]
+        assert repr(v)
+        np.testing.assert_array_equal(xp.asnumpy(v), want)
+        np.testing.assert_array_equal(xp.asnumpy(v.to_device("numpy")), want)
+        np.testing.assert_array_equal(np.from_dlpack(v, device="cpu", copy=True), want)
+        if x.device != xp.Device.create_device("numpy") and "cuda" not in device:
+            np.testing.assert_array_equal(np.from_dlpack(v, device="cpu"), want)
+        x[key] = -1.0
+        a[key] = -1.0
+        np.testing.assert_array_equal(xp.asnumpy(x), a)
+
+    prop()
+
+
+@pytest.mark.parametrize("device", device_params("numpy", "opencl:cpu", "cuda:0"))
+def test_huge_slice_steps_give_numpys_element(device):
+    assert_child_ok(MOD, "_huge_steps", device, timeout=300)
 
 
 if __name__ == "__main__":

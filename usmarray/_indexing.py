@@ -40,6 +40,8 @@ def raw_key(be: Any, raw: Any, key: Any) -> Any:
     integer arrays, bounds-checked (the provider would clip silently).
     """
     t = type(key)
+    if t is slice:
+        return _sane_step(key, raw.shape[0] if raw.ndim else 0)
     if t in _SIMPLE:
         return key
     if t is usm_ndarray:
@@ -49,7 +51,7 @@ def raw_key(be: Any, raw: Any, key: Any) -> Any:
     if t is not tuple:
         raise _bad_key(key)
     for k in key:
-        if type(k) not in _SIMPLE:
+        if type(k) not in _SIMPLE or (type(k) is slice and _big_step(k)):
             break
     else:
         return key
@@ -66,6 +68,8 @@ def raw_key(be: Any, raw: Any, key: Any) -> Any:
             continue
         if tk is usm_ndarray:
             out[i] = _array_key(be, raw, k, axis)
+        elif tk is slice and axis < raw.ndim:
+            out[i] = _sane_step(k, raw.shape[axis])
         elif tk not in _SIMPLE:
             raise _bad_key(k)
         axis += _axes_of(k)
@@ -150,10 +154,11 @@ def getitem(self: usm_ndarray, key: Any, /) -> usm_ndarray:
     out = _new(usm_ndarray)
     be = out._be = self._be
     if type(key) is slice:
+        n = self._arr.shape[0] if self._arr.ndim else 0
         try:
-            out._arr = self._arr[key]
-        except OverflowError:  # a step or bound past the provider's index type
-            out._arr = self._arr[_clamped(key, self._arr.shape[0] if self._arr.ndim else 0)]
+            out._arr = self._arr[_sane_step(key, n)]
+        except OverflowError:  # a bound past the provider's index type
+            out._arr = self._arr[_clamped(key, n)]
         return out
     lk = be.lock
     if lk is not None:
@@ -176,6 +181,25 @@ def getitem(self: usm_ndarray, key: Any, /) -> usm_ndarray:
 
 
 _MAX_NDIM = 64
+
+
+#: slice steps of larger magnitude are clamped to the axis length (see _sane_step)
+_STEP_LIMIT = 2**30
+
+
+def _big_step(s: slice) -> bool:
+    st = s.step
+    return type(st) is int and not -_STEP_LIMIT <= st <= _STEP_LIMIT
+
+
+def _sane_step(s: slice, n: int) -> slice:
+    """``s`` for an axis of length ``n``, with a step past ``_STEP_LIMIT`` that also
+    passes ``n`` clamped (:func:`_clamped`): such a step selects one element, but the
+    provider gives that axis a stride of step times the old one, which overflows its
+    host copies and exports from about 2**60."""
+    if _big_step(s) and abs(s.step) > n:
+        return _clamped(s, n)
+    return s
 
 
 def _clamped(s: slice, n: int) -> slice:
