@@ -124,5 +124,62 @@ def test_huge_slice_steps_give_numpys_element(device):
     assert_child_ok(MOD, "_huge_steps", device, timeout=300)
 
 
+# ---- 12. the pickle reconstructors refuse what the standard does not cover ---------------------
+class _Crafted:
+    """Pickles as a call of ``fn(*args)``: what a crafted pickle can ask for."""
+
+    def __init__(self, fn, *args):
+        self.fn, self.args = fn, args
+
+    def __reduce__(self):
+        return self.fn, self.args
+
+
+def _crafted_pickles(device):
+    import pickle
+
+    import usmarray as xp
+    from usmarray._array import _restore_array
+    from usmarray._device import _restore_device
+
+    dev = xp.Device.create_device(device)
+    good = np.arange(3.0)
+    begin("a sound pickle still loads")
+    r = pickle.loads(pickle.dumps(_Crafted(_restore_array, good, dev, "device")))
+    np.testing.assert_array_equal(xp.asnumpy(r), good)
+    assert r.device == dev
+    bad_values = [
+        ("object", np.array([1, "a"], dtype=object)), ("unicode", np.array(["ab", "c"])),
+        ("bytes", np.array([b"ab"])), ("float16", np.arange(3, dtype=np.float16)),
+        ("big-endian", _Crafted(np.frombuffer, bytes(24), ">f8")),  # pickle makes ">f8" native
+        ("datetime", np.array(["2020"], "M8[D]")),
+        ("structured", np.zeros(2, dtype=[("a", "f8"), ("b", "i4")])),
+        ("void", np.zeros(2, dtype="V4")), ("a list", [1.0, 2.0]), ("a str", "abc"),
+        ("None", None),
+    ]
+    for what, v in bad_values:
+        begin(f"values: {what}")
+        _expect(what, lambda v=v: pickle.loads(pickle.dumps(_Crafted(_restore_array, v, dev,
+                                                                     "device"))), TypeError)
+    for what, d in [("a str", str(device)), ("None", None), ("an int", 3),
+                    ("a NumPy array", np.arange(2))]:
+        begin(f"device: {what}")
+        _expect(what, lambda d=d: pickle.loads(pickle.dumps(_Crafted(_restore_array, good, d,
+                                                                     "device"))), TypeError)
+    for what, u in [("None", None), ("an int", 1), ("bytes", b"device")]:
+        begin(f"usm_type: {what}")
+        _expect(what, lambda u=u: pickle.loads(pickle.dumps(_Crafted(_restore_array, good, dev,
+                                                                     u))), TypeError)
+    for what, args in [("ints", (1, 2)), ("None", (None, None)), ("a list", (["numpy"], "cpu"))]:
+        begin(f"Device: {what}")
+        _expect(what, lambda a=args: pickle.loads(pickle.dumps(_Crafted(_restore_device, *a))),
+                TypeError)
+
+
+@pytest.mark.parametrize("device", device_params("numpy", "opencl:cpu", "cuda:0"))
+def test_crafted_pickles_are_refused(device):
+    assert_child_ok(MOD, "_crafted_pickles", device, timeout=120)
+
+
 if __name__ == "__main__":
     child_main(globals())

@@ -434,7 +434,27 @@ def _iter_rows(be: Any, a: Any) -> Any:
 
 def _restore_array(host: np.ndarray, device: Device, usm_type: str) -> usm_ndarray:
     """Unpickle: ``host`` onto ``device`` with ``usm_type`` (the device's default
-    usm_type where the device, restored elsewhere, has no such kind of memory)."""
+    usm_type where the device, restored elsewhere, has no such kind of memory).
+
+    A crafted pickle can pass anything here: ``host`` must be a NumPy array of one of
+    the standard's dtypes (native byte order), ``device`` a :class:`Device` and
+    ``usm_type`` a str, else TypeError.  (Pickle still runs whatever callable a pickle
+    names: never unpickle untrusted data.)"""
+    if not isinstance(host, np.ndarray):
+        raise TypeError(f"unpickling a usm_ndarray: the values must be a NumPy array, got "
+                        f"{type(host).__name__}")
+    if host.dtype not in dt.ALL_DTYPES:
+        raise TypeError(
+            f"unpickling a usm_ndarray: dtype {host.dtype.str} ({host.dtype}) is not one of "
+            f"the array API's dtypes ({', '.join(d.name for d in dt.ALL_DTYPES)}, native "
+            "byte order)"
+        )
+    if type(device) is not Device:
+        raise TypeError(f"unpickling a usm_ndarray: the device must be a usmarray.Device, "
+                        f"got {type(device).__name__}")
+    if type(usm_type) is not str:
+        raise TypeError(f"unpickling a usm_ndarray: the usm_type must be a str, got "
+                        f"{type(usm_type).__name__}")
     be = device._be
     if usm_type not in be.usm_types:
         usm_type = be.usm_types[0]

@@ -121,6 +121,9 @@ class Device:
 
 
 def _restore_device(backend: str, text: str) -> Device:
+    if type(backend) is not str or type(text) is not str:
+        raise TypeError(f"unpickling a usmarray.Device: the backend and device must be "
+                        f"strs, got {type(backend).__name__} and {type(text).__name__}")
     if os.environ.get("USMARRAY_UNPICKLE_DEVICE") == "default":
         return default_device()  # distributed executors: data moves, placement does not
     be = _backend.get_backend(backend)
