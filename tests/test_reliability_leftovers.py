@@ -181,5 +181,80 @@ def test_crafted_pickles_are_refused(device):
     assert_child_ok(MOD, "_crafted_pickles", device, timeout=120)
 
 
+# ---- 13. environment variables are validated when read, and named --------------------------------
+#: what reads each variable, run in a fresh interpreter (some are read at import)
+_ACTIONS = {
+    "import": "import usmarray",
+    "zeros": "import usmarray as xp; xp.zeros(1)",
+    "unpickle": "import pickle, usmarray as xp; "
+                "pickle.loads(pickle.dumps(xp.asarray([1.0], device='numpy')))",
+    "rank": "from usmarray import _cubed_placement; print(_cubed_placement._rank())",
+    "policy": "from usmarray import _cubed_placement; _cubed_placement.policy()",
+    "cuda": "import usmarray as xp; xp.zeros(1, device='cuda:0')",
+}
+
+
+def _env_read(name: str, value: str, action: str):
+    """Run ``action`` with ``name=value``; (refused: the ValueError names the variable
+    and the value, stdout and stderr)."""
+    import os
+    import subprocess
+    import sys
+
+    from test_reliability_common import ROOT
+
+    code = ("import sys\ntry:\n    " + _ACTIONS[action].replace("; ", "\n    ")
+            + "\nexcept ValueError as exc:\n    print('REFUSED', exc)\nelse:\n"
+            "    print('ACCEPTED')\n")
+    env = dict(os.environ)
+    env[name] = value
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, env=env, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    refused = [ln for ln in proc.stdout.splitlines() if ln.startswith("REFUSED")]
+    for ln in refused:
+        assert name in ln and value in ln, ln
+    return bool(refused), proc.stdout
+
+
+_BAD_ENV = [
+    ("USMARRAY_CUBED_RANK", "abc", "rank", None), ("USMARRAY_CUBED_RANK", "-1", "rank", None),
+    ("USMARRAY_CUBED_RANK", "1.5", "rank", None),
+    ("USMARRAY_UNPICKLE_DEVICE", "yes", "unpickle", None),
+    ("USMARRAY_DEFAULT_DEVICE", "nosuchdevice", "zeros", None),
+    ("USMARRAY_API_VERSION", "abc", "import", None),
+    ("USMARRAY_CUBED_USM_TYPE", "bogus", "policy", None),
+    ("USMARRAY_CUBED_DEVICES", "cpu/x", "policy", None),
+    ("USMARRAY_SERIALIZE", "yes", "import", "sycl"),
+    ("USMARRAY_SERIALIZE", "2", "import", "sycl"),
+    ("USMARRAY_CUDA_LEAN", "off", "cuda", "cuda"),
+]
+_GOOD_ENV = [
+    ("USMARRAY_CUBED_RANK", "3", "rank", None), ("USMARRAY_UNPICKLE_DEVICE", "default",
+                                                  "unpickle", None),
+    ("USMARRAY_SERIALIZE", "0", "import", "sycl"), ("USMARRAY_CUDA_LEAN", "0", "cuda", "cuda"),
+]
+
+
+def _env_params(cases):
+    out = []
+    for name, value, action, needs in cases:
+        marks = [] if needs is None else list(
+            device_params("cuda:0" if needs == "cuda" else "opencl:cpu")[0].marks)
+        out.append(pytest.param(name, value, action, marks=marks, id=f"{name}={value}"))
+    return out
+
+
+@pytest.mark.parametrize("name, value, action", _env_params(_BAD_ENV))
+def test_environment_variables_are_validated_and_named(name, value, action):
+    refused, out = _env_read(name, value, action)
+    assert refused, f"{name}={value!r} was accepted:\n{out[-2000:]}"
+
+
+@pytest.mark.parametrize("name, value, action", _env_params(_GOOD_ENV))
+def test_valid_environment_values_are_accepted(name, value, action):
+    refused, out = _env_read(name, value, action)
+    assert not refused, out[-2000:]
+
 if __name__ == "__main__":
     child_main(globals())
