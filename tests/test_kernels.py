@@ -56,7 +56,8 @@ def test_signature_errors(sig, exc, match):
     ("y(i0) = x.shape[1];", "x has 1 axes"),
     ("y(i0) = x.size;", "x.size is not supported"),
     ("y(i0) = x.shape[k];", "integer literal"),
-    ("float *p = &x(i0); y(i0) = *p;", "address-of operator &"),
+    ("y(i0) = *&x(i0);", "address-of operator &"),
+    ("float *p = 0; y(i0) = *p;", "pointer declarations"),
     ("y(i0) = x(i0;", "unbalanced"),
 ])
 def test_body_misuse_is_reported_at_definition(body, match):

@@ -140,6 +140,21 @@ REFUSED = [
     "float32 t = 0; float32 *p = &t; p[100000] = 1; y(i0, i1) = t;",
     "y(i0, i1) = 1; float32 *p = &(y(i0, i1) = 2); p[100000] = 3;",
     "float32 (*p) = (float32 *)(&(y(i0, i1))); p[100000] = 3;",
+    # pointers without an address: the null pointer constant, integers, builtins
+    "float32 *p = 0; *p = 1; y(i0, i1) = 1;",
+    "float32 a = 1, *p = 0; p[100000] = a; y(i0, i1) = a;",
+    "float4 *p = 0; y(i0, i1) = 1;",
+    "void (*f)(void) = 0; f(); y(i0, i1) = 1;",
+    "int64 n = 4096; *(float32 *)n = 1; y(i0, i1) = 1;",
+    "int64 n = (int64)&x(i0, i1) + 400000; *(float32 *)(n) = 1; y(i0, i1) = 1;",
+    "float32 c; y(i0, i1) = sincos(1.0f, 0);",
+    "vstore4((float4)(1.0f), 100000, 0); y(i0, i1) = 1;",
+    "y(i0, i1) = vload4(100000, 0).x;",
+    "atomic_add(0, 1); y(i0, i1) = 1;",
+    "y(i0, i1) = __ldg(0);",
+    "printf(\"%s\", 4096); y(i0, i1) = 1;",
+    "printf(\"%n\", 0); y(i0, i1) = 1;",
+    "y(i0, i1) = \"abc\"[100000];",
     # what would hide any of that from the translator
     "#define AT &\nfloat32 *p = AT x(i0, i1); p[100000] = 1;",
     "%:define AT &\nfloat32 *p = AT x(i0, i1); p[100000] = 1;",
@@ -162,6 +177,10 @@ ACCEPTED = [
     ("y(i0, i1) = i0 > 0 && i1 > 0;", lambda x, i0, i1: (i0 > 0) & (i1 > 0)),
     ("int32 m = 5; m &= 3; y(i0, i1) = m;", lambda x, i0, i1: 1 + 0 * i0),
     ("y(i0, i1) = x(i0, i1) * 2; // i0 = 5; &x(i0, i1)", lambda x, i0, i1: x * 2),
+    ("float32 a = 2, b = 3; y(i0, i1) = a * b * x(i0, i1);", lambda x, i0, i1: 6 * x),
+    ("int64 k = i0 * i1; y(i0, i1) = k * 2 + (i0) * (i1);", lambda x, i0, i1: 3 * i0 * i1),
+    ("float32 t[3] = {1, 2, 3}; y(i0, i1) = t[i1 % 3] * x(i0, i1);",
+     lambda x, i0, i1: np.array([1, 2, 3], np.float32)[i1 % 3] * x),
 ]
 
 

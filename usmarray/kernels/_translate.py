@@ -18,11 +18,13 @@ The translator also records each access's index forms (``iK``, ``iK + c``, a con
 or anything else), for the bounds analysis, and which arrays the body writes.  Misuse
 is a :class:`KernelSyntaxError` naming the place: a bare array name, a wrong number of
 indices, ``return``, a reserved name, an assignment or declaration of an index
-variable, ``++``/``--`` on a bool array, the address-of operator ``&`` (no pointer is
-ever formed from the body), and what would hide code from this translator or form
-types it cannot follow (preprocessor directives other than ``#pragma``, line
-splices, digraph and trigraph spellings of them, ``typedef``, ``struct``/``union``/
-``enum``, C++ casts and declarations, ``asm``, ``__builtin_*``).
+variable, ``++``/``--`` on a bool array; no pointer is ever formed from the body: the
+address-of operator ``&``, pointer declarators, casts and dereferences, builtins that
+take a pointer and printf's pointer conversions are refused; so is what would hide
+code from this translator or form types it cannot follow (preprocessor directives
+other than ``#pragma``, line splices, digraphs and trigraphs, ``typedef``,
+``struct``/``union``/``enum``, C++ casts and declarations, ``asm``, names starting
+with ``__``).
 """
 
 from __future__ import annotations
@@ -62,10 +64,18 @@ _REFUSED_WORDS = {
     "typename": "C++ templates", "using": "C++ declarations", "namespace": "C++ namespaces",
     "operator": "C++ operators", "decltype": "C++ declarations", "new": "C++ allocation",
     "delete": "C++ allocation", "this": "C++ classes", "asm": "inline assembly",
-    "__asm": "inline assembly", "__asm__": "inline assembly",
     "reinterpret_cast": "C++ casts", "const_cast": "C++ casts",
     "static_cast": "C++ casts", "dynamic_cast": "C++ casts",
 }
+#: builtins of OpenCL C and CUDA that take a pointer (the null pointer constant 0 is
+#: one): they would read or write memory the factory does not see
+_POINTER_BUILTINS = re.compile(
+    r"(?:v(?:load|store)a?(?:_half)?\d*(?:_rt[enzp])?|atomic\w*|atom_\w+|async_\w+"
+    r"|wait_group_events|prefetch|fract|frexp|lgamma_r|modf|remquo|sincos"
+    r"|to_(?:global|local|private)|mem(?:cpy|set|move|cmp)|malloc|free|alloca)\Z"
+)
+#: printf conversions that read or write through a pointer argument
+_PRINTF_POINTERS = re.compile(r"%[-+ #0-9.*]*(?:hh|h|ll|l|L|q|j|z|t)?[snp]")
 
 
 @dataclass(frozen=True)
@@ -203,6 +213,13 @@ class _Translator:
                     "instead; if this is a bitwise and, its left operand is missing or "
                     "looks like a type)"
                 )
+            elif t.kind == "op" and t.text == "*" and self._pointer_star(toks, i):
+                raise self.fail(
+                    t, "pointer declarations, pointer casts and dereferences are not "
+                    "supported: a pointer would escape the factory's index checks and "
+                    "bounds modes (index the arrays instead; if this is a multiplication, "
+                    "write it inside an expression, e.g. t = a * b;)"
+                )
             elif t.kind != "comment":
                 parts.append(t.text)
             i += 1
@@ -239,6 +256,35 @@ class _Translator:
             inner.append(s)
         return True  # the group opens outside what this translator sees
 
+    def _pointer_star(self, toks: list[Tok], i: int) -> bool:
+        """Whether the ``*`` at ``toks[i]`` can declare a pointer, cast to one or
+        dereference one: after a type word (``T *p``, ``(T *)``), before ``)`` after a
+        name (a cast to a pointer of another type), or ``* name`` followed by what
+        follows a declarator (``= ; , [ )``) where a declaration or a dereference can
+        stand (a statement's start, after ``(``, ``,`` or ``*``, or after a type name
+        that starts a statement)."""
+        j = self._prev_index(toks, i)
+        p = toks[j] if j >= 0 else None
+        k = self._next(toks, i + 1)
+        n = toks[k] if k < len(toks) else None
+        if p is not None and p.kind == "id" and p.text in _TYPE_WORDS:
+            return True
+        if n is not None and n.text == ")" and p is not None and (p.kind == "id" or
+                                                                  p.text == "*"):
+            return True
+        if n is None or n.kind != "id":
+            return False
+        m = self._next(toks, k + 1)
+        if m < len(toks) and toks[m].text not in ("=", ";", ",", "[", ")"):
+            return False
+        if p is None or p.text in ("(", ",", "*", ";", "{", "}"):
+            return True
+        if p.kind != "id":
+            return False
+        b = self._prev_index(toks, j)
+        return b < 0 or toks[b].text in (";", "{", "}", ":") or (
+            toks[b].kind == "id" and toks[b].text in _TYPE_WORDS)
+
     def _index_var(self, toks: list[Tok], i: int) -> int | None:
         """The axis of the index variable at ``toks[i]``, None if it is none; refuses
         an assignment or a declaration of it."""
@@ -267,8 +313,10 @@ class _Translator:
                 "axes); use 'continue' to skip the rest of the body for this index"
             )
         what = _REFUSED_WORDS.get(t.text)
-        if what is None and t.text.startswith("__builtin"):
-            what = "compiler builtins"
+        if what is None and t.text.startswith("__"):
+            what = "names the compiler reserves (builtins, intrinsics, qualifiers)"
+        if what is None and _POINTER_BUILTINS.match(t.text):
+            what = "builtins that take a pointer"
         if what is not None:
             raise self.fail(t, f"{t.text!r} is not supported in a kernel body ({what} "
                                "escape the factory's index checks); write plain C "
@@ -310,6 +358,10 @@ class _Translator:
                 if not (j >= 0 and toks[j].text == "(" and f >= 0 and toks[f].text == "printf"):
                     raise self.fail(t, "a string literal may only be printf's format: a "
                                        "string is an array the factory does not check")
+                bad = _PRINTF_POINTERS.search(t.text)
+                if bad:
+                    raise self.fail(t, f"the printf conversion {bad.group()!r} reads or "
+                                       "writes through a pointer; print numbers only")
             line_start = False
 
     def _array_use(self, toks: list[Tok], i: int) -> tuple[str, int]:
