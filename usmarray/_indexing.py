@@ -154,11 +154,12 @@ def getitem(self: usm_ndarray, key: Any, /) -> usm_ndarray:
     out = _new(usm_ndarray)
     be = out._be = self._be
     if type(key) is slice:
-        n = self._arr.shape[0] if self._arr.ndim else 0
+        if key.step is not None and _big_step(key):
+            key = _sane_step(key, self._arr.shape[0] if self._arr.ndim else 0)
         try:
-            out._arr = self._arr[_sane_step(key, n)]
+            out._arr = self._arr[key]
         except OverflowError:  # a bound past the provider's index type
-            out._arr = self._arr[_clamped(key, n)]
+            out._arr = self._arr[_clamped(key, self._arr.shape[0] if self._arr.ndim else 0)]
         return out
     lk = be.lock
     if lk is not None:

@@ -2,8 +2,8 @@
 
 The generated kernel takes, per signature parameter in order: an array as its pointer,
 its element offset, its run-time sizes (``:`` axes) and its run-time strides (axes
-whose stride is not specialised as 0 or 1); a scalar by value.  Then the low and high
-index of every axis (the range the call runs: the iteration space, the part of it a
+whose stride is not specialised as 0 or 1); a scalar by value.  Then, in a ranged
+variant, the low and high index of every axis (the part of the space a
 ``bounds="skip"`` call keeps, or one piece of a launch too large for one go); in
 ``bounds="check"`` mode, the error record.  :class:`ArgLayout` tells the backend's launcher the same.
 """
@@ -76,11 +76,14 @@ def error_record_len(ndim: int) -> int:
 
 def emit(t: Target, params: tuple[Param, ...], tr: Translation, plan: Plan, bounds: str,
          stride_classes: tuple[tuple[int | None, ...] | None, ...],
+         extents: tuple[tuple, ...], ranged: bool = False,
          offsets: tuple[bool, ...] | None = None) -> tuple[str, ArgLayout]:
     """The kernel source and its argument layout.
 
     ``stride_classes[k]`` is, for array parameter k, a tuple per axis of 0 or 1 (a
-    stride fixed at compile time) or None (passed at run time)."""
+    stride fixed at compile time) or None (passed at run time); ``extents[a]`` is
+    ("const", n) or ("param", name, axis) for iteration axis a; ``ranged``: the low
+    and high index of every axis are arguments (else 0 and the extent)."""
     ndim = plan.ndim
     I = t.index_type  # noqa: E741
     G = t.global_q
@@ -168,10 +171,17 @@ def emit(t: Target, params: tuple[Param, ...], tr: Translation, plan: Plan, boun
                 f"#define _uk_at_{p.name}(p, {eargs}, site) _uk_at1_{p.name}(p, {nn}, {sn}, "
                 f"{eargs}, site, _uk_err, {ivars})"
             )
-    for a in range(ndim):
-        kparams.append(f"_uk_i _uk_lo{a}")
-        kparams.append(f"_uk_i _uk_hi{a}")
-    n_extra = 2 * ndim
+    n_extra = 0
+    ext_lines = []
+    if ranged:
+        for a in range(ndim):
+            kparams.append(f"_uk_i _uk_lo{a}")
+            kparams.append(f"_uk_i _uk_hi{a}")
+        n_extra = 2 * ndim
+    else:
+        for a, e in enumerate(extents):
+            hi = e[1] if e[0] == "const" else f"_uk_{e[1]}_n{e[2]}"
+            ext_lines.append(f"const _uk_i _uk_lo{a} = 0; const _uk_i _uk_hi{a} = {hi};")
     if bounds == "check":
         kparams.append(f"{err_t} *_uk_err")
     body = "do {\n" + _indent(tr.code.strip("\n"), 2) + "\n} while (0);"
@@ -194,7 +204,7 @@ def emit(t: Target, params: tuple[Param, ...], tr: Translation, plan: Plan, boun
                 head = (f"for (_uk_i _uk_ix{a} = _uk_lo{a} + (_uk_i)blockIdx.{hw[h]}; "
                         f"_uk_ix{a} < _uk_hi{a}; _uk_ix{a} += gridDim.{hw[h]})")
             inner = f"{head} {{\n{_indent(inner, 2)}\n}}"
-    code = "\n".join(lines + prologue) + inner
+    code = "\n".join(lines + prologue + ext_lines) + inner
     # size arguments the code never reads are not passed
     used = []
     for entry, p in zip(layout, [p for p in params], strict=False):
@@ -207,7 +217,7 @@ def emit(t: Target, params: tuple[Param, ...], tr: Translation, plan: Plan, boun
         used.append(tuple(entry))
     src = "\n".join(lines)
     src += f"\n{t.kernel_q} {KERNEL_NAME}(\n    " + ",\n    ".join(kparams) + ")\n{\n"
-    src += _indent("\n".join(prologue), 2) + "\n"
+    src += _indent("\n".join(prologue + ext_lines), 2) + "\n"
     src += _indent(inner, 2) + "\n}\n"
     return src, ArgLayout(tuple(used), n_extra, bounds == "check")
 

@@ -103,6 +103,9 @@ class Kernel:
             sp = self.params[k].shape
             assert sp is not None
             self.ndim = len(sp)
+            self._extents_spec = tuple(
+                ("const", n) if n is not None else ("param", shape, a) for a, n in enumerate(sp)
+            )
         elif isinstance(shape, tuple) and shape and all(
                 type(n) is int and n >= 0 for n in shape):
             big = [n for n in shape if n > _MAX_INDEX]
@@ -114,6 +117,7 @@ class Kernel:
             self._shape_idx = None
             self._shape_const = shape
             self.ndim = len(shape)
+            self._extents_spec = tuple(("const", n) for n in shape)
         else:
             raise TypeError(
                 f"kernel: shape= must be the name of an array parameter or a non-empty tuple "
@@ -243,10 +247,14 @@ class Kernel:
         ``ext[0]`` elements and is addressed as 1-D (the elementwise fast path).  Returns
         (launcher, packed arguments, nd-range, scalar slots), None when nothing ran."""
         prog = program_module(be)
-        key = (q, mode, flat) + self._layout(prog, values, flat)
+        limit = prog.MAX_WORK_ITEMS
+        # a ranged variant takes each axis's low and high index as arguments: for
+        # bounds="skip", and for launches that may need pieces
+        ranged = mode == "skip" or (limit is not None and math.prod(ext) > limit)
+        key = (q, mode, flat, ranged) + self._layout(prog, values, flat)
         var = self._variants.get(key)
         if var is None:
-            var = self._prepare(prog, q, mode, key)
+            var = self._prepare(prog, q, mode, key, values)
         self.last_source = var.source
         lo, hi = self._bounds(mode, values, ext) if not flat else ([0], list(ext))
         if any(h <= lo_ for lo_, h in zip(lo, hi, strict=False)):
@@ -258,9 +266,10 @@ class Kernel:
             err = be.from_host(np.zeros(var.err_len, dtype=np.int64), be.usm_types[0], q)
         launch = var.launch
         lock = getattr(be, "lock", None)
-        ranges = self._pieces(par, lo, hi, gsize, prog.MAX_WORK_ITEMS)
+        ranges = self._pieces(par, lo, hi, gsize, limit) if ranged else [(lo, hi)]
         for plo, phi in ranges:
-            extra: tuple = tuple(v for a in range(self.ndim) for v in (plo[a], phi[a]))
+            extra: tuple = (tuple(v for a in range(self.ndim) for v in (plo[a], phi[a]))
+                            if ranged else ())
             if err is not None:
                 extra = extra + (err,)
             packed = launch.pack(values, extra)
@@ -308,15 +317,31 @@ class Kernel:
         return out
 
     def _layout(self, prog: Any, values: list, flat: bool) -> tuple:
-        """What a variant compiles in besides the queue and the bounds mode, so all of
-        its cache key: per array, each axis's stride class (0 for a stride of 0 or an
-        axis of length 1, 1 for a unit stride, None for a stride passed at run time);
-        the axis order the plan follows (from the reference array's shape and
-        strides); and which arrays need an offset argument."""
-        arrays = self._arrays
-        offsets = tuple(prog.offset(values[k]) != 0 for k in arrays)
+        """The rest of a variant's cache key: per array its strides, its sizes capped
+        at 2 where one is 0 or 1 (False where none is: the sizes matter only as 0, 1 or
+        more) and whether it has an offset.  Everything a variant compiles in follows
+        from these (see :meth:`_classes`), and they cost little to read on every call."""
+        of = prog.offset
         if flat:
-            return ((1,),) * len(arrays), (0,), offsets
+            return None, None, tuple([of(values[k]) != 0 for k in self._arrays])
+        sf = prog.strides
+        strides, small, offsets = [], [], []
+        for k in self._arrays:
+            v = values[k]
+            shp = v.shape
+            strides.append(sf(v))
+            small.append((0 in shp or 1 in shp) and tuple([min(n, 2) for n in shp]))
+            offsets.append(of(v) != 0)
+        return tuple(strides), tuple(small), tuple(offsets)
+
+    def _classes(self, prog: Any, values: list, flat: bool) -> tuple[tuple, tuple[int, ...]]:
+        """What a variant compiles in from the arrays' layout: per array and axis the
+        stride class (0 for a stride of 0 or an axis of length 1, 1 for a unit stride,
+        None for a stride passed at run time), and the axis order the plan follows
+        (from the reference array's shape and strides)."""
+        arrays = self._arrays
+        if flat:
+            return ((1,),) * len(arrays), (0,)
         sf = prog.strides
         classes = tuple(
             tuple(0 if n == 1 or s == 0 else 1 if s == 1 else None
@@ -325,10 +350,8 @@ class Kernel:
         )
         ref = self._ref
         if ref is None:
-            order = stride_order(None, None, self.ndim)
-        else:
-            order = stride_order(values[ref].shape, sf(values[ref]), self.ndim)
-        return classes, order, offsets
+            return classes, stride_order(None, None, self.ndim)
+        return classes, stride_order(values[ref].shape, sf(values[ref]), self.ndim)
 
     # ---- bounds --------------------------------------------------------------------------
     def _bounds(self, mode: str, values: list, ext: tuple[int, ...]
@@ -401,7 +424,7 @@ class Kernel:
         )
 
     # ---- building a variant ------------------------------------------------------------
-    def _prepare(self, prog: Any, q: Any, mode: str, key: tuple) -> _Variant:
+    def _prepare(self, prog: Any, q: Any, mode: str, key: tuple, values: list) -> _Variant:
         why = prog.unsupported(q)
         if why is not None:
             raise NotImplementedError(f"{self.name}: {why}")
@@ -418,13 +441,14 @@ class Kernel:
                 f"{self.name}: the kernel uses float64, which {prog.describe(q)} does not "
                 "support (no double precision); use float32"
             )
-        flat, classes, order, offsets = key[2:]
+        flat, ranged, offsets = key[2], key[3], key[-1]
+        classes, order = self._classes(prog, values, flat)
         maxp = prog.max_parallel_axes(q)
         if self._axes is not None:
             check_axes(self._axes, self.ndim, maxp)
         plan = make_plan(order, self._axes, maxp)
         source, layout = emit(target, self.params, tr, plan, tmode if mode != "skip" else "skip",
-                              classes, offsets)
+                              classes, self._extents_spec, ranged, offsets)
         native = compiled_kernel(prog, q, source)
         launch = prog.launcher(native, layout.params, layout.n_extra, layout.error_record,
                                flat)
