@@ -41,7 +41,9 @@ def raw_key(be: Any, raw: Any, key: Any) -> Any:
     """
     t = type(key)
     if t is slice:
-        return _sane_step(key, raw.shape[0] if raw.ndim else 0)
+        if key.step is not None and _big_step(key):
+            return _sane_step(key, raw.shape[0] if raw.ndim else 0)
+        return key
     if t in _SIMPLE:
         return key
     if t is usm_ndarray:
