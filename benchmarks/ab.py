@@ -46,7 +46,7 @@ def cases(xp: Any, device: str) -> dict[str, Any]:
     def sync(r: Any) -> None:
         r.device.wait()
 
-    return {
+    out = {
         "add": lambda: sync(x + y),
         "sin": lambda: sync(xp.sin(x)),
         "sum": lambda: sync(xp.sum(x)),
@@ -57,6 +57,30 @@ def cases(xp: Any, device: str) -> dict[str, Any]:
         "m + broadcast": lambda: sync(m + row),
         "setitem w[0:5]": setitem,
     }
+    if device != "numpy":  # the kernel factory compiles for SYCL (OpenCL) and CUDA
+        out.update(_kernel_cases(xp, x, y, m, sync))
+    return out
+
+
+def _kernel_cases(xp: Any, x: Any, y: Any, m: Any, sync: Any) -> dict[str, Any]:
+    """The kernel factory: a repeated call (the same arrays), a call on new views of
+    them (the checks and the variant look-up run), and the elementwise helper.  Both
+    sides compile and launch through the working tree's backend module (the factory
+    names it ``usmarray._backend...``), so these rows compare the factories."""
+    kn = importlib.import_module(xp.__name__ + ".kernels")
+    k = kn.kernel("float64[:] x, float64[:] y", "y(i0) = x(i0) + x(i0);", shape="y")
+    k2 = kn.kernel("float64[:,:] a, float64[:,:] b", "b(i0, i1) = 2 * a(i0, i1);", shape="b")
+    add = kn.elementwise("float64[] a, float64[] b -> float64[] c", "c = a + b")
+    out = xp.empty((10, 10), dtype=xp.float64, device=m.device)
+
+    def repeated() -> None:
+        k(x, y)
+
+    def views() -> None:
+        k2(m[::-1], out.mT)
+
+    return {"kernel repeated": repeated, "kernel new views": views,
+            "elementwise": lambda: sync(add(x, y))}
 
 
 def _per_call_us(f: Any, n: int) -> float:

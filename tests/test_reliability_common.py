@@ -84,6 +84,24 @@ def _have_cuda() -> bool:
     return _backend.get_backend("cuda") is not None
 
 
+def device_params(*devices: str) -> list:
+    """pytest parameters for ``devices``: ``"numpy"``; ``"cuda:0"`` (marked ``gpu``,
+    skipped without CuPy and a GPU); anything else a SYCL device (skipped without a SYCL
+    runtime)."""
+    out = []
+    for dev in devices:
+        if dev == "numpy":
+            marks = []
+        elif dev.startswith("cuda"):
+            marks = [pytest.mark.gpu] + ([] if _have_cuda() else [
+                pytest.mark.skip(reason="needs CuPy and a CUDA GPU")])
+        else:
+            marks = [] if _have_sycl() else [
+                pytest.mark.skip(reason="needs a SYCL runtime and device")]
+        out.append(pytest.param(dev, marks=marks))
+    return out
+
+
 #: for checks of SYCL USM memory (the constructor, SUAI, kDLOneAPI, USM allocation counts)
 needs_sycl = pytest.mark.skipif(not _have_sycl(), reason="needs a SYCL runtime and device")
 

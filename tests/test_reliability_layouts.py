@@ -22,7 +22,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_reliability_common import _have_cuda, _have_sycl, assert_child_ok, begin, child_main
+from test_reliability_common import (
+    _have_sycl,
+    assert_child_ok,
+    begin,
+    child_main,
+    device_params,
+)
 
 MOD = "test_reliability_layouts"
 DEVICES = ("sycl", "numpy", "cuda:0")
@@ -530,16 +536,7 @@ def _issue_reproducers(device: str) -> None:
 
 # ---- the tests ------------------------------------------------------------------------
 def _device_params():
-    out = []
-    for dev in DEVICES:
-        if dev == "cuda:0":
-            marks = [pytest.mark.gpu] + ([] if _have_cuda() else [
-                pytest.mark.skip(reason="needs CuPy and a CUDA GPU")])
-        else:
-            marks = [] if dev == "numpy" or _have_sycl() else [
-                pytest.mark.skip(reason="needs a SYCL runtime and device")]
-        out.append(pytest.param(dev, marks=marks))
-    return out
+    return device_params(*DEVICES)
 
 
 def test_every_public_function_is_covered():

@@ -27,30 +27,73 @@ _public_dtype = dt.public
 
 
 class Flags:
-    """The memory-layout flags of an array, read from its raw array's flags."""
+    """The memory-layout flags of an array, read from its raw array's flags.
 
-    __slots__ = ("c_contiguous", "f_contiguous", "writable")
+    ``writable`` (also ``writeable``, ``flags["W"]``) may be set, as in NumPy: False makes
+    the array read-only (views made from it afterwards inherit that; views made
+    before keep their own flag), True undoes exactly that and is refused (ValueError)
+    for an array whose read-only flag it did not set itself (a broadcast view, a
+    read-only import, a view of a read-only array).  The other flags are read-only
+    (AttributeError)."""
 
-    def __init__(self, raw_flags: Any, writable: bool) -> None:
-        self.c_contiguous = bool(raw_flags.c_contiguous)
-        self.f_contiguous = bool(raw_flags.f_contiguous)
-        self.writable = writable
+    __slots__ = ("_c", "_f", "_w", "_owner")
+
+    def __init__(self, raw_flags: Any, writable: bool, owner: usm_ndarray | None = None
+                 ) -> None:
+        self._c = bool(raw_flags.c_contiguous)
+        self._f = bool(raw_flags.f_contiguous)
+        self._w = writable
+        self._owner = owner
+
+    @property
+    def c_contiguous(self) -> bool:
+        return self._c
+
+    @property
+    def f_contiguous(self) -> bool:
+        return self._f
+
+    @property
+    def writable(self) -> bool:
+        return self._w
+
+    @writable.setter
+    def writable(self, value: Any) -> None:
+        if type(value) not in (bool, int) or value not in (0, 1):
+            raise TypeError(f"flags.writable must be True or False, got {value!r}")
+        if self._owner is None:  # pragma: no cover - every public Flags has an owner
+            raise ValueError("flags: these flags belong to no array")
+        self._owner._set_writable(bool(value))
+        self._w = bool(value)
 
     @property
     def writeable(self) -> bool:  # NumPy's spelling
-        return self.writable
+        return self._w
+
+    @writeable.setter
+    def writeable(self, value: Any) -> None:
+        self.writable = value
+
+    _NAMES = {"C": "c_contiguous", "C_CONTIGUOUS": "c_contiguous", "F": "f_contiguous",
+              "F_CONTIGUOUS": "f_contiguous", "W": "writable", "WRITABLE": "writable",
+              "WRITEABLE": "writable"}
 
     def __getitem__(self, key: str) -> bool:
-        names = {"C": "c_contiguous", "C_CONTIGUOUS": "c_contiguous", "F": "f_contiguous",
-                 "F_CONTIGUOUS": "f_contiguous", "W": "writable", "WRITABLE": "writable",
-                 "WRITEABLE": "writable"}
-        if key not in names:
-            raise KeyError(f"flags: unknown flag {key!r}; known: {sorted(names)}")
-        return bool(getattr(self, names[key]))
+        if key not in self._NAMES:
+            raise KeyError(f"flags: unknown flag {key!r}; known: {sorted(self._NAMES)}")
+        return bool(getattr(self, self._NAMES[key]))
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        if key not in self._NAMES:
+            raise KeyError(f"flags: unknown flag {key!r}; known: {sorted(self._NAMES)}")
+        if self._NAMES[key] != "writable":
+            raise AttributeError(f"flags: {key!r} is not settable; only the writable flag "
+                                 "('W', 'WRITABLE', 'WRITEABLE') is")
+        self.writable = value
 
     def __repr__(self) -> str:
-        return (f"  C_CONTIGUOUS : {self.c_contiguous}\n  F_CONTIGUOUS : {self.f_contiguous}\n"
-                f"  WRITABLE : {self.writable}")
+        return (f"  C_CONTIGUOUS : {self._c}\n  F_CONTIGUOUS : {self._f}\n"
+                f"  WRITABLE : {self._w}")
 
 
 class usm_ndarray:  # noqa: N801 - the name the design gives the type
@@ -70,7 +113,7 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
     CUDA devices) come from the array's backend; elsewhere they raise AttributeError.
     """
 
-    __slots__ = ("_arr", "_be", "__weakref__")
+    __slots__ = ("_arr", "_be", "_writable_raw", "__weakref__")
     _arr: Any
     _be: Any
     #: NumPy defers operators to a type of higher priority, so ``np.float64(2) * x`` and
@@ -205,7 +248,28 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
     def flags(self) -> Flags:
         """``c_contiguous``, ``f_contiguous`` and ``writable`` (also ``writeable``), the
         same names on every backend; a view of a read-only array is read-only."""
-        return Flags(self._arr.flags, self._be.writable(self._arr))
+        return Flags(self._arr.flags, self._be.writable(self._arr), self)
+
+    def _set_writable(self, flag: bool) -> None:
+        """``x.flags.writable = flag`` (see :class:`Flags`): the array's raw array becomes
+        a read-only view of it, and the writable one is kept to undo that."""
+        be = self._be
+        if be.writable(self._arr) == flag:
+            return
+        if not flag:
+            self._writable_raw = self._arr
+            self._arr = be.read_only_view(self._arr)
+            return
+        prev = getattr(self, "_writable_raw", None)
+        if prev is None:
+            raise ValueError(
+                "cannot make this array writable: its memory is read-only where it comes "
+                "from (a broadcast view, a read-only import, or a view of a read-only "
+                "array), not by its own flags.writable = False; write a copy instead: "
+                "usmarray.asarray(x, copy=True)"
+            )
+        self._arr = prev
+        self._writable_raw = None
 
     @property
     def mT(self) -> usm_ndarray:  # noqa: N802 - the standard's name
@@ -234,7 +298,28 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
         dl_device: tuple[Any, int] | None = None,
         copy: bool | None = None,
     ) -> Any:
-        return self._be.dlpack(self._arr, stream, max_version, dl_device, copy)
+        """A DLPack capsule of this array, by one rule on every backend.
+
+        Arguments: ``max_version`` None or a tuple of two ints, ``dl_device`` None or a
+        ``(device_type, device_id)`` tuple of two ints, ``copy`` None or a bool
+        (TypeError for another type, ValueError for a tuple of another length).  The
+        export goes to the array's own device or to the host (kDLCPU, 0); any other
+        device is BufferError.  A read-only array (a broadcast view, a read-only
+        import, ``flags.writable = False``) exports with DLPack 1.0's read-only flag;
+        a consumer of an older DLPack (no ``max_version``, or a major version 0)
+        cannot be told, so it gets a copy, and ``copy=False`` is BufferError."""
+        be, raw = self._be, self._arr
+        own = tuple(int(v) for v in be.dlpack_device(raw))
+        _check_dlpack_args(max_version, dl_device, copy, own)
+        if (max_version is None or max_version[0] < 1) and not be.writable(raw):
+            if copy is False:
+                raise BufferError(
+                    "__dlpack__: this array is read-only and the consumer reads DLPack "
+                    "< 1.0, which has no read-only flag, so only a copy can be exported; "
+                    "pass copy=None or True, or max_version=(1, 0)"
+                )
+            raw, copy = be.copy(raw), None
+        return be.dlpack(raw, stream, max_version, dl_device, copy)
 
     def __dlpack_device__(self) -> tuple[Any, int]:
         return self._be.dlpack_device(self._arr)
@@ -349,7 +434,27 @@ def _iter_rows(be: Any, a: Any) -> Any:
 
 def _restore_array(host: np.ndarray, device: Device, usm_type: str) -> usm_ndarray:
     """Unpickle: ``host`` onto ``device`` with ``usm_type`` (the device's default
-    usm_type where the device, restored elsewhere, has no such kind of memory)."""
+    usm_type where the device, restored elsewhere, has no such kind of memory).
+
+    A crafted pickle can pass anything here: ``host`` must be a NumPy array of one of
+    the standard's dtypes (native byte order), ``device`` a :class:`Device` and
+    ``usm_type`` a str, else TypeError.  (Pickle still runs whatever callable a pickle
+    names: never unpickle untrusted data.)"""
+    if not isinstance(host, np.ndarray):
+        raise TypeError(f"unpickling a usm_ndarray: the values must be a NumPy array, got "
+                        f"{type(host).__name__}")
+    if host.dtype not in dt.ALL_DTYPES:
+        raise TypeError(
+            f"unpickling a usm_ndarray: dtype {host.dtype.str} ({host.dtype}) is not one of "
+            f"the array API's dtypes ({', '.join(d.name for d in dt.ALL_DTYPES)}, native "
+            "byte order)"
+        )
+    if type(device) is not Device:
+        raise TypeError(f"unpickling a usm_ndarray: the device must be a usmarray.Device, "
+                        f"got {type(device).__name__}")
+    if type(usm_type) is not str:
+        raise TypeError(f"unpickling a usm_ndarray: the usm_type must be a str, got "
+                        f"{type(usm_type).__name__}")
     be = device._be
     if usm_type not in be.usm_types:
         usm_type = be.usm_types[0]
@@ -358,6 +463,31 @@ def _restore_array(host: np.ndarray, device: Device, usm_type: str) -> usm_ndarr
         return wrap_with(be, be.from_host(np.asarray(host, order="C"), usm_type, device._q))
     with lk:
         return wrap_with(be, be.from_host(np.asarray(host, order="C"), usm_type, device._q))
+
+
+_KDL_CPU = 1
+
+
+def _check_dlpack_args(max_version: Any, dl_device: Any, copy: Any,
+                       own: tuple[int, ...]) -> None:
+    """The standard's errors for ``__dlpack__``'s arguments (see its docstring)."""
+    if copy is not None and type(copy) is not bool:
+        raise TypeError(f"__dlpack__: copy must be None, True or False, got {copy!r}")
+    for name, v in (("max_version", max_version), ("dl_device", dl_device)):
+        if v is None:
+            continue
+        if not isinstance(v, tuple) or not all(
+                isinstance(e, int) and not isinstance(e, bool) for e in v):
+            raise TypeError(f"__dlpack__: {name} must be None or a tuple of two ints, got "
+                            f"{v!r}")
+        if len(v) != 2:
+            raise ValueError(f"__dlpack__: {name} must be a tuple of two ints, got {len(v)} "
+                             f"entries: {v!r}")
+    if dl_device is not None and tuple(dl_device) not in (own, (_KDL_CPU, 0)):
+        raise BufferError(
+            f"__dlpack__: cannot export to device {tuple(dl_device)}; this array is on "
+            f"{own} and can be exported there or to the host (kDLCPU: (1, 0))"
+        )
 
 
 def wrap_with(be: Any, raw: Any) -> usm_ndarray:

@@ -39,6 +39,8 @@ from typing import Any
 
 import numpy as np
 
+from ._env import env_int
+
 ENV_DEVICES = "USMARRAY_CUBED_DEVICES"
 ENV_USM_TYPE = "USMARRAY_CUBED_USM_TYPE"
 ENV_RANK = "USMARRAY_CUBED_RANK"
@@ -115,9 +117,9 @@ def host_readable_usm_type(device: Any) -> str:
 
 
 def _rank() -> int:
-    env = os.environ.get(ENV_RANK)
-    if env:
-        return int(env)
+    env = env_int(ENV_RANK)
+    if env is not None:
+        return env
     if "distributed" in sys.modules:
         with contextlib.suppress(Exception):  # not inside a Dask worker
             name = sys.modules["distributed"].get_worker().name

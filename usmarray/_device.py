@@ -11,6 +11,7 @@ from typing import Any
 
 from . import _backend
 from ._backend import Capabilities
+from ._env import env_choice, setting_error
 
 _EPE_BASES: tuple[type, ...] = (ValueError, *_backend.placement_error_bases())
 
@@ -121,7 +122,10 @@ class Device:
 
 
 def _restore_device(backend: str, text: str) -> Device:
-    if os.environ.get("USMARRAY_UNPICKLE_DEVICE") == "default":
+    if type(backend) is not str or type(text) is not str:
+        raise TypeError(f"unpickling a usmarray.Device: the backend and device must be "
+                        f"strs, got {type(backend).__name__} and {type(text).__name__}")
+    if env_choice("USMARRAY_UNPICKLE_DEVICE", ("default",), None) == "default":
         return default_device()  # distributed executors: data moves, placement does not
     be = _backend.get_backend(backend)
     try:
@@ -167,9 +171,13 @@ def _choose_default(get: Any = None) -> tuple[Device, str]:
     else the first accelerator (a SYCL GPU, then a CUDA GPU), else the SYCL default
     device (a CPU), else the NumPy device.  ``get(name)`` returns a backend or None
     (``_backend.get_backend``; tests pass their own)."""
-    env = os.environ.get("USMARRAY_DEFAULT_DEVICE")
+    env = os.environ.get("USMARRAY_DEFAULT_DEVICE", "").strip()
     if env:
-        return Device.create_device(env), f"USMARRAY_DEFAULT_DEVICE={env}"
+        try:
+            return Device.create_device(env), f"USMARRAY_DEFAULT_DEVICE={env}"
+        except (ValueError, TypeError) as exc:
+            raise setting_error("USMARRAY_DEFAULT_DEVICE", env,
+                                f"a device filter string of a device here ({exc})") from None
     get = get or _backend.get_backend
     found = [(n, get(n)) for n in _PREFERRED]
     usable = [(n, be) for n, be in found if be is not None and be.available()]

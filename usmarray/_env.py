@@ -1,4 +1,10 @@
-"""Point the OpenCL ICD loader at a pip-installed CPU runtime before dpctl loads.
+"""The environment: usmarray's own variables, read and validated here, and the OpenCL
+ICD loader pointed at a pip-installed CPU runtime before dpctl loads.
+
+Every ``USMARRAY_*`` variable is read through :func:`env_flag`, :func:`env_int` or
+:func:`env_choice` (or checked where it is read, with the same kind of message): a
+value outside what the variable accepts raises :class:`EnvironmentSettingError` (a
+ValueError) naming the variable, the value and what it accepts, when it is read.
 
 A fresh ``pip install`` of ``intel-opencl-rt`` puts ``libintelocl.so`` under the
 environment's ``lib/`` but registers it nowhere the ICD loader looks.  When the
@@ -11,6 +17,51 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+
+
+class EnvironmentSettingError(ValueError):
+    """A usmarray environment variable holds a value it does not accept."""
+
+
+def setting_error(name: str, value: str, accepts: str) -> EnvironmentSettingError:
+    return EnvironmentSettingError(
+        f"the environment variable {name}={value!r} is not valid: it accepts {accepts}"
+    )
+
+
+def env_flag(name: str, default: bool) -> bool:
+    """The switch ``name``: "1" on, "0" off, unset or empty ``default``."""
+    v = os.environ.get(name, "").strip()
+    if not v:
+        return default
+    if v not in ("0", "1"):
+        raise setting_error(name, v, "'1' (on) or '0' (off), or unset")
+    return v == "1"
+
+
+def env_int(name: str, minimum: int = 0) -> int | None:
+    """The integer ``name`` (at least ``minimum``); None when unset or empty."""
+    v = os.environ.get(name, "").strip()
+    if not v:
+        return None
+    try:
+        n = int(v, 10)
+    except ValueError:
+        n = None
+    if n is None or n < minimum:
+        raise setting_error(name, v, f"a decimal integer of at least {minimum}, or unset")
+    return n
+
+
+def env_choice(name: str, choices: tuple[str, ...], default: str | None) -> str | None:
+    """One of ``choices`` in ``name``; ``default`` when unset or empty."""
+    v = os.environ.get(name, "").strip()
+    if not v:
+        return default
+    if v not in choices:
+        raise setting_error(name, v, ", ".join(repr(c) for c in choices) + ", or unset")
+    return v
+
 
 _ICD_LIBRARY = "libintelocl.so"
 _SYSTEM_ICD_DIR = Path("/etc/OpenCL/vendors")

@@ -30,24 +30,30 @@ def _bad_key(key: Any) -> IndexError:
     )
 
 
-def raw_key(raw: Any, key: Any) -> Any:
-    """Validate ``key`` for ``raw`` and return it with usm_ndarrays unwrapped.
+def raw_key(be: Any, raw: Any, key: Any) -> Any:
+    """Validate ``key`` for ``raw`` (an array of backend ``be``) and return it with
+    usm_ndarrays unwrapped.
 
     Keys of ints, slices, ``...`` and ``None`` pass straight to the provider, which
-    checks their ranges and counts; array keys are unwrapped, device-checked and,
-    for integer arrays, bounds-checked (the provider would clip silently).
+    checks their ranges and counts; array keys are unwrapped, device-checked (an
+    index array on another backend or queue is ExecutionPlacementError) and, for
+    integer arrays, bounds-checked (the provider would clip silently).
     """
     t = type(key)
+    if t is slice:
+        if key.step is not None and _big_step(key):
+            return _sane_step(key, raw.shape[0] if raw.ndim else 0)
+        return key
     if t in _SIMPLE:
         return key
     if t is usm_ndarray:
-        return _array_key(raw, key, 0)
+        return _array_key(be, raw, key, 0)
     if isinstance(key, np.generic):
         return _numpy_key(key)
     if t is not tuple:
         raise _bad_key(key)
     for k in key:
-        if type(k) not in _SIMPLE:
+        if type(k) not in _SIMPLE or (type(k) is slice and _big_step(k)):
             break
     else:
         return key
@@ -63,7 +69,9 @@ def raw_key(raw: Any, key: Any) -> Any:
             axis = raw.ndim - n_after[i + 1]
             continue
         if tk is usm_ndarray:
-            out[i] = _array_key(raw, k, axis)
+            out[i] = _array_key(be, raw, k, axis)
+        elif tk is slice and axis < raw.ndim:
+            out[i] = _sane_step(k, raw.shape[axis])
         elif tk not in _SIMPLE:
             raise _bad_key(k)
         axis += _axes_of(k)
@@ -87,13 +95,12 @@ def _axes_of(k: Any) -> int:
     return 1 if tk is int or tk is slice else 0
 
 
-def _array_key(raw: Any, k: Any, axis: int) -> Any:
+def _array_key(be: Any, raw: Any, k: Any, axis: int) -> Any:
     a = k._arr
     d = a.dtype
     if d not in dt.INTEGER_OR_BOOLEAN:
         raise IndexError(f"array indices must have an integer or boolean dtype, got {d}")
-    be = k._be
-    if be.multi_queue and be.queue_of(a) != be.queue_of(raw):
+    if k._be is not be or (be.multi_queue and be.queue_of(a) != be.queue_of(raw)):
         raise placement_error("indexing", k.device, Device._make(be, be.queue_of(raw)))
     if d is dt.bool:
         want = raw.shape[axis:axis + a.ndim]
@@ -149,16 +156,18 @@ def getitem(self: usm_ndarray, key: Any, /) -> usm_ndarray:
     out = _new(usm_ndarray)
     be = out._be = self._be
     if type(key) is slice:
+        if key.step is not None and _big_step(key):
+            key = _sane_step(key, self._arr.shape[0] if self._arr.ndim else 0)
         try:
             out._arr = self._arr[key]
-        except OverflowError:  # a step or bound past the provider's index type
+        except OverflowError:  # a bound past the provider's index type
             out._arr = self._arr[_clamped(key, self._arr.shape[0] if self._arr.ndim else 0)]
         return out
     lk = be.lock
     if lk is not None:
         lk.acquire()
     try:
-        rk = raw_key(self._arr, key)
+        rk = raw_key(be, self._arr, key)
         try:
             r = be.getitem(self._arr, rk)
         except Exception as exc:
@@ -175,6 +184,25 @@ def getitem(self: usm_ndarray, key: Any, /) -> usm_ndarray:
 
 
 _MAX_NDIM = 64
+
+
+#: slice steps of larger magnitude are clamped to the axis length (see _sane_step)
+_STEP_LIMIT = 2**30
+
+
+def _big_step(s: slice) -> bool:
+    st = s.step
+    return type(st) is int and not -_STEP_LIMIT <= st <= _STEP_LIMIT
+
+
+def _sane_step(s: slice, n: int) -> slice:
+    """``s`` for an axis of length ``n``, with a step past ``_STEP_LIMIT`` that also
+    passes ``n`` clamped (:func:`_clamped`): such a step selects one element, but the
+    provider gives that axis a stride of step times the old one, which overflows its
+    host copies and exports from about 2**60."""
+    if _big_step(s) and abs(s.step) > n:
+        return _clamped(s, n)
+    return s
 
 
 def _clamped(s: slice, n: int) -> slice:
@@ -198,7 +226,7 @@ def _scatter(be: Any, raw: Any, rk: Any, v: Any) -> None:
 def setitem(x: Any, key: Any, value: Any, /) -> None:
     """``x[key] = value`` with the 2025.12 rule: value's dtype must promote to x's."""
     raw = x._arr
-    rk = raw_key(raw, key)
+    rk = raw_key(x._be, raw, key)
     d = raw.dtype
     if type(value) is usm_ndarray:
         v = value._arr

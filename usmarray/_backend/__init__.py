@@ -10,6 +10,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from .._env import EnvironmentSettingError
 from ._numpy import NumpyBackend
 from ._protocol import (
     KERNEL_NAMES,
@@ -38,6 +39,8 @@ def _load_cuda() -> Any:
         return CudaBackend()
     except ImportError:  # no CuPy, no driver, no GPU: no CUDA backend
         return None
+    except EnvironmentSettingError:  # the user's setting, not the stack: say so
+        raise
     except Exception as exc:  # a broken CUDA stack must not break import usmarray
         warnings.warn(f"usmarray: the CUDA backend could not start: {exc!r}", stacklevel=2)
         return None

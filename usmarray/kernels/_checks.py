@@ -41,6 +41,14 @@ def cast_scalar(p: Param, v: Any, kname: str) -> Any:
     return v
 
 
+def check_writable(kname: str, what: str, a: Any) -> None:
+    """ValueError unless the usm_ndarray ``a`` (``what``: how the message names it) is
+    writable: the one check of every array a kernel or an elementwise call writes."""
+    if not getattr(a.flags, "writable", True):
+        raise ValueError(f"{kname}: {what} is written by the kernel but is read-only; pass "
+                         "a writable array (a copy: usmarray.asarray(x, copy=True))")
+
+
 def unprovable(accesses: list[Access]) -> list[str]:
     """Accesses whose indices the default mode cannot prove in range: anything but a
     bare index variable or a non-negative integer literal."""

@@ -23,7 +23,7 @@ from typing import Any
 
 from .._array import usm_ndarray, wrap_with
 from .._device import placement_error
-from ._checks import cast_scalar
+from ._checks import cast_scalar, check_writable
 from ._errors import KernelSyntaxError
 from ._kernel import Kernel
 from ._signature import Param, check_name, parse_signature
@@ -106,7 +106,12 @@ class ElementwiseKernel:
         self._array_names = {p.name for p in self._all if p.is_array}
         self._kernels: dict[int, Kernel] = {}
         self._empty_kw: dict[str, str] = {}
-        self._kernel(1)  # translate now: misuse is reported at definition
+        # translate now: misuse is reported at definition
+        written = self._kernel(1).written
+        #: array inputs the body assigns to: as in kernel(), they must be writable, and
+        #: of the result's shape (a broadcast input would be written once per copy)
+        self._written_inputs = tuple(
+            k for k, p in enumerate(self.inputs) if p.is_array and p.name in written)
 
     def __repr__(self) -> str:
         return f"usmarray.kernels.ElementwiseKernel({self.signature!r})"
@@ -189,6 +194,15 @@ class ElementwiseKernel:
                 raise TypeError(f"{fname}: {p.name} must have dtype {p.dtype}, got {raw.dtype}")
         in_arrays = [a for p, a in arrays[:len(arrays) - (len(outs_given or ()))]]
         shape = _broadcast([a._arr.shape for a in in_arrays], fname) if in_arrays else None
+        for k in self._written_inputs:
+            a = args[k]
+            check_writable(fname, f"input {ins[k].name}", a)
+            if a._arr.shape != shape:
+                raise ValueError(
+                    f"{fname}: the body writes input {ins[k].name}, which the call would "
+                    f"broadcast from shape {a._arr.shape} to {shape}; pass it with the "
+                    "result's shape"
+                )
         if outs_given is not None:
             oshape = outs_given[0]._arr.shape
             if shape is None:
@@ -197,8 +211,7 @@ class ElementwiseKernel:
                 if o._arr.shape != shape:
                     raise ValueError(f"{fname}: out {p.name} has shape {o._arr.shape}, the "
                                      f"result has shape {shape}")
-                if not getattr(o.flags, "writable", True):
-                    raise ValueError(f"{fname}: out {p.name} is read-only")
+                check_writable(fname, f"out {p.name}", o)
             out_raw = [o._arr for o in outs_given]
         else:
             assert shape is not None

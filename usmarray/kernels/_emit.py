@@ -2,9 +2,10 @@
 
 The generated kernel takes, per signature parameter in order: an array as its pointer,
 its element offset, its run-time sizes (``:`` axes) and its run-time strides (axes
-whose stride is not specialised as 0 or 1); a scalar by value.  Then, in
-``bounds="skip"`` mode, the low and high index of every axis; in ``bounds="check"``
-mode, the error record.  :class:`ArgLayout` tells the backend's launcher the same.
+whose stride is not specialised as 0 or 1); a scalar by value.  Then, in a ranged
+variant, the low and high index of every axis (the part of the space a
+``bounds="skip"`` call keeps, or one piece of a launch too large for one go); in
+``bounds="check"`` mode, the error record.  :class:`ArgLayout` tells the backend's launcher the same.
 """
 
 from __future__ import annotations
@@ -75,13 +76,14 @@ def error_record_len(ndim: int) -> int:
 
 def emit(t: Target, params: tuple[Param, ...], tr: Translation, plan: Plan, bounds: str,
          stride_classes: tuple[tuple[int | None, ...] | None, ...],
-         extents: tuple[tuple, ...], offsets: tuple[bool, ...] | None = None
-         ) -> tuple[str, ArgLayout]:
+         extents: tuple[tuple, ...], ranged: bool = False,
+         offsets: tuple[bool, ...] | None = None) -> tuple[str, ArgLayout]:
     """The kernel source and its argument layout.
 
     ``stride_classes[k]`` is, for array parameter k, a tuple per axis of 0 or 1 (a
     stride fixed at compile time) or None (passed at run time); ``extents[a]`` is
-    ("const", n) or ("param", name, axis) for iteration axis a."""
+    ("const", n) or ("param", name, axis) for iteration axis a; ``ranged``: the low
+    and high index of every axis are arguments (else 0 and the extent)."""
     ndim = plan.ndim
     I = t.index_type  # noqa: E741
     G = t.global_q
@@ -106,7 +108,7 @@ def emit(t: Target, params: tuple[Param, ...], tr: Translation, plan: Plan, boun
             f"{sets} __threadfence(); }} }}"
         )
     err_t = f"{G}long" if t.language == "opencl" else "long long"
-    ivars = ", ".join(f"i{k}" for k in range(ndim))
+    ivars = ", ".join(f"_uk_ix{k}" for k in range(ndim))
     kparams: list[str] = []
     prologue: list[str] = []
     layout: list[list[Any]] = []
@@ -170,27 +172,24 @@ def emit(t: Target, params: tuple[Param, ...], tr: Translation, plan: Plan, boun
                 f"{eargs}, site, _uk_err, {ivars})"
             )
     n_extra = 0
-    if bounds == "skip":
+    ext_lines = []
+    if ranged:
         for a in range(ndim):
             kparams.append(f"_uk_i _uk_lo{a}")
             kparams.append(f"_uk_i _uk_hi{a}")
         n_extra = 2 * ndim
+    else:
+        for a, e in enumerate(extents):
+            hi = e[1] if e[0] == "const" else f"_uk_{e[1]}_n{e[2]}"
+            ext_lines.append(f"const _uk_i _uk_lo{a} = 0; const _uk_i _uk_hi{a} = {hi};")
     if bounds == "check":
         kparams.append(f"{err_t} *_uk_err")
-    # extents
-    ext_lines = []
-    for a, e in enumerate(extents):
-        if e[0] == "const":
-            ext_lines.append(f"const _uk_i _uk_e{a} = {e[1]};")
-        else:
-            ext_lines.append(f"const _uk_i _uk_e{a} = _uk_{e[1]}_n{e[2]};")
-        if bounds != "skip":
-            ext_lines.append(f"const _uk_i _uk_lo{a} = 0; const _uk_i _uk_hi{a} = _uk_e{a};")
     body = "do {\n" + _indent(tr.code.strip("\n"), 2) + "\n} while (0);"
     for a in reversed(plan.serial):
-        body = f"for (_uk_i i{a} = _uk_lo{a}; i{a} < _uk_hi{a}; ++i{a}) {{\n{_indent(body, 2)}\n}}"
+        body = (f"for (_uk_i _uk_ix{a} = _uk_lo{a}; _uk_ix{a} < _uk_hi{a}; ++_uk_ix{a}) "
+                f"{{\n{_indent(body, 2)}\n}}")
     if t.language == "opencl":
-        heads = [f"const _uk_i i{a} = _uk_lo{a} + (_uk_i)get_global_id({h});"
+        heads = [f"const _uk_i _uk_ix{a} = _uk_lo{a} + (_uk_i)get_global_id({h});"
                  for h, a in enumerate(plan.parallel)]
         inner = "\n".join(heads) + "\n" + body
     else:
@@ -198,11 +197,12 @@ def emit(t: Target, params: tuple[Param, ...], tr: Translation, plan: Plan, boun
         hw = ("x", "y", "z")
         for h, a in enumerate(plan.parallel):
             if h == 0:
-                head = (f"for (_uk_i i{a} = _uk_lo{a} + (_uk_i)blockIdx.x * blockDim.x + "
-                        f"threadIdx.x; i{a} < _uk_hi{a}; i{a} += (_uk_i)blockDim.x * gridDim.x)")
+                head = (f"for (_uk_i _uk_ix{a} = _uk_lo{a} + (_uk_i)blockIdx.x * blockDim.x + "
+                        f"threadIdx.x; _uk_ix{a} < _uk_hi{a}; "
+                        f"_uk_ix{a} += (_uk_i)blockDim.x * gridDim.x)")
             else:
-                head = (f"for (_uk_i i{a} = _uk_lo{a} + (_uk_i)blockIdx.{hw[h]}; i{a} < _uk_hi{a}; "
-                        f"i{a} += gridDim.{hw[h]})")
+                head = (f"for (_uk_i _uk_ix{a} = _uk_lo{a} + (_uk_i)blockIdx.{hw[h]}; "
+                        f"_uk_ix{a} < _uk_hi{a}; _uk_ix{a} += gridDim.{hw[h]})")
             inner = f"{head} {{\n{_indent(inner, 2)}\n}}"
     code = "\n".join(lines + prologue + ext_lines) + inner
     # size arguments the code never reads are not passed

@@ -8,6 +8,8 @@ encodes the dtypes, fixed sizes, stride specialisation, axis plan and bounds mod
 
 from __future__ import annotations
 
+import itertools
+import math
 import threading
 import weakref
 from typing import Any
@@ -16,7 +18,14 @@ import numpy as np
 
 from .._array import usm_ndarray
 from .._device import Device, placement_error
-from ._checks import cast_scalar, check_bounds_mode, coverage, not_stencil, unprovable
+from ._checks import (
+    cast_scalar,
+    check_bounds_mode,
+    check_writable,
+    coverage,
+    not_stencil,
+    unprovable,
+)
 from ._compilers import program_module
 from ._emit import KERNEL_NAME, TARGETS, emit, error_record_len
 from ._errors import KernelSyntaxError
@@ -30,6 +39,10 @@ _PROGRAMS_LOCK = threading.Lock()
 #: how many compilations ran in this process (tests read it)
 stats = {"compiled": 0}
 _MAX_VARIANTS = 512
+_MAX_INDEX = 2**63 - 1
+#: a launch over more work-items than its backend's ``MAX_WORK_ITEMS`` runs in pieces;
+#: more pieces than this is refused
+MAX_PIECES = 2**20
 
 
 def compiled_kernel(prog: Any, q: Any, source: str) -> Any:
@@ -53,13 +66,15 @@ def compiled_kernel(prog: Any, q: Any, source: str) -> Any:
 
 
 class _Variant:
-    __slots__ = ("launch", "plan", "err_len", "accesses")
+    __slots__ = ("launch", "plan", "err_len", "accesses", "source")
 
-    def __init__(self, launch: Any, plan: Any, err_len: int, accesses: list) -> None:
+    def __init__(self, launch: Any, plan: Any, err_len: int, accesses: list,
+                 source: str) -> None:
         self.launch = launch
         self.plan = plan
         self.err_len = err_len
         self.accesses = accesses
+        self.source = source
 
 
 class Kernel:
@@ -93,6 +108,12 @@ class Kernel:
             )
         elif isinstance(shape, tuple) and shape and all(
                 type(n) is int and n >= 0 for n in shape):
+            big = [n for n in shape if n > _MAX_INDEX]
+            if big:
+                raise ValueError(
+                    f"kernel: shape={shape} has the size {big[0]}, past {_MAX_INDEX} "
+                    "(2**63 - 1), the largest index a kernel's 64-bit index variables hold"
+                )
             self._shape_idx = None
             self._shape_const = shape
             self.ndim = len(shape)
@@ -211,11 +232,7 @@ class Kernel:
                         f"({p.spelled()}), got shape {shp}"
                     )
         for k in self._written_idx:
-            if not getattr(args[k].flags, "writable", True):
-                raise ValueError(
-                    f"{kname}: argument {params[k].name} is written by the kernel but is "
-                    "read-only"
-                )
+            check_writable(kname, f"argument {params[k].name}", args[k])
         ext = self._shape_const if self._shape_const is not None else values[self._shape_idx].shape  # type: ignore[index]
         done = self._run(be, q, values, mode, ext, False)
         if done is not None and mode != "check":
@@ -230,40 +247,111 @@ class Kernel:
         ``ext[0]`` elements and is addressed as 1-D (the elementwise fast path).  Returns
         (launcher, packed arguments, nd-range, scalar slots), None when nothing ran."""
         prog = program_module(be)
-        if flat:
-            key: tuple = (q, mode, None, tuple(prog.offset(values[k]) != 0 for k in self._arrays))
-        else:
-            sf = prog.strides
-            of = prog.offset
-            key = (q, mode, tuple(sf(values[k]) for k in self._arrays),
-                   tuple(of(values[k]) != 0 for k in self._arrays))
+        limit = prog.MAX_WORK_ITEMS
+        # a ranged variant takes each axis's low and high index as arguments: for
+        # bounds="skip", and for launches that may need pieces
+        ranged = mode == "skip" or (limit is not None and math.prod(ext) > limit)
+        key = (q, mode, flat, ranged) + self._layout(prog, values, flat)
         var = self._variants.get(key)
         if var is None:
-            var = self._prepare(prog, q, mode, values, key)
+            var = self._prepare(prog, q, mode, key, values)
+        self.last_source = var.source
         lo, hi = self._bounds(mode, values, ext) if not flat else ([0], list(ext))
         if any(h <= lo_ for lo_, h in zip(lo, hi, strict=False)):
             return None
-        plan = var.plan
-        gsize = tuple(hi[a] - lo[a] for a in plan.parallel)
-        if mode == "skip":
-            extra: tuple = tuple(v for a in range(self.ndim) for v in (lo[a], hi[a]))
-        else:
-            extra = ()
-        lock = getattr(be, "lock", None)
+        par = var.plan.parallel
+        gsize = tuple(hi[a] - lo[a] for a in par)
         err = None
         if mode == "check":
             err = be.from_host(np.zeros(var.err_len, dtype=np.int64), be.usm_types[0], q)
-            extra = extra + (err,)
         launch = var.launch
-        packed = launch.pack(values, extra)
-        if lock is not None:
-            with lock:
-                launch.submit(q, packed, gsize)
-        else:
-            launch.submit(q, packed, gsize)
+        lock = getattr(be, "lock", None)
+        ranges = self._pieces(par, lo, hi, gsize, limit) if ranged else [(lo, hi)]
+        for plo, phi in ranges:
+            extra: tuple = (tuple(v for a in range(self.ndim) for v in (plo[a], phi[a]))
+                            if ranged else ())
+            if err is not None:
+                extra = extra + (err,)
+            packed = launch.pack(values, extra)
+            psize = tuple(phi[a] - plo[a] for a in par)
+            if lock is not None:
+                with lock:
+                    launch.submit(q, packed, psize)
+            else:
+                launch.submit(q, packed, psize)
         if err is not None:
             self._raise_recorded(be.to_host(err), var)
+        if len(ranges) != 1:
+            return None
         return launch, packed, gsize, launch.scalar_slots
+
+    def _pieces(self, par: tuple[int, ...], lo: list[int], hi: list[int],
+                gsize: tuple[int, ...], limit: int | None) -> list[tuple[list[int], list[int]]]:
+        """The (low, high) index ranges of the launches that cover ``lo``..``hi``: one,
+        unless the parallel axes ``par`` (sizes ``gsize``, fastest first) hold more than
+        ``limit`` work-items; then blocks of at most ``limit``, the fastest axes whole
+        as far as they fit (the built-in kernels' rule, guarantee 15)."""
+        if limit is None or math.prod(gsize) <= limit:
+            return [(lo, hi)]
+        chunk = []
+        room = limit
+        for g in gsize:
+            c = min(g, room)
+            chunk.append(c)
+            room = max(1, room // c)
+        count = math.prod(-(-g // c) for g, c in zip(gsize, chunk, strict=True))
+        if count > MAX_PIECES:
+            raise ValueError(
+                f"{self.name}: the iteration space {tuple(h - l_ for l_, h in zip(lo, hi, strict=True))} "
+                f"would take {count} launches of at most {limit} work-items (more than "
+                f"{MAX_PIECES}); reduce its size or loop over an axis in the body"
+            )
+        out = []
+        for starts in itertools.product(*(range(0, g, c) for g, c in
+                                           zip(gsize, chunk, strict=True))):
+            plo, phi = list(lo), list(hi)
+            for a, s, c, g in zip(par, starts, chunk, gsize, strict=True):
+                plo[a] = lo[a] + s
+                phi[a] = lo[a] + min(s + c, g)
+            out.append((plo, phi))
+        return out
+
+    def _layout(self, prog: Any, values: list, flat: bool) -> tuple:
+        """The rest of a variant's cache key: per array its strides, its sizes capped
+        at 2 where one is 0 or 1 (False where none is: the sizes matter only as 0, 1 or
+        more) and whether it has an offset.  Everything a variant compiles in follows
+        from these (see :meth:`_classes`), and they cost little to read on every call."""
+        of = prog.offset
+        if flat:
+            return None, None, tuple([of(values[k]) != 0 for k in self._arrays])
+        sf = prog.strides
+        strides, small, offsets = [], [], []
+        for k in self._arrays:
+            v = values[k]
+            shp = v.shape
+            strides.append(sf(v))
+            small.append((0 in shp or 1 in shp) and tuple([min(n, 2) for n in shp]))
+            offsets.append(of(v) != 0)
+        return tuple(strides), tuple(small), tuple(offsets)
+
+    def _classes(self, prog: Any, values: list, flat: bool) -> tuple[tuple, tuple[int, ...]]:
+        """What a variant compiles in from the arrays' layout: per array and axis the
+        stride class (0 for a stride of 0 or an axis of length 1, 1 for a unit stride,
+        None for a stride passed at run time), and the axis order the plan follows
+        (from the reference array's shape and strides)."""
+        arrays = self._arrays
+        if flat:
+            return ((1,),) * len(arrays), (0,)
+        sf = prog.strides
+        classes = tuple(
+            tuple(0 if n == 1 or s == 0 else 1 if s == 1 else None
+                  for n, s in zip(values[k].shape, sf(values[k]), strict=True))
+            for k in arrays
+        )
+        ref = self._ref
+        if ref is None:
+            return classes, stride_order(None, None, self.ndim)
+        return classes, stride_order(values[ref].shape, sf(values[ref]), self.ndim)
 
     # ---- bounds --------------------------------------------------------------------------
     def _bounds(self, mode: str, values: list, ext: tuple[int, ...]
@@ -336,7 +424,7 @@ class Kernel:
         )
 
     # ---- building a variant ------------------------------------------------------------
-    def _prepare(self, prog: Any, q: Any, mode: str, values: list, key: tuple) -> _Variant:
+    def _prepare(self, prog: Any, q: Any, mode: str, key: tuple, values: list) -> _Variant:
         why = prog.unsupported(q)
         if why is not None:
             raise NotImplementedError(f"{self.name}: {why}")
@@ -353,38 +441,21 @@ class Kernel:
                 f"{self.name}: the kernel uses float64, which {prog.describe(q)} does not "
                 "support (no double precision); use float32"
             )
-        strides_all = key[2]
-        classes: list[tuple[int | None, ...]] = []
-        if strides_all is None:  # flat: every array 1-D, unit stride
-            classes = [(1,)] * len(self._arrays)
-            strides_all = [(1,)] * len(self._arrays)
-        else:
-            for k, st in zip(self._arrays, strides_all, strict=False):
-                shp = values[k].shape
-                classes.append(tuple(
-                    0 if shp[d] == 1 or s == 0 else 1 if s == 1 else None
-                    for d, s in enumerate(st)
-                ))
-        if strides_all is key[2] and self._ref is not None:
-            r = self._arrays.index(self._ref)
-            order = stride_order(values[self._ref].shape, strides_all[r], self.ndim)
-        else:
-            order = stride_order(None, None, self.ndim)
+        flat, ranged, offsets = key[2], key[3], key[-1]
+        classes, order = self._classes(prog, values, flat)
         maxp = prog.max_parallel_axes(q)
         if self._axes is not None:
             check_axes(self._axes, self.ndim, maxp)
         plan = make_plan(order, self._axes, maxp)
-        offsets = key[3] if len(key) > 3 else (False,) * len(self._arrays)
         source, layout = emit(target, self.params, tr, plan, tmode if mode != "skip" else "skip",
-                              tuple(classes), self._extents_spec, offsets)
+                              classes, self._extents_spec, ranged, offsets)
         native = compiled_kernel(prog, q, source)
         launch = prog.launcher(native, layout.params, layout.n_extra, layout.error_record,
-                               key[2] is None)
-        var = _Variant(launch, plan, error_record_len(self.ndim), tr.accesses)
+                               flat)
+        var = _Variant(launch, plan, error_record_len(self.ndim), tr.accesses, source)
         if len(self._variants) >= _MAX_VARIANTS:
             self._variants.clear()
         self._variants[key] = var
-        self.last_source = source
         return var
 
     def source(self, *args: Any, bounds: Any = None) -> str:

@@ -9,10 +9,22 @@
   a kernel argument where it is ``:``); ``x.ndim`` its rank.
 - dtype names (``float32``, ``int64``, ...) become the target's C types.
 
+- an index variable ``iK`` becomes ``(+_uk_ixK)``, a value that cannot be assigned,
+  declared again or have its address taken, so it always holds the point's index.
+- a store into a bool array stores ``!!(value)``: 0 or 1 (compound assignments
+  ``z(i) op= v`` store ``!!(z(i) op (v))``).
+
 The translator also records each access's index forms (``iK``, ``iK + c``, a constant,
 or anything else), for the bounds analysis, and which arrays the body writes.  Misuse
-(a bare array name, a wrong number of indices, ``return``, a reserved name, the
-address of an access) is a :class:`KernelSyntaxError` naming the place.
+is a :class:`KernelSyntaxError` naming the place: a bare array name, a wrong number of
+indices, ``return``, a reserved name, an assignment or declaration of an index
+variable, ``++``/``--`` on a bool array; no pointer is ever formed from the body: the
+address-of operator ``&``, pointer declarators, casts and dereferences, builtins that
+take a pointer and printf's pointer conversions are refused; so is what would hide
+code from this translator or form types it cannot follow (preprocessor directives
+other than ``#pragma``, line splices, digraphs and trigraphs, ``typedef``,
+``struct``/``union``/``enum``, C++ casts and declarations, ``asm``, names starting
+with ``__``).
 """
 
 from __future__ import annotations
@@ -37,6 +49,33 @@ _TOKEN = re.compile(
 _ASSIGN = frozenset({"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", "++", "--"})
 _INT = re.compile(r"(\d+)[uUlL]*\Z")
 _IVAR = re.compile(r"i(\d+)\Z")
+#: words that name a type or qualify one: an ``&`` after one is a declarator or a cast's
+_TYPE_WORDS = frozenset("""
+    bool char short int long float double half void signed unsigned const volatile
+    restrict static register auto extern inline uchar ushort uint ulong size_t ptrdiff_t
+    global local constant private __global __local __constant __private
+""".split()) | frozenset(KERNEL_DTYPES)
+#: keywords after which an ``&`` is a unary operator (an operand starts there)
+_OPERAND_KEYWORDS = frozenset({"return", "sizeof", "case", "else", "do"})
+#: words the body may not use: they form types or code this translator cannot follow
+_REFUSED_WORDS = {
+    "typedef": "type definitions", "struct": "struct types", "union": "union types",
+    "enum": "enum types", "class": "C++ classes", "template": "C++ templates",
+    "typename": "C++ templates", "using": "C++ declarations", "namespace": "C++ namespaces",
+    "operator": "C++ operators", "decltype": "C++ declarations", "new": "C++ allocation",
+    "delete": "C++ allocation", "this": "C++ classes", "asm": "inline assembly",
+    "reinterpret_cast": "C++ casts", "const_cast": "C++ casts",
+    "static_cast": "C++ casts", "dynamic_cast": "C++ casts",
+}
+#: builtins of OpenCL C and CUDA that take a pointer (the null pointer constant 0 is
+#: one): they would read or write memory the factory does not see
+_POINTER_BUILTINS = re.compile(
+    r"(?:v(?:load|store)a?(?:_half)?\d*(?:_rt[enzp])?|atomic\w*|atom_\w+|async_\w+"
+    r"|wait_group_events|prefetch|fract|frexp|lgamma_r|modf|remquo|sincos"
+    r"|to_(?:global|local|private)|mem(?:cpy|set|move|cmp)|malloc|free|alloca)\Z"
+)
+#: printf conversions that read or write through a pointer argument
+_PRINTF_POINTERS = re.compile(r"%[-+ #0-9.*]*(?:hh|h|ll|l|L|q|j|z|t)?[snp]")
 
 
 @dataclass(frozen=True)
@@ -137,6 +176,13 @@ class _Translator:
             i -= 1
         return toks[i] if i >= 0 else None
 
+    @staticmethod
+    def _prev_index(toks: list[Tok], i: int) -> int:
+        i -= 1
+        while i >= 0 and toks[i].kind in ("ws", "comment"):
+            i -= 1
+        return i
+
     def run(self, toks: list[Tok]) -> str:
         parts: list[str] = []
         i = 0
@@ -151,15 +197,112 @@ class _Translator:
                     continue
                 if not member:
                     self._check_ident(t)
-                    if t.text in ("float64", "double"):
-                        self.out.uses_fp64 = True
-                    parts.append(self.types.get(t.text, t.text))
+                    k = self._index_var(toks, i)
+                    if k is not None:
+                        parts.append(f"(+_uk_ix{k})")
+                    else:
+                        if t.text in ("float64", "double"):
+                            self.out.uses_fp64 = True
+                        parts.append(self.types.get(t.text, t.text))
                 else:
                     parts.append(t.text)
+            elif t.kind == "op" and t.text in ("&", "&&") and self._unary(toks, i):
+                raise self.fail(
+                    t, f"the address-of operator {t.text} is not supported: a pointer would "
+                    "escape the factory's index checks and bounds modes (index the arrays "
+                    "instead; if this is a bitwise and, its left operand is missing or "
+                    "looks like a type)"
+                )
+            elif t.kind == "op" and t.text == "*" and self._pointer_star(toks, i):
+                raise self.fail(
+                    t, "pointer declarations, pointer casts and dereferences are not "
+                    "supported: a pointer would escape the factory's index checks and "
+                    "bounds modes (index the arrays instead; if this is a multiplication, "
+                    "write it inside an expression, e.g. t = a * b;)"
+                )
             elif t.kind != "comment":
                 parts.append(t.text)
             i += 1
         return "".join(parts)
+
+    def _unary(self, toks: list[Tok], i: int) -> bool:
+        """Whether the ``&`` at ``toks[i]`` can be a unary operator (or a declarator):
+        True unless what precedes it ends an operand for certain."""
+        j = self._prev_index(toks, i)
+        if j < 0:
+            return True
+        p = toks[j]
+        if p.kind in ("num", "str"):
+            return False
+        if p.kind == "id":
+            return p.text in _TYPE_WORDS or p.text in _OPERAND_KEYWORDS
+        if p.text in ("]", "++", "--"):
+            return False
+        if p.text != ")":
+            return True
+        # ")": a cast (only type words and "*" inside) makes the & unary
+        depth = 0
+        inner: list[str] = []
+        for k in range(j - 1, -1, -1):
+            s = toks[k].text
+            if toks[k].kind in ("ws", "comment"):
+                continue
+            if s == ")":
+                depth += 1
+            elif s == "(":
+                if depth == 0:
+                    return all(w in _TYPE_WORDS or w == "*" for w in inner)
+                depth -= 1
+            inner.append(s)
+        return True  # the group opens outside what this translator sees
+
+    def _pointer_star(self, toks: list[Tok], i: int) -> bool:
+        """Whether the ``*`` at ``toks[i]`` can declare a pointer, cast to one or
+        dereference one: after a type word (``T *p``, ``(T *)``), before ``)`` after a
+        name (a cast to a pointer of another type), or ``* name`` followed by what
+        follows a declarator (``= ; , [ )``) where a declaration or a dereference can
+        stand (a statement's start, after ``(``, ``,`` or ``*``, or after a type name
+        that starts a statement)."""
+        j = self._prev_index(toks, i)
+        p = toks[j] if j >= 0 else None
+        k = self._next(toks, i + 1)
+        n = toks[k] if k < len(toks) else None
+        if p is not None and p.kind == "id" and p.text in _TYPE_WORDS:
+            return True
+        if n is not None and n.text == ")" and p is not None and (p.kind == "id" or
+                                                                  p.text == "*"):
+            return True
+        if n is None or n.kind != "id":
+            return False
+        m = self._next(toks, k + 1)
+        if m < len(toks) and toks[m].text not in ("=", ";", ",", "[", ")"):
+            return False
+        if p is None or p.text in ("(", ",", "*", ";", "{", "}"):
+            return True
+        if p.kind != "id":
+            return False
+        b = self._prev_index(toks, j)
+        return b < 0 or toks[b].text in (";", "{", "}", ":") or (
+            toks[b].kind == "id" and toks[b].text in _TYPE_WORDS)
+
+    def _index_var(self, toks: list[Tok], i: int) -> int | None:
+        """The axis of the index variable at ``toks[i]``, None if it is none; refuses
+        an assignment or a declaration of it."""
+        t = toks[i]
+        m = _IVAR.match(t.text)
+        if m is None:
+            return None
+        k = int(m.group(1))
+        nxt = self._next(toks, i + 1)
+        prev = self._prev(toks, i)
+        if (nxt < len(toks) and toks[nxt].kind == "op" and toks[nxt].text in _ASSIGN) or (
+                prev is not None and prev.text in ("++", "--")):
+            raise self.fail(t, f"the index variable {t.text} is read-only (it is the point's "
+                               f"index on axis {k}); copy it first: int64 j = {t.text};")
+        if prev is not None and prev.kind == "id" and prev.text in _TYPE_WORDS:
+            raise self.fail(t, f"{t.text} is the index variable of axis {k} and cannot be "
+                               "declared again; use another name")
+        return k
 
     def _check_ident(self, t: Tok) -> None:
         if t.text.startswith(RESERVED_PREFIX):
@@ -169,12 +312,57 @@ class _Translator:
                 t, "'return' is not allowed (the body may run inside loops over serial "
                 "axes); use 'continue' to skip the rest of the body for this index"
             )
+        what = _REFUSED_WORDS.get(t.text)
+        if what is None and t.text.startswith("__"):
+            what = "names the compiler reserves (builtins, intrinsics, qualifiers)"
+        if what is None and _POINTER_BUILTINS.match(t.text):
+            what = "builtins that take a pointer"
+        if what is not None:
+            raise self.fail(t, f"{t.text!r} is not supported in a kernel body ({what} "
+                               "escape the factory's index checks); write plain C "
+                               "statements over the arrays' elements")
         m = _IVAR.match(t.text)
         if m and int(m.group(1)) >= self.ndim:
             raise self.fail(
                 t, f"{t.text} is not an index variable of the {self.ndim}-D iteration "
                 f"space (i0 .. i{self.ndim - 1}); names i<N> are reserved"
             )
+
+    def check_text(self, toks: list[Tok]) -> None:
+        """Refuse what would make the compiler read other tokens than these: directives
+        other than ``#pragma``, line splices, digraphs and trigraphs; and string
+        literals anywhere but as printf's format."""
+        line_start = True
+        for i, t in enumerate(toks):
+            if t.kind == "ws":
+                if "\n" in t.text:
+                    line_start = True
+                continue
+            if t.kind == "comment":
+                continue
+            nxt = toks[i + 1] if i + 1 < len(toks) else None
+            if t.text == "#":
+                if not (line_start and nxt is not None and nxt.text == "pragma"):
+                    raise self.fail(t, "preprocessor directives are not supported (only "
+                                       "#pragma lines); write the code out")
+            elif t.text == "\\":
+                raise self.fail(t, "a backslash outside a string (a line splice) is not "
+                                   "supported; join the lines")
+            elif (nxt is not None and nxt.pos == t.pos + len(t.text)
+                  and t.text + nxt.text in ("<:", ":>", "<%", "%>", "%:", "??")):
+                raise self.fail(t, f"{t.text + nxt.text!r} (a digraph or trigraph) is not "
+                                   "supported; write the character it stands for")
+            elif t.kind == "str" and t.text.startswith('"'):
+                j = self._prev_index(toks, i)
+                f = self._prev_index(toks, j) if j >= 0 else -1
+                if not (j >= 0 and toks[j].text == "(" and f >= 0 and toks[f].text == "printf"):
+                    raise self.fail(t, "a string literal may only be printf's format: a "
+                                       "string is an array the factory does not check")
+                bad = _PRINTF_POINTERS.search(t.text)
+                if bad:
+                    raise self.fail(t, f"the printf conversion {bad.group()!r} reads or "
+                                       "writes through a pointer; print numbers only")
+            line_start = False
 
     def _array_use(self, toks: list[Tok], i: int) -> tuple[str, int]:
         t = toks[i]
@@ -234,19 +422,61 @@ class _Translator:
         forms = tuple(_index_form(a, self.ndim) for a in args)
         self.out.accesses.append(Access(name, site, " ".join(text.split()), forms))
         idx = [self.run(a).strip() for a in args]
+        acc = self._access(name, idx, site)
         # written? (assignment after, or ++/-- before)
         after = self._next(toks, end)
         before = self._prev(toks, i)
-        if (after < len(toks) and toks[after].kind == "op" and toks[after].text in _ASSIGN) or (
-                before is not None and before.text in ("++", "--")):
-            self.out.written.add(name)
-        if before is not None and before.text == "&":
-            bb = self._prev(toks, toks.index(before))
-            if bb is None or (bb.kind == "op" and bb.text not in (")", "]")) or bb.text == "return":
-                raise self.fail(t, f"taking the address of {text} is not supported: pointers "
-                                   "escape the factory's index arithmetic and bounds modes; "
-                                   "index the array instead")
-        return self._access(name, idx, site), end
+        op = (toks[after].text if after < len(toks) and toks[after].kind == "op"
+              and toks[after].text in _ASSIGN else None)
+        if before is not None and before.text in ("++", "--"):
+            op = before.text
+        if op is None:
+            return acc, end
+        self.out.written.add(name)
+        if p.dtype.kind != "b":
+            return acc, end
+        # a bool array stores 0 or 1: the value is normalised with !!
+        if op in ("++", "--"):
+            raise self.fail(t, f"{op} on the bool array {name} is not supported; assign "
+                               f"instead: {text} = 1 (or = !{text})")
+        rhs_end = self._rhs_end(toks, after + 1)
+        rhs = self.run(toks[after + 1:rhs_end]).strip()
+        if not rhs:
+            raise self.fail(t, f"{text} {op} has no value")
+        if op == "=":
+            return f"{acc} = !!({rhs})", rhs_end
+        if any(x.text in _ASSIGN for a in args for x in a):
+            raise self.fail(t, f"{text} {op} ...: the index of a bool array updated in place "
+                               "may not change a variable; compute the index first")
+        return f"{acc} = !!({acc} {op[:-1]} ({rhs}))", rhs_end
+
+    @staticmethod
+    def _rhs_end(toks: list[Tok], k: int) -> int:
+        """Where the right-hand side of an assignment that starts at ``toks[k]`` ends:
+        the first ``;`` or ``,`` at its level, a bracket closing an outer group, or a
+        ``:`` of an enclosing conditional."""
+        depth = pending = 0
+        while k < len(toks):
+            tk = toks[k]
+            if tk.kind == "op":
+                s = tk.text
+                if s in ("(", "[", "{"):
+                    depth += 1
+                elif s in (")", "]", "}"):
+                    if depth == 0:
+                        break
+                    depth -= 1
+                elif depth == 0:
+                    if s in (";", ","):
+                        break
+                    if s == "?":
+                        pending += 1
+                    elif s == ":":
+                        if pending == 0:
+                            break
+                        pending -= 1
+            k += 1
+        return k
 
     def _access(self, name: str, idx: list[str], site: int) -> str:
         if self.bounds == "check":
@@ -267,7 +497,9 @@ def translate(body: str, params: tuple[Param, ...], ndim: int, types: dict[str, 
     """Translate ``body`` for an ``ndim``-D iteration space; ``types`` maps dtype names to
     the target's C types; ``bounds`` is the bounds mode."""
     tr = _Translator(params, ndim, types, bounds, body)
-    code = tr.run(tokenize(body))
+    toks = tokenize(body)
+    tr.check_text(toks)
+    code = tr.run(toks)
     tr.out.code = code
     if any(p.dtype == KERNEL_DTYPES["float64"] for p in params):
         tr.out.uses_fp64 = True

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import ctypes
 import math
-import os
 import struct
 import sys
 import threading
@@ -28,6 +27,8 @@ from typing import Any
 
 import cupy
 import numpy as np
+
+from ..._env import env_flag
 
 _nd = cupy.ndarray
 _BLOCK = 256
@@ -224,7 +225,7 @@ class FastKernels:
         self._is_fast = is_fast
         self._single = single_gpu
         self.enabled = True
-        env = os.environ.get("USMARRAY_CUDA_LEAN", "1") != "0"
+        env = env_flag("USMARRAY_CUDA_LEAN", True)
         #: launch through cuLaunchKernel with packed arguments (else CuPy's Function)
         self.lean = (env if lean is None else lean) and _launch is not None
         free_rc, mem_rc = _free_refcounts()

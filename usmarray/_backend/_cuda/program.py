@@ -26,6 +26,8 @@ from .._program_args import Packer
 
 LANGUAGE = "cuda"
 NAME = "cuda"
+#: no limit: the kernels' parallel axes are grid-stride loops with 64-bit indices
+MAX_WORK_ITEMS = None
 _BLOCK = 256
 _MAX_GRID_X = 2**31 - 1
 _MAX_GRID_YZ = 65535
@@ -154,6 +156,6 @@ def launcher(kernel: Any, params: tuple[tuple, ...], n_extra: int, error_record:
 
 
 __all__ = [
-    "LANGUAGE", "NAME", "BuildFailure", "compile", "describe", "offset", "has_fp64", "launcher",
+    "LANGUAGE", "MAX_WORK_ITEMS", "NAME", "BuildFailure", "compile", "describe", "offset", "has_fp64", "launcher",
     "max_parallel_axes", "program_key", "strides", "unsupported",
 ]

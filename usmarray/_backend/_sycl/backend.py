@@ -23,6 +23,7 @@ import numpy as np
 from dpctl._sycl_device_factory import _cached_default_device
 from dpctl._sycl_queue_manager import get_device_cached_queue
 
+from ..._env import env_flag
 from .. import _dlpack_import
 from .._protocol import (
     CREATION_KERNELS,
@@ -104,7 +105,7 @@ _prod = math.prod
 
 
 #: USMARRAY_SERIALIZE=0 turns the runtime lock off (see :attr:`SyclBackend.lock`)
-SERIALIZE = os.environ.get("USMARRAY_SERIALIZE", "1") != "0"
+SERIALIZE = env_flag("USMARRAY_SERIALIZE", True)
 
 
 def _placed(fn: Any) -> Any:

@@ -28,6 +28,7 @@ import dpctl
 import dpctl.program as dpp
 
 from .._program_args import Packer
+from .ranged import PIECE
 
 try:
     from dpctl.utils import SequentialOrderManager
@@ -36,6 +37,9 @@ except ImportError:  # pragma: no cover - dpctl < 0.18
 
 LANGUAGE = "opencl"
 NAME = "sycl"
+#: work-items per launch: the provider's runtime counts them in 32 bits, so a larger
+#: nd-range runs in pieces of this many (the built-in kernels' piece size)
+MAX_WORK_ITEMS = PIECE
 
 
 class BuildFailure(Exception):
@@ -241,6 +245,6 @@ def _log_for(cl: Any, dev: Any, source: str) -> str | None:
 
 
 __all__ = [
-    "LANGUAGE", "NAME", "BuildFailure", "compile", "describe", "offset", "has_fp64", "launcher",
+    "LANGUAGE", "MAX_WORK_ITEMS", "NAME", "BuildFailure", "compile", "describe", "offset", "has_fp64", "launcher",
     "max_parallel_axes", "program_key", "strides", "unsupported",
 ]
