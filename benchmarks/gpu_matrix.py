@@ -282,6 +282,11 @@ def _last(s: tuple[int, ...]) -> tuple[int, ...]:
     return (s[-1],)
 
 
+def _column(s: tuple[int, ...]) -> tuple[int, ...]:
+    """(..., n) -> (..., 1): a keepdims reduction over the last axis."""
+    return (*s[:-1], 1)
+
+
 def _swap(s: tuple[int, ...]) -> tuple[int, ...]:
     """(n, k1, k2) -> (k1, k2, n): the right operand of tensordot(axes=2)."""
     return (*s[1:], s[0])
@@ -403,6 +408,8 @@ def _elementwise_matmul() -> list[Op]:
     x, y = arr(), arr(tag=1)
     return [
         Op("add (M,N)+(N,)", "elementwise", call("add", x, arr(shape=_last, tag=1)), SQ, S2),
+        Op("subtract (M,N)-(M,1)", "elementwise",
+           call("subtract", x, arr(shape=_column, tag=1)), SQ, S2),
         Op("add x[:, ::2]+y[:, ::2]", "elementwise", build_noncontig_add, SQ, S2),
         Op("exp", "elementwise", call("exp", x), N24, S1),
         Op("clip(-0.5, 0.5)", "elementwise", call("clip", x, min=-0.5, max=0.5), N24, S1),

@@ -221,7 +221,8 @@ def test_cumulative_along_the_last_axis_match_numpy(dtype, shape, include_initia
 @given(dtype=st.sampled_from(["int8", "int32", "int64", "uint64", "float32", "float64"]),
        shapes=st.sampled_from([((5, 4), (4,)), ((3, 5, 4), (5, 4)), ((3, 5, 4), (1, 4)),
                                ((7, 3), (3,)), ((2, 1031), (1031,)), ((4096, 6), (1, 1, 6)),
-                               ((9, 2, 8), (8,))]),
+                               ((9, 2, 8), (8,)), ((5, 4), (5, 1)), ((3, 5, 9), (3, 5, 1)),
+                               ((6, 1031), (6, 1))]),
        name=st.sampled_from(["add", "subtract", "multiply", "divide"]), swap=st.booleans(),
        seed=st.integers(0, 2**16))
 def test_row_broadcast_binary_matches_numpy(dtype, shapes, name, swap, seed):

@@ -2,7 +2,8 @@
 
 * Binary operations of a C-contiguous array with a C-contiguous one that broadcasts
   along its leading axes: ``X - mean``, ``X / scale``, ``X + bias`` for a row vector
-  (either side of the operator), without a broadcast copy.  The large operand is
+  (either side of the operator), or along its last axis (a (..., 1) column, such as a
+  ``keepdims`` reduction over the last axis), without a broadcast copy.  The large operand is
   viewed as (rows, m), the small one as (m,); grid row ``y`` takes rows, threads take
   four neighbouring columns (16-byte loads where ``m`` and both pointers allow), so no
   element index is ever divided.
@@ -39,7 +40,7 @@ extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ big,
     for (long long c = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * 4; c < m; c += step) {{
       if ({vec} && c + 4 <= m) {{
         const V bv = *reinterpret_cast<const V*>(br + c);
-        const V sv = *reinterpret_cast<const V*>(small + c);
+        {small_vec}
         V o;
         #pragma unroll
         for (int t = 0; t < 4; t++) {{ {load4} o.v[t] = (T)({expr}); }}
@@ -111,13 +112,22 @@ class RowBroadcast:
         self._fns: dict[tuple, Any] = {}
         self.enabled = True
 
-    def _function(self, expr: str, d: np.dtype, small_first: bool, vec: bool) -> Any:
+    def _function(self, expr: str, d: np.dtype, small_first: bool, vec: bool,
+                  col: bool = False) -> Any:
+        """The kernel of ``expr``; ``col``: the small operand holds one value a row
+        (shape (..., 1)), else one a column (shape (m,))."""
         x, y = ("sv", "bv") if small_first else ("bv", "sv")
-        xs, ys = ("small", "br") if small_first else ("br", "small")
-        return cached(self._fns, (expr, d, small_first, vec), self._multi, lambda: _SOURCE.format(
-            t=_CTYPES[d], al=min(16, 4 * d.itemsize), expr=expr, vec="true" if vec else "false",
-            load4=f"const T x = {x}.v[t]; const T y = {y}.v[t];",
-            load1=f"const T x = {xs}[j]; const T y = {ys}[j];"))
+        one = "small[r]" if col else "small[j]"
+        xs, ys = (one, "br[j]") if small_first else ("br[j]", one)
+        small_vec = ("V sv; { const T s0 = small[r]; sv.v[0] = s0; sv.v[1] = s0; sv.v[2] = s0;"
+                     " sv.v[3] = s0; }" if col
+                     else "const V sv = *reinterpret_cast<const V*>(small + c);")
+        return cached(self._fns, (expr, d, small_first, vec, col), self._multi,
+                      lambda: _SOURCE.format(
+                          t=_CTYPES[d], al=min(16, 4 * d.itemsize), expr=expr,
+                          vec="true" if vec else "false", small_vec=small_vec,
+                          load4=f"const T x = {x}.v[t]; const T y = {y}.v[t];",
+                          load1=f"const T x = {xs}; const T y = {ys};"))
 
     def wrap(self, expr: str, dtypes: frozenset[np.dtype], fallback: Any) -> Any:
         """``fn(a, b)``: ``expr`` (in x, y) where one operand is C-contiguous and the other
@@ -132,27 +142,37 @@ class RowBroadcast:
             return bool(s) and len(s) < big.ndim and big.shape[big.ndim - len(s):] == s \
                 and small.ndim <= big.ndim
 
+        def column(big: Any, small: Any) -> bool:
+            return (small.ndim == big.ndim > 1 and small.shape[-1] == 1 < big.shape[-1]
+                    and small.shape[:-1] == big.shape[:-1])
+
         def fn(a: Any, b: Any) -> Any:
             if (a.__class__ is _nd and b.__class__ is _nd and self.enabled and a.dtype == b.dtype
                     and a.dtype in dtypes and a.shape != b.shape and a.size and b.size
                     and a._c_contiguous and b._c_contiguous):
+                col = False
                 if a.size > b.size and trailing(a, b):
                     big, small, small_first = a, b, False
                 elif b.size > a.size and trailing(b, a):
                     big, small, small_first = b, a, True
+                elif a.size > b.size and column(a, b):
+                    big, small, small_first, col = a, b, False, True
+                elif b.size > a.size and column(b, a):
+                    big, small, small_first, col = b, a, True, True
                 else:
                     return fallback(a, b)
                 if is_fast(big) and is_fast(small):
                     d = big.dtype
-                    m = small.size
+                    m = big.shape[-1] if col else small.size
                     rows = big.size // m
                     al = min(16, 4 * d.itemsize)
-                    vec = m % 4 == 0 and not big.data.ptr % al and not small.data.ptr % al
+                    vec = (m % 4 == 0 and not big.data.ptr % al
+                           and (col or not small.data.ptr % al))
                     s = stream_ptr()
                     out = self._new_out(big.shape, d, big.size, s)
                     gx = max(1, min(-(-m // 1024), 1024))
                     gy = max(1, min(rows, 65535, -(-4096 // gx)))
-                    launch(self._function(expr, d, small_first, vec), (gx, gy, 1), (256, 1, 1),
+                    launch(self._function(expr, d, small_first, vec, col), (gx, gy, 1), (256, 1, 1),
                            "QQQqq", big.data.ptr, small.data.ptr, out.data.ptr, rows, m, stream=s)
                     return out
             return fallback(a, b)
