@@ -326,3 +326,41 @@ def test_nonzero_and_boolean_masks_match_numpy(shape, dtype, density, seed):
     m = xp.asarray(flags, device="cuda:0")
     np.testing.assert_array_equal(xp.asnumpy(y[m]), v[flags])
     np.testing.assert_array_equal(xp.asnumpy(x[m]), a[flags])
+
+
+def _with_specials(a, rng):
+    if a.dtype.kind == "f" and a.size:
+        flat = a.reshape(-1)
+        k = rng.integers(0, flat.size, size=max(1, flat.size // 8))
+        flat[k] = rng.choice(np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0], dtype=a.dtype),
+                             size=k.size)
+    return a
+
+
+@settings(max_examples=40, deadline=None)
+@given(dtype=st.sampled_from(["int8", "uint8", "int16", "int32", "uint32", "int64", "uint64",
+                              "float32", "float64"]),
+       shape=st.sampled_from([(2,), (3,), (17,), (1000,), (4096,), (5, 33), (64, 2048), (2, 3, 9)]),
+       descending=st.booleans(), seed=st.integers(0, 2**16))
+def test_short_row_sorts_are_the_stable_sorts(dtype, shape, descending, seed):
+    rng = np.random.default_rng(seed)
+    a = _with_specials(rng.integers(-20, 20, shape).astype(dtype) if dtype[0] in "iu"
+                       else rng.standard_normal(shape).astype(dtype), rng)
+    x = xp.asarray(a, device="cuda:0")
+    # the reference: NumPy's stable sort of the row (NaNs last), descending as the
+    # standard has it (ties in their original order, NaNs first)
+    if descending:
+        order = np.flip(np.argsort(np.flip(a, axis=-1), axis=-1, kind="stable"), axis=-1)
+        order = a.shape[-1] - 1 - order
+    else:
+        order = np.argsort(a, axis=-1, kind="stable")
+    got_idx = xp.asnumpy(xp.argsort(x, axis=-1, descending=descending))
+    np.testing.assert_array_equal(got_idx, order)
+    got = xp.asnumpy(xp.sort(x, axis=-1, descending=descending))
+    want = np.take_along_axis(a, order, axis=-1)
+    if a.dtype.kind == "f":  # values and signs of zeros; NaNs where NaNs
+        assert np.array_equal(np.isnan(got), np.isnan(want))
+        ok = ~np.isnan(want)
+        assert got[ok].tobytes() == want[ok].tobytes()
+    else:
+        np.testing.assert_array_equal(got, want)

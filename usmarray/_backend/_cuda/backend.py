@@ -51,6 +51,7 @@ from .kernels.join import Joins
 from .kernels.reduce import NAMESPACE_OPS as REDUCTION_OPS
 from .kernels.reduce import Reductions
 from .kernels.scan import Scans
+from .kernels.sort import Sorts
 
 _nd = cupy.ndarray
 _Unowned = _mem.UnownedMemory
@@ -233,6 +234,9 @@ class CudaBackend(BackendBase):
         self.joins = Joins(is_fast, single)
         self.gathers = Gathers(is_fast, single)
         self.compactions = Compactions(is_fast, single)
+        self.sorts = Sorts(is_fast, single)
+        for kname in ("sort", "argsort"):
+            ks[kname] = self.sorts.wrap(kname, ks[kname])
         ks["nonzero"] = self.compactions.wrap_nonzero(ks["nonzero"])
         ks["concat"] = self.joins.wrap_concat(ks["concat"])
         ks["stack"] = self.joins.wrap_stack(ks["stack"])

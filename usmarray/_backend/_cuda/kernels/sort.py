@@ -1,0 +1,159 @@
+"""``sort`` and ``argsort`` along the last axis of C-contiguous CUDA arrays whose rows
+fit a block's shared memory: one block a row, a bitonic sort of (key, position) pairs.
+
+Each element becomes an unsigned key whose order is the namespace's order: integers
+with the sign bit flipped, floats by their bits (negative ones inverted) with -0.0 the
+key of +0.0 and every NaN the largest key (NaNs last); descending sorts invert the key
+(NaNs first).  The position breaks ties, so the sort is stable whatever
+``stable`` asks, and the result is the stable sort's, as the fallback gives: NaNs
+come out as the canonical NaN (what the fallback's sort keys make of them).
+
+Rows of up to :data:`MAX_ROW` elements of 1, 2 or 4 bytes (pairs of 8 bytes) or half
+that of 8-byte elements (12 bytes) take the kernel; longer rows, other axes and layouts
+go to the fallback (CuPy's sorts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import cupy
+import numpy as np
+
+from ..fast import _CTYPES
+from ._launch import cached, launch, stream_ptr
+
+_nd = cupy.ndarray
+MAX_ROW = 4096
+_I64 = np.dtype(np.int64)
+
+_SOURCE = r"""
+typedef {t} T; typedef {k} K;
+__device__ __forceinline__ K key_of(const T v) {{
+{key}
+}}
+__device__ __forceinline__ bool less(const K ka, const unsigned int ia, const K kb,
+                                     const unsigned int ib) {{
+  return ka < kb || (ka == kb && ia < ib);
+}}
+extern "C" __global__ void __launch_bounds__(1024) k(const T* __restrict__ x,
+    {out_t}* __restrict__ y, const long long rows, const long long R, const int P,
+    const int descending) {{
+  extern __shared__ unsigned char smem[];
+  K* key = (K*)smem;
+  unsigned int* pos = (unsigned int*)(smem + ((sizeof(K) * P + 7) & ~(size_t)7));
+  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {{
+    const T* xr = x + row * R;
+    for (int i = threadIdx.x; i < P; i += blockDim.x) {{
+      if (i < R) {{
+        const K kv = key_of(xr[i]);
+        key[i] = descending ? (K)~kv : kv;
+      }} else {{
+        key[i] = (K)~(K)0;
+      }}
+      pos[i] = i;
+    }}
+    __syncthreads();
+    for (int s = 2; s <= P; s <<= 1) {{
+      for (int j = s >> 1; j > 0; j >>= 1) {{
+        for (int i = threadIdx.x; i < P; i += blockDim.x) {{
+          const int o = i ^ j;
+          if (o > i) {{
+            const bool up = (i & s) == 0;
+            const K ki = key[i], ko = key[o];
+            const unsigned int pi = pos[i], po = pos[o];
+            if (less(ko, po, ki, pi) == up) {{
+              key[i] = ko; key[o] = ki; pos[i] = po; pos[o] = pi;
+            }}
+          }}
+        }}
+        __syncthreads();
+      }}
+    }}
+    {out_t}* yr = y + row * R;
+    for (int i = threadIdx.x; i < R; i += blockDim.x) {{
+      {write}
+    }}
+    __syncthreads();
+  }}
+}}
+"""
+
+#: the unsigned key type of each element size
+_KEYS = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long"}
+
+
+def _key_body(d: np.dtype) -> str:
+    k = _KEYS[d.itemsize]
+    bits = 8 * d.itemsize
+    top = f"(({k})1 << {bits - 1})"
+    if d.kind == "b":
+        return f"  return ({k})(v ? 1 : 0);"
+    if d.kind == "u":
+        return f"  return ({k})v;"
+    if d.kind == "i":
+        return f"  return ({k})v ^ {top};"
+    as_bits = "__float_as_uint" if d.itemsize == 4 else "__double_as_longlong"
+    return (f"  if (v != v) return ({k})~({k})0;\n"
+            f"  const {k} b = ({k}){as_bits}(v == 0 ? ({_CTYPES[d]})0 : v);\n"
+            f"  return (b & {top}) ? ({k})~b : (b | {top});")
+
+
+def _write(d: np.dtype, arg: bool) -> str:
+    if arg:
+        return "yr[i] = (long long)pos[i];"
+    if d.kind == "f":
+        nan = ("__int_as_float(0x7fc00000)" if d.itemsize == 4
+               else "__longlong_as_double(0x7ff8000000000000LL)")
+        return f"const T v = xr[pos[i]]; yr[i] = v != v ? {nan} : v;"
+    return "yr[i] = xr[pos[i]];"
+
+
+class Sorts:
+    """``sort``/``argsort`` of short rows (see the module docstring)."""
+
+    def __init__(self, is_fast: Callable[[Any], bool], single_gpu: bool) -> None:
+        self._is_fast = is_fast
+        self._multi = not single_gpu
+        self._fns: dict[tuple, Any] = {}
+        self.enabled = True
+
+    def _function(self, d: np.dtype, arg: bool) -> Any:
+        return cached(self._fns, (d, arg), self._multi, lambda: _SOURCE.format(
+            t=_CTYPES[d], k=_KEYS[d.itemsize], key=_key_body(d), write=_write(d, arg),
+            out_t="long long" if arg else "T"))
+
+    def _takes(self, a: Any, axis: int) -> bool:
+        if not (self.enabled and a.__class__ is _nd and a.ndim and a.size
+                and a.dtype in _CTYPES and a._c_contiguous and self._is_fast(a)):
+            return False
+        R = a.shape[-1]
+        limit = MAX_ROW if a.dtype.itemsize <= 4 else MAX_ROW // 2
+        return axis % a.ndim == a.ndim - 1 and 1 < R <= limit
+
+    def run(self, a: Any, descending: bool, arg: bool) -> Any:
+        R = a.shape[-1]
+        rows = a.size // R
+        P = 1 << (R - 1).bit_length()
+        out = _nd(a.shape, _I64 if arg else a.dtype)
+        shared = (P * a.dtype.itemsize + 7) // 8 * 8 + 4 * P
+        block = max(32, min(1024, P // 2))
+        launch(self._function(a.dtype, arg), (min(rows, 1 << 20), 1, 1), (block, 1, 1),
+               "QQqqqq", a.data.ptr, out.data.ptr, rows, R, P, int(descending),
+               shared=shared, stream=stream_ptr())
+        return out
+
+    def wrap(self, name: str, fallback: Any) -> Any:
+        arg = name == "argsort"
+
+        def kernel(a: Any, axis: int = -1, descending: bool = False, stable: bool = True) -> Any:
+            if self._takes(a, axis):
+                return self.run(a, bool(descending), arg)
+            return fallback(a, axis=axis, descending=descending, stable=stable)
+
+        kernel.__name__ = name
+        return kernel
+
+
+__all__ = ["MAX_ROW", "Sorts"]
