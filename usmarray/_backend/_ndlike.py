@@ -1,7 +1,5 @@
 """Array-API kernels from a NumPy-like array module (NumPy, CuPy, ...).
 
-:func:`svd_through_qr` is the thin SVD of very tall or wide matrices by QR first.
-
 :func:`kernels` returns ``{name: function}`` for every name in ``KERNEL_NAMES``
 (creation kernels excepted: placement is the backend's business, see
 :data:`CREATION`) plus the extras the namespace layer reaches for (``copy``,
@@ -40,31 +38,6 @@ CREATION = frozenset({
 UniqueAll = namedtuple("UniqueAll", ["values", "indices", "inverse_indices", "counts"])
 UniqueCounts = namedtuple("UniqueCounts", ["values", "counts"])
 UniqueInverse = namedtuple("UniqueInverse", ["values", "inverse_indices"])
-
-
-#: a matrix this much taller than wide (or wider than tall) is reduced by QR first
-QR_FIRST_RATIO = 2
-
-
-def svd_through_qr(xp: Any, a: Any, compute_uv: bool) -> Any:
-    """The thin SVD of a 2-D ``a`` at least :data:`QR_FIRST_RATIO` times taller than
-    wide (or wider than tall) through a QR decomposition first, as LAPACK's drivers do
-    for such shapes: ``a = Q R``, ``R = U_r S Vh``, so ``a = (Q U_r) S Vh``; a wide ``a``
-    through its conjugate transpose.  None for other shapes.  ``xp`` is the array
-    module (CuPy here; NumPy in the tests of the algorithm)."""
-    m, n = a.shape
-    tall = m >= QR_FIRST_RATIO * n
-    if not tall and n < QR_FIRST_RATIO * m:
-        return None
-    h = a if tall else xp.conj(a.T)
-    q, r = xp.linalg.qr(h, mode="reduced")
-    if not compute_uv:
-        return xp.linalg.svd(r, compute_uv=False)
-    u_r, s, vh_r = xp.linalg.svd(r, full_matrices=False)
-    if tall:
-        return q @ u_r, s, vh_r
-    # a = R^H Q^H and R^H = (vh_r)^H S (u_r)^H, so U = (vh_r)^H and Vh = (Q u_r)^H
-    return xp.conj(vh_r.T), s, xp.conj((q @ u_r).T)
 
 
 def kernels(
@@ -300,4 +273,4 @@ def _arrayified(fn: Any, to_array: Callable[[Any], Any]) -> Any:
     return kernel
 
 
-__all__ = ["CREATION", "QR_FIRST_RATIO", "UniqueAll", "UniqueCounts", "UniqueInverse", "kernels", "svd_through_qr"]
+__all__ = ["CREATION", "UniqueAll", "UniqueCounts", "UniqueInverse", "kernels"]

@@ -218,7 +218,21 @@ class CudaBackend(BackendBase):
             ks[kname] = make_argext(kname, ks[kname])
         for kname, fn in ks.items():
             ks[kname] = self._placed(fn)
-        self.row_broadcast = RowBroadcast(is_fast, single, self.fast.new_out)
+        default_queue = self._defaults[0]
+
+        def readable(raw: Any) -> bool:
+            """Plain device memory, or a read-only view of it (a broadcast view) on the
+            default queue of the current device: memory a kernel may read."""
+            if is_fast(raw):
+                return True
+            m = raw.data.mem
+            if not (m.__class__ is _Unowned and m._owner.__class__ is _Placed):
+                return False
+            o = m._owner
+            return (o.read_only and o.queue == default_queue and o.usm_type == "device"
+                    and single)
+
+        self.row_broadcast = RowBroadcast(is_fast, single, self.fast.new_out, readable)
         for kname in BINARY:
             rows = self.row_broadcast.wrap(BINARY[kname], BINARY_DTYPES[kname], ks[kname])
             ks[kname] = self.fast.make_binary(kname, rows)
@@ -791,13 +805,13 @@ class CudaBackend(BackendBase):
                                   f"array is on {own} and can also go to kDLCPU (1, 0)")
             if copy is not True and self.host_accessible(raw):
                 host = self.host_view(raw)
-                if not self.writable(raw):
-                    host.flags.writeable = False
             elif copy is False:
                 raise BufferError("__dlpack__: CUDA device memory is not host-accessible; "
                                   "exporting to kDLCPU needs copy=True (or None)")
             else:
                 host = self.to_host(raw)
+            if copy is not True and not self.writable(raw):
+                host.flags.writeable = False  # read-only unless the consumer asked a copy
             return host.__dlpack__(max_version=max_version, copy=False if copy is None else copy)
         q = self.queue_of(raw)
         read_only = not copy and not self.writable(raw)

@@ -18,8 +18,6 @@ import cupy
 import cupyx
 import numpy as np
 
-from .._ndlike import svd_through_qr
-
 
 class CupyLinalgKernels:
     on_device: Literal[True] = True
@@ -44,10 +42,6 @@ class CupyLinalgKernels:
             return cupy.conj(cupy.swapaxes(low, -1, -2)) if upper else low
 
         def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True) -> Any:
-            if a.ndim == 2 and (not full_matrices or not compute_uv):
-                out = svd_through_qr(cupy, a, compute_uv)
-                if out is not None:
-                    return out
             return la.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
 
         self.linalg = SimpleNamespace(

@@ -105,8 +105,11 @@ class RowBroadcast:
     """Binary kernels for (..., m) op (m,)-like operands (see the module docstring)."""
 
     def __init__(self, is_fast: Callable[[Any], bool], single_gpu: bool,
-                 new_out: Callable[[tuple, np.dtype, int, int], Any]) -> None:
+                 new_out: Callable[[tuple, np.dtype, int, int], Any],
+                 readable: Callable[[Any], bool] | None = None) -> None:
         self._is_fast = is_fast
+        #: what a kernel may read: is_fast, or also read-only views of such memory
+        self._readable = readable or is_fast
         self._multi = not single_gpu
         self._new_out = new_out
         self._fns: dict[tuple, Any] = {}
@@ -193,7 +196,7 @@ class RowBroadcast:
 
     def _plain(self, a: Any) -> bool:
         return (a.__class__ is _nd and self.enabled and a.size > 0
-                and a.dtype.itemsize in _WORDS and self._is_fast(a))
+                and a.dtype.itemsize in _WORDS and self._readable(a))
 
     def wrap_copy(self, fallback: Any) -> Any:
         """``copy(a)``: a broadcast view (leading stride-0 axes over a C-contiguous

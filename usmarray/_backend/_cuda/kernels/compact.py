@@ -23,6 +23,8 @@ from .scan import ROWS_SOURCE, SCAN_STORE, TILE, common
 
 _nd = cupy.ndarray
 _I64 = np.dtype(np.int64)
+#: axes of the inputs ``nonzero`` takes (their lengths travel as kernel arguments)
+MAX_NDIM = 6
 
 _COUNT = r"""
 extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ x, O* __restrict__ s,
@@ -46,9 +48,12 @@ _WRITE = r"""
 extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ x,
     const V* __restrict__ src, V* __restrict__ out, const O* __restrict__ offs,
     const long long N, const long long tile, const long long count, const long long nd,
-    const long long* __restrict__ shape) {
+    const long long s0, const long long s1, const long long s2, const long long s3,
+    const long long s4, const long long s5) {
   __shared__ O wt[8];
-  Emit em; em.src = src; em.out = out; em.count = count; em.nd = nd; em.shape = shape;
+  Emit em; em.src = src; em.out = out; em.count = count; em.nd = nd;
+  em.shape[0] = s0; em.shape[1] = s1; em.shape[2] = s2; em.shape[3] = s3; em.shape[4] = s4;
+  em.shape[5] = s5;
   const long long lo = blockIdx.x * tile, hi = N < lo + tile ? N : lo + tile;
   O carry = offs[blockIdx.x];
   for (long long a = lo; a < hi; a += 1024)
@@ -61,14 +66,14 @@ _VALUES = {
     "load": "(O)(x[j] != 0)",
     "store": "if (x[j] != 0) em.out[r - 1] = em.src[j];",
     "emit": ("struct Emit { const V* src; V* out; long long count; long long nd;"
-             " const long long* shape; };"),
+             " long long shape[MAX_NDIM]; };"),
 }
 #: coordinates of the flagged positions, axis d in row d of a (nd, count) result
 _COORDS = {
     "load": "(O)(x[j] != 0)",
-    "store": ("if (x[j] != 0) { long long q = j;"
+    "store": ("if (x[j] != 0) { if (em.nd == 1) { em.out[r - 1] = j; } else { long long q = j;"
               " for (long long d = em.nd - 1; d >= 0; d--) {"
-              " const long long m = em.shape[d]; em.out[d * em.count + r - 1] = q % m; q /= m; } }"),
+              " const long long m = em.shape[d]; em.out[d * em.count + r - 1] = q % m; q /= m; } } }"),
     "emit": _VALUES["emit"],
 }
 
@@ -85,7 +90,7 @@ class Compactions:
 
     def _function(self, kind: str, t: np.dtype, v: np.dtype) -> Any:
         def source() -> str:
-            vdef = f"typedef {_CTYPES[v]} V;\n"
+            vdef = f"typedef {_CTYPES[v]} V;\n#define MAX_NDIM {MAX_NDIM}\n"
             if kind == "count":
                 return common(t, _I64, "a + b", "0", SCAN_STORE) + _COUNT
             if kind == "offsets":
@@ -110,11 +115,11 @@ class Compactions:
         return offs, ntiles, int(offs[ntiles].get())
 
     def _write(self, kind: str, x: Any, src: Any, out: Any, offs: Any, ntiles: int,
-               count: int, shape: Any) -> None:
+               count: int) -> None:
+        dims = (*x.shape, *(1,) * (MAX_NDIM - x.ndim))
         launch(self._function(kind, x.dtype, src.dtype), (ntiles, 1, 1), (256, 1, 1),
-               "QQQQqqqqQ", x.data.ptr, src.data.ptr, out.data.ptr, offs.data.ptr, x.size,
-               TILE, count, x.ndim, shape.data.ptr if shape is not None else 0,
-               stream=stream_ptr())
+               "QQQQqqqq" + "q" * MAX_NDIM, x.data.ptr, src.data.ptr, out.data.ptr,
+               offs.data.ptr, x.size, TILE, count, x.ndim, *dims, stream=stream_ptr())
 
     def _takes(self, x: Any) -> bool:
         return (self.enabled and x.__class__ is _nd and x.size > 0 and x._c_contiguous
@@ -122,12 +127,11 @@ class Compactions:
 
     def wrap_nonzero(self, fallback: Any) -> Any:
         def nonzero(a: Any) -> tuple[Any, ...]:
-            if self._takes(a) and a.ndim:
+            if self._takes(a) and 0 < a.ndim <= MAX_NDIM:
                 offs, ntiles, count = self._offsets(a)
                 out = _nd((a.ndim, count), _I64)
                 if count:
-                    shape = cupy.asarray(np.asarray(a.shape, dtype=np.int64))
-                    self._write("coords", a, out, out, offs, ntiles, count, shape)
+                    self._write("coords", a, out, out, offs, ntiles, count)
                 return tuple(out[d] for d in range(a.ndim))
             return fallback(a)
 
@@ -137,12 +141,12 @@ class Compactions:
         """``x[mask]`` for a bool ``mask`` of ``x``'s shape, both C-contiguous: the
         selected values in C order; None where the kernels do not take the operands."""
         if not (self._takes(x) and self._takes(mask) and mask.dtype == np.bool_
-                and mask.shape == x.shape and x.ndim):
+                and mask.shape == x.shape and 0 < x.ndim <= MAX_NDIM):
             return None
         offs, ntiles, count = self._offsets(mask)
         out = _nd((count,), x.dtype)
         if count:
-            self._write("values", mask, x, out, offs, ntiles, count, None)
+            self._write("values", mask, x, out, offs, ntiles, count)
         return out
 
 
