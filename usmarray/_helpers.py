@@ -89,6 +89,26 @@ def normalize_axes(axis: Any, ndim: int, fname: str) -> tuple[int, ...]:
 _COMPLEX_OF = {dt.float32: dt.complex64, dt.float64: dt.complex128}
 
 
+def broadcast_shape(fname: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """The broadcast of ``shapes`` by the standard's rule; ValueError naming ``fname``,
+    every shape and the first dimension that disagrees when they are incompatible."""
+    ndim = max((len(s) for s in shapes), default=0)
+    out = [1] * ndim
+    for s in shapes:
+        for i, n in enumerate(s, start=ndim - len(s)):
+            m = out[i]
+            if n == m or n == 1:
+                continue
+            if m != 1:
+                raise ValueError(
+                    f"{fname}: shapes {' and '.join(map(str, shapes))} cannot be broadcast "
+                    f"together: dimension {i - ndim} is {m} in one and {n} in another (each "
+                    "dimension must be equal or 1)"
+                )
+            out[i] = n
+    return tuple(out)
+
+
 def check_scalar(dtype: np.dtype, value: Any, fname: str) -> None:
     """The standard's Python-scalar rule for ``value`` meeting an array of ``dtype``
     where the result keeps ``dtype`` (assignment, fill values, bounds)."""
@@ -164,6 +184,7 @@ def fill_scalar(value: Any, dtype: np.dtype, fname: str) -> Any:
 from ._backend._errors import MAX_NBYTES, alloc_failed, check_nbytes  # noqa: E402
 
 __all__ = [
+    "broadcast_shape",
     "MAX_NBYTES", "alloc_failed", "check_array", "check_arrays", "check_bounds", "check_category",
     "check_dtype_in", "check_nbytes", "check_scalar", "fill_scalar", "normalize_axes", "normalize_axis",
     "same_device", "scalar_operand_dtype",

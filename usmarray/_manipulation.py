@@ -19,6 +19,7 @@ from ._array import usm_ndarray, wrap_with
 from ._helpers import (
     MAX_NBYTES,
     alloc_failed,
+    broadcast_shape,
     check_array,
     check_nbytes,
     normalize_axis,
@@ -109,24 +110,6 @@ def _cast_all(be: Any, raws: list[Any], dtypes: list[Any], d: Any) -> list[Any]:
 
 
 # ---- broadcasting ---------------------------------------------------------------------------
-def broadcast_shape_of(shapes: Any, fname: str) -> tuple[int, ...]:
-    ndim = max(len(s) for s in shapes)
-    out = [1] * ndim
-    for s in shapes:
-        off = ndim - len(s)
-        for i, n in enumerate(s):
-            m = out[off + i]
-            if n != m:
-                if m == 1:
-                    out[off + i] = n
-                elif n != 1:
-                    raise ValueError(
-                        f"{fname}: shapes {' and '.join(map(str, shapes))} cannot be "
-                        "broadcast together (each dimension must be equal or 1)"
-                    )
-    return tuple(out)
-
-
 def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     """The shape that broadcasting ``shapes`` against one another gives; () for none."""
     if not shapes:
@@ -138,7 +121,7 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
             if n < 0:
                 raise ValueError(f"broadcast_shapes: negative dimension in shape {s}")
         checked.append(s)
-    return broadcast_shape_of(checked, "broadcast_shapes")
+    return broadcast_shape("broadcast_shapes", *checked)
 
 
 def broadcast_arrays(*arrays: usm_ndarray) -> tuple[usm_ndarray, ...]:
@@ -149,7 +132,7 @@ def broadcast_arrays(*arrays: usm_ndarray) -> tuple[usm_ndarray, ...]:
         check_array(a, "broadcast_arrays", f"arrays[{i}]")
     if len(arrays) > 1:
         same_device("broadcast_arrays", *arrays)
-    shape = broadcast_shape_of([a._arr.shape for a in arrays], "broadcast_arrays")
+    shape = broadcast_shape("broadcast_arrays", *[a._arr.shape for a in arrays])
     be = arrays[0]._be
     return tuple(
         a if a._arr.shape == shape else wrap_with(be, be.broadcast_to(a._arr, shape))

@@ -21,13 +21,29 @@ from ._protocol import (
     complete,
 )
 
+#: why a built-in backend is absent (or present without a device): name -> reason
+ABSENT: dict[str, str] = {}
+
+
+def _not_installed(exc: ImportError, packages: tuple[str, ...]) -> bool:
+    """Whether ``exc`` says only that one of ``packages`` is not installed (an expected
+    absence), rather than that an installed runtime failed to load."""
+    return (isinstance(exc, ModuleNotFoundError)
+            and (exc.name or "").split(".")[0] in packages)
+
 
 def _load_sycl() -> Any:
     try:
         from ._sycl import SyclBackend
 
         return SyclBackend()
-    except ImportError:
+    except ImportError as exc:
+        if _not_installed(exc, ("dpctl", "dpnp")):
+            ABSENT["sycl"] = f"dpctl/dpnp is not installed ({exc})"
+        else:  # installed but broken: say so once, here, not at the first array
+            ABSENT["sycl"] = f"the SYCL runtime failed to load: {exc}"
+            warnings.warn(f"usmarray: no SYCL backend, {ABSENT['sycl']}", RuntimeWarning,
+                          stacklevel=2)
         return None
 
 
@@ -36,10 +52,13 @@ def _load_cuda() -> Any:
         from ._cuda import CudaBackend
 
         return CudaBackend()
-    except ImportError:  # no CuPy, no driver, no GPU: no CUDA backend
+    except ImportError as exc:  # no CuPy, no driver, no GPU: no CUDA backend
+        ABSENT["cuda"] = ("CuPy is not installed (pip install -e \".[cuda]\")"
+                          if _not_installed(exc, ("cupy",)) else str(exc))
         return None
     except Exception as exc:  # a broken CUDA stack must not break import usmarray
-        warnings.warn(f"usmarray: the CUDA backend could not start: {exc!r}", stacklevel=2)
+        ABSENT["cuda"] = f"the CUDA backend could not start: {exc!r}"
+        warnings.warn(f"usmarray: {ABSENT['cuda']}", stacklevel=2)
         return None
 
 
@@ -49,6 +68,35 @@ sycl: Any = _load_sycl()
 cuda: Any = _load_cuda()
 #: the NumPy host backend (always present)
 numpy = NumpyBackend()
+
+
+def absent() -> dict[str, str]:
+    """Each built-in backend that is missing or has no device here, with the reason."""
+    out = dict(ABSENT)
+    if sycl is not None and not sycl.available():
+        out["sycl"] = sycl.no_device_reason()
+    return out
+
+
+def catalogue() -> str:
+    """Every backend's devices by filter string, then why each missing backend is
+    missing: the list an error about an unknown device string ends with."""
+    parts = []
+    for name, be in backends().items():
+        try:
+            names = [be.describe(q) for q in be.devices()]
+        except Exception as exc:  # a backend that cannot list its devices says why
+            names = [f"? ({exc})"]
+        parts.append(f"{name}: {names}")
+    text = "available devices: " + "; ".join(parts)
+    missing = absent()
+    if missing:
+        text += "; " + "; ".join(f"no {n} backend: {why}" for n, why in missing.items())
+    return text
+
+
+if sycl is not None:
+    sycl.catalogue = catalogue
 
 _REGISTRY: dict[str, Any] = {"sycl": sycl} if sycl is not None else {}
 if cuda is not None:
@@ -126,7 +174,7 @@ def placement_error_bases() -> tuple[type[BaseException], ...]:
 
 
 __all__ = [
-    "KERNEL_NAMES", "Backend", "BackendBase", "Capabilities", "HostFallbackWarning",
+    "ABSENT", "KERNEL_NAMES", "absent", "catalogue", "Backend", "BackendBase", "Capabilities", "HostFallbackWarning",
     "LinAlgError", "NumpyBackend", "backends", "cuda", "for_dlpack_device", "for_native",
     "get_backend", "numpy", "placement_error_bases", "register_backend", "sycl",
 ]

@@ -1,0 +1,274 @@
+"""The code blocks of README.md and docs/*.md, run as a reader would run them.
+
+Python blocks of one page run in order in one namespace, once on the SYCL device (where
+a SYCL runtime exists) and once with the NumPy host device as the default device.  A
+line that is a single expression (or assignment) with a trailing comment shows what it
+gives, and that is checked:
+
+* ``expr  # TypeError: why`` must raise that exception (a builtin or a usmarray name);
+* ``expr  # 'device'`` must give a value whose ``repr`` starts the comment, followed by
+  nothing, a colon, a semicolon or a space and prose; alternatives are written
+  ``# A, or B on the NumPy backend``.
+
+An assignment's comment is prose unless it names an exception.  A block is marked for
+the reader, on the line just above it (an HTML comment between is allowed), with
+``*Not run in CI: <reason>.*`` (not run at all) or ``*SYCL devices only: <reason>.*``
+(not run on the NumPy pass).  Shell blocks are checked, not run: each ``python -m``
+module must exist and accept every long option the line gives it, each ``pip install``
+extra must be in pyproject.toml, each ``make`` target in the Makefile and each
+repository path the command names must exist.  TOML blocks must parse.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import io
+import re
+import shlex
+import subprocess
+import sys
+import tokenize
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+import usmarray as xp
+from usmarray import _backend
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+_MARK = re.compile(r"^\*(Not run in CI|SYCL devices only): (.+)\.\*$")
+_FENCE = re.compile(r"^(`{3,})(\w*)\s*$")
+
+
+@dataclass
+class Block:
+    page: Path
+    line: int  # 1-based line of the opening fence
+    lang: str
+    code: str
+    mark: str | None  # "Not run in CI" | "SYCL devices only" | None
+    reason: str | None
+
+
+def blocks(page: Path) -> list[Block]:
+    """The fenced code blocks of ``page`` with the marker line above each."""
+    lines = page.read_text().splitlines()
+    out: list[Block] = []
+    i = 0
+    while i < len(lines):
+        m = _FENCE.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        j = i + 1
+        while j < len(lines) and lines[j].strip() != m.group(1):
+            j += 1
+        mark = reason = None
+        k = i - 1
+        while k >= 0 and (not lines[k].strip() or lines[k].lstrip().startswith("<!--")):
+            k -= 1
+        mm = _MARK.match(lines[k].strip()) if k >= 0 else None
+        if mm:
+            mark, reason = mm.group(1), mm.group(2)
+        out.append(Block(page, i + 1, m.group(2), "\n".join(lines[i + 1:j]), mark, reason))
+        i = j + 1
+    return out
+
+
+ALL_BLOCKS = [b for p in PAGES for b in blocks(p)]
+
+
+def test_every_block_has_a_language_and_every_mark_a_reason() -> None:
+    bad = [f"{b.page.name}:{b.line}" for b in ALL_BLOCKS if not b.lang]
+    assert not bad, f"code blocks without a language (```python, ```bash, ```text): {bad}"
+    for b in ALL_BLOCKS:
+        assert b.mark is None or len(b.reason or "") > 10, f"{b.page.name}:{b.line}: no reason"
+
+
+# ---- Python blocks ------------------------------------------------------------------------
+
+def _comments(src: str) -> dict[int, str]:
+    """Line number (1-based) -> the text of the comment that ends that line."""
+    out = {}
+    for tok in tokenize.generate_tokens(io.StringIO(src).readline):
+        if tok.type == tokenize.COMMENT:
+            out[tok.start[0]] = tok.string[1:].strip()
+    return out
+
+
+def _error_class(shown: str, ns: dict) -> type[BaseException] | None:
+    name = re.split(r"[:\s]", shown, maxsplit=1)[0]
+    if not re.fullmatch(r"\w+(Error|Exception|Warning)", name):
+        return None
+    cls = getattr(builtins, name, None) or getattr(xp, name, None) or ns.get(name)
+    if cls is None:  # e.g. dpctl's or NumPy's: compare by name below
+        return type(name, (Exception,), {})
+    return cls
+
+
+def _matches(value: object, shown: str) -> bool:
+    """Whether ``repr(value)`` begins ``shown`` (or one of its ", or " alternatives), up
+    to whitespace and with ``...`` standing for any text, as in doctest's ELLIPSIS."""
+    text = " ".join(repr(value).split())
+    for alt in shown.split(", or "):
+        alt = " ".join(alt.split())
+        for end in range(len(alt), 0, -1):
+            if end < len(alt) and alt[end] not in ":; ":
+                continue
+            pattern = ".*?".join(re.escape(part) for part in alt[:end].split("..."))
+            if re.fullmatch(pattern, text):
+                return True
+    return False
+
+
+def _run_statement(stmt: ast.stmt, src: str, comment: str | None, ns: dict, where: str) -> None:
+    code = ast.Module(body=[stmt], type_ignores=[])
+    err = _error_class(comment, ns) if comment else None
+    if err is not None:
+        try:
+            exec(compile(code, where, "exec"), ns)
+        except BaseException as exc:  # noqa: B902 - any exception is compared below
+            names = {c.__name__ for c in type(exc).__mro__}
+            assert isinstance(exc, err) or err.__name__ in names, (
+                f"{where}: expected {err.__name__}, got {type(exc).__name__}: {exc}")
+            return
+        pytest.fail(f"{where}: the page shows {err.__name__}, but nothing was raised")
+    if comment and isinstance(stmt, ast.Expr):
+        value = eval(compile(ast.Expression(stmt.value), where, "eval"), ns)
+        assert _matches(value, comment), (
+            f"{where}: the page shows {comment!r}; the value is {value!r}")
+        return
+    exec(compile(code, where, "exec"), ns)
+
+
+def run_python(block: Block, ns: dict) -> None:
+    tree = ast.parse(block.code)
+    comments = _comments(block.code)
+    for stmt in tree.body:
+        last = stmt.end_lineno or stmt.lineno
+        comment = comments.get(last) if isinstance(stmt, (ast.Expr, ast.Assign)) else None
+        where = f"{block.page.relative_to(ROOT)}:{block.line + stmt.lineno}"
+        _run_statement(stmt, block.code, comment, ns, where)
+
+
+def _python_pages() -> list[Path]:
+    return [p for p in PAGES if any(b.lang == "python" for b in blocks(p))]
+
+
+@pytest.mark.parametrize("where", ["sycl", "numpy"])
+@pytest.mark.parametrize("page", _python_pages(), ids=lambda p: p.name)
+def test_python_blocks_run_and_show_what_they_give(page: Path, where: str, tmp_path,
+                                                   monkeypatch) -> None:
+    if where == "sycl" and _backend.sycl is None:
+        pytest.skip("no SYCL runtime here")
+    monkeypatch.chdir(tmp_path)  # examples may write files
+    device = (xp.Device.create_device(_backend.sycl.default_queue()) if where == "sycl"
+              else xp.Device.create_device("numpy"))
+    ns: dict = {"__name__": "__main__"}
+    ran = 0
+    with xp.using_device(device), warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # a doc example warns nobody
+        for b in blocks(page):
+            if b.lang != "python" or b.mark == "Not run in CI":
+                continue
+            if b.mark == "SYCL devices only" and where != "sycl":
+                continue
+            run_python(b, ns)
+            ran += 1
+    if ran == 0:
+        pytest.skip(f"every Python block of {page.name} is marked for other devices")
+
+
+# ---- shell and TOML blocks ----------------------------------------------------------------
+
+def _pyproject_extras() -> set[str]:
+    import tomllib
+
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    return set(data["project"]["optional-dependencies"])
+
+
+_HELP: dict[str, str] = {}
+
+
+def _module_help(module: str) -> str:
+    if module not in _HELP:
+        r = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True,
+                           text=True, timeout=120, cwd=ROOT)
+        _HELP[module] = r.stdout + r.stderr
+    return _HELP[module]
+
+
+def _commands(code: str) -> list[list[str]]:
+    """Each command of a shell block, as words, without environment assignments."""
+    text = re.sub(r"\\\n", " ", code)
+    out = []
+    for line in text.splitlines():
+        line = line.split(" #")[0].strip()
+        if not line or line.startswith("#"):
+            continue
+        for part in re.split(r"&&|;|\|(?!\|)|&$", line):
+            words = shlex.split(part.strip().rstrip("&").strip(), comments=True)
+            while words and re.fullmatch(r"[A-Z_][A-Z0-9_]*=.*", words[0]):
+                words.pop(0)
+            if words and words[0] == "export":
+                continue
+            if words:
+                out.append(words)
+    return out
+
+
+def check_command(words: list[str], where: str) -> None:
+    if words[0] == "python" and words[1:2] == ["-m"]:
+        module, args = words[2], words[3:]
+        if module == "pytest":
+            for a in args:
+                if not a.startswith("-") and ("/" in a or a.endswith(".py")):
+                    assert (ROOT / a.split("::")[0]).exists(), f"{where}: no file {a}"
+            if "-m" in args:
+                marker = args[args.index("-m") + 1]
+                ini = (ROOT / "pyproject.toml").read_text()
+                assert f'"{marker}:' in ini, f"{where}: no pytest marker {marker!r}"
+            if any(a.startswith("--numprocesses") or a == "-n" for a in args):
+                pytest.importorskip("xdist", reason="--numprocesses needs pytest-xdist")
+            return
+        if module == "mkdocs":
+            return
+        helptext = _module_help(module)
+        assert "usage" in helptext.lower(), f"{where}: python -m {module} --help: {helptext[-500:]}"
+        for a in args:
+            if a.startswith("--"):
+                opt = a.split("=")[0]
+                assert opt in helptext, f"{where}: python -m {module} has no option {opt}"
+        return
+    if words[0] == "pip" and words[1:2] == ["install"]:
+        extras = _pyproject_extras()
+        for a in words[2:]:
+            for name in re.findall(r"\[([\w,-]+)\]", a):
+                for e in name.split(","):
+                    assert e in extras or not a.startswith("."), (
+                        f"{where}: pyproject.toml has no extra {e!r}")
+        return
+    if words[0] == "make":
+        targets = re.findall(r"^([\w-]+):", (ROOT / "Makefile").read_text(), re.M)
+        for t in words[1:]:
+            if "=" not in t:
+                assert t in targets, f"{where}: the Makefile has no target {t!r}"
+
+
+@pytest.mark.parametrize(
+    "block", [b for b in ALL_BLOCKS if b.lang in ("bash", "sh", "toml")],
+    ids=lambda b: f"{b.page.name}:{b.line}")
+def test_shell_and_toml_blocks_name_what_exists(block: Block) -> None:
+    where = f"{block.page.relative_to(ROOT)}:{block.line}"
+    if block.lang == "toml":
+        import tomllib
+
+        tomllib.loads(block.code)
+        return
+    for words in _commands(block.code):
+        check_command(words, where)
