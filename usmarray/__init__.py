@@ -86,3 +86,10 @@ def _array_namespace(self: usm_ndarray, /, *, api_version: str | None = None) ->
 
 
 _operators.install(_array_namespace)
+
+
+def __getattr__(name: str) -> object:
+    """A missing name: AttributeError naming the standard's spelling where one exists."""
+    from ._hints import no_such_name
+
+    raise AttributeError(no_such_name(__name__, name, globals()))

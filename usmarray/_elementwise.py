@@ -24,6 +24,7 @@ from ._helpers import (
     check_scalar,
     scalar_operand_dtype,
 )
+from ._indexing import scatter
 from ._placement import default_float
 from ._scalars import py_scalar
 from ._serial import locks_itself, serialized
@@ -479,7 +480,7 @@ def make_inplace(fn: Callable[..., usm_ndarray], opname: str) -> Callable[..., A
                 f"{opname}: the result shape {r.shape} differs from the left operand's "
                 f"{a.shape}; in-place operators cannot change an array's shape"
             )
-        self._be.setitem(a, ..., r)
+        scatter(self._be, a, ..., r)  # read-only targets get the read-only message
         return self
 
     op.__name__ = opname

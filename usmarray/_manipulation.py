@@ -308,8 +308,10 @@ def moveaxis(
     check_array(x, "moveaxis")
     a = x._arr
     nd = a.ndim
-    src = axes_tuple(source, nd, "moveaxis")
-    dst = axes_tuple(destination, nd, "moveaxis")
+    # lists of axes are accepted as in permute_dims (array-api-strict and NumPy do)
+    src = axes_tuple(tuple(source) if type(source) is list else source, nd, "moveaxis")
+    dst = axes_tuple(tuple(destination) if type(destination) is list else destination, nd,
+                     "moveaxis")
     if len(src) != len(dst):
         raise ValueError(
             f"moveaxis: source {source} and destination {destination} must name the same "

@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import types
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 from . import _backend
 from ._array import usm_ndarray
+from ._hints import keyword_only_error
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -68,15 +70,21 @@ def serialized(f: F) -> F:
 
     @functools.wraps(f)
     def call(*args: Any, **kwargs: Any) -> Any:
-        if args:
-            a0 = args[0]
-            if type(a0) is usm_ndarray and a0._be.lock is None:
-                return f(*args, **kwargs)
-        get()
         try:
-            return f(*args, **kwargs)
-        finally:
-            put()
+            if args:
+                a0 = args[0]
+                if type(a0) is usm_ndarray and a0._be.lock is None:
+                    return f(*args, **kwargs)
+            get()
+            try:
+                return f(*args, **kwargs)
+            finally:
+                put()
+        except TypeError as exc:
+            better = keyword_only_error(f, exc, args)
+            if better is None:
+                raise
+            raise better from None
 
     call._usmarray_lock = "wrapper"  # type: ignore[attr-defined]
     return call  # type: ignore[return-value]
@@ -85,16 +93,38 @@ def serialized(f: F) -> F:
 _WRAPPERS: dict[Callable[..., Any], Callable[..., Any]] = {}
 
 
+def hinted(f: F) -> F:
+    """``f`` whose TypeError for positional arguments beyond its positional parameters
+    names the keyword-only ones (``sum(x, 0)``: write ``sum(x, axis=0)``); ``f`` itself
+    when it has no keyword-only parameter."""
+    if not any(p.kind is p.KEYWORD_ONLY for p in inspect.signature(f).parameters.values()):
+        return f
+
+    @functools.wraps(f)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return f(*args, **kwargs)
+        except TypeError as exc:
+            better = keyword_only_error(f, exc, args)
+            if better is None:
+                raise
+            raise better from None
+
+    call._usmarray_lock = getattr(f, "_usmarray_lock", "none")  # type: ignore[attr-defined]
+    return call  # type: ignore[return-value]
+
+
 def serialize_namespace(ns: dict[str, Any]) -> None:
-    """Replace the public plain functions of a module namespace by serialized ones; a
-    function exported by several namespaces (``matmul``) gets one wrapper."""
+    """Replace the public plain functions of a module namespace by serialized ones (or,
+    where nothing is serialized, by :func:`hinted` ones); a function exported by several
+    namespaces (``matmul``) gets one wrapper."""
     for name, obj in list(ns.items()):
         if not name.startswith("_") and isinstance(obj, types.FunctionType):
             if name in VIEW_ONLY:
                 obj._usmarray_lock = "none"  # type: ignore[attr-defined]
-                continue
             if obj not in _WRAPPERS:
-                _WRAPPERS[obj] = serialized(obj)
+                wrapped = serialized(obj) if name not in VIEW_ONLY else obj
+                _WRAPPERS[obj] = hinted(wrapped) if wrapped is obj else wrapped
             ns[name] = _WRAPPERS[obj]
 
 

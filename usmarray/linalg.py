@@ -765,3 +765,10 @@ def vector_norm(
         ssum = pt.sum(pt.pow(absx, p), **kw)
         res = pt.pow(ssum, 1.0 / p)
     return wrap_with(be, _as(be, res, rd))
+
+
+def __getattr__(name: str) -> object:
+    """A missing name: AttributeError naming the standard's spelling where one exists."""
+    from ._hints import no_such_name
+
+    raise AttributeError(no_such_name(__name__, name, globals()))

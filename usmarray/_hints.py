@@ -1,0 +1,136 @@
+"""Messages that turn a NumPy habit into the standard's spelling.
+
+Three mistakes a newcomer makes in the first hour: a NumPy array method
+(``x.mean()``), a NumPy function name (``xp.concatenate``), and a positional argument
+the standard makes keyword-only (``xp.sum(x, 0)``).  Each error says what to write
+instead.  This module only words messages; it imports nothing from usmarray.
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+
+#: NumPy array methods and attributes -> the standard's spelling (``x`` is the array)
+ARRAY_METHODS: dict[str, str] = {
+    **{m: f"xp.{m}(x)" for m in (
+        "mean", "sum", "prod", "std", "var", "max", "min", "argmax", "argmin", "all", "any",
+        "nonzero", "argsort", "round", "conj")},
+    "cumsum": "xp.cumulative_sum(x)",
+    "cumprod": "xp.cumulative_prod(x)",
+    "sort": "xp.sort(x) (a new array; the standard has no in-place sort)",
+    "astype": "xp.astype(x, dtype)",
+    "reshape": "xp.reshape(x, shape)",
+    "transpose": "xp.permute_dims(x, axes) or x.mT",
+    "swapaxes": "xp.moveaxis(x, source, destination) or xp.permute_dims(x, axes)",
+    "flatten": "xp.reshape(x, (-1,)) (a copy: xp.asarray(xp.reshape(x, (-1,)), copy=True))",
+    "ravel": "xp.reshape(x, (-1,))",
+    "squeeze": "xp.squeeze(x, axis=...)",
+    "clip": "xp.clip(x, min, max)",
+    "dot": "xp.matmul(x, y), xp.vecdot(x, y) or xp.tensordot(x, y)",
+    "copy": "xp.asarray(x, copy=True)",
+    "numpy": "xp.asnumpy(x) (a NumPy copy)",
+    "get": "xp.asnumpy(x) (a NumPy copy)",
+    "asnumpy": "xp.asnumpy(x) (a NumPy copy)",
+    "tolist": "xp.asnumpy(x).tolist()",
+    "item": "float(x), int(x), bool(x) or complex(x) of a 0-D array",
+    "tobytes": "xp.asnumpy(x).tobytes()",
+    "fill": "x[...] = value",
+    "view": "xp.astype(x, dtype) (a copy; the standard has no reinterpreting view)",
+    "flat": "xp.reshape(x, (-1,))",
+    "real": "xp.real(x)",
+    "imag": "xp.imag(x)",
+    "cpu": "x.to_device(...) or xp.asnumpy(x)",
+    "cuda": "x.to_device('cuda:0')",
+}
+
+#: names other libraries use -> the standard's, per namespace ("" is the main one)
+MISSING_NAMES: dict[str, dict[str, str]] = {
+    "": {
+        "concatenate": "concat", "transpose": "permute_dims (or matrix_transpose for the "
+        "last two axes)", "power": "pow", "absolute": "abs", "arccos": "acos",
+        "arcsin": "asin", "arctan": "atan", "arctan2": "atan2", "arccosh": "acosh",
+        "arcsinh": "asinh", "arctanh": "atanh", "invert": "bitwise_invert",
+        "left_shift": "bitwise_left_shift", "right_shift": "bitwise_right_shift",
+        "unique": "unique_values (or unique_all, unique_counts, unique_inverse)",
+        "array": "asarray", "asanyarray": "asarray", "ndarray": "usm_ndarray",
+        "amax": "max", "amin": "min", "fabs": "abs", "mod": "remainder",
+        "true_divide": "divide", "dot": "matmul, vecdot or tensordot", "outer": "linalg.outer",
+        "norm": "linalg.vector_norm or linalg.matrix_norm", "swapaxes": "moveaxis or permute_dims",
+        "rollaxis": "moveaxis", "float_": "float64", "int_": "int64", "bool_": "bool",
+        "cumsum": "cumulative_sum", "cumprod": "cumulative_prod", "trace": "linalg.trace",
+        "ravel": "reshape(x, (-1,))", "copy": "asarray(x, copy=True)",
+        "sort_complex": "sort", "column_stack": "stack(arrays, axis=1)",
+        "vstack": "concat (axis=0) or stack", "hstack": "concat(arrays, axis=-1)",
+        "split": "unstack, or slices", "isclose": "abs(a - b) <= atol + rtol * abs(b)",
+        "allclose": "all(abs(a - b) <= atol + rtol * abs(b))",
+    },
+    "linalg": {
+        "norm": "vector_norm (vectors) or matrix_norm (matrices)",
+        "transpose": "matrix_transpose",
+        "lstsq": "solve of the normal equations, or pinv",
+    },
+    "fft": {},
+}
+
+
+def no_such_method(name: str) -> str | None:
+    """The message for ``x.<name>`` when ``name`` is a NumPy habit, else None."""
+    hint = ARRAY_METHODS.get(name)
+    if hint is None:
+        return None
+    return (f"'usm_ndarray' object has no attribute {name!r}: the array API has no such "
+            f"array method; use {hint}, with xp = x.__array_namespace__()")
+
+
+def no_such_name(module: str, name: str, present: Iterable[str]) -> str:
+    """The message for ``<module>.<name>`` missing from a usmarray namespace."""
+    prefix = "linalg" if module.endswith("linalg") else "fft" if module.endswith("fft") else ""
+    msg = f"module {module!r} has no attribute {name!r}"
+    hint = MISSING_NAMES[prefix].get(name)
+    if hint is not None:
+        return f"{msg}: the array API standard's name is {hint}"
+    close = difflib.get_close_matches(name, [p for p in present if not p.startswith("_")],
+                                      n=3, cutoff=0.75)
+    if close:
+        return f"{msg}; did you mean {' or '.join(close)}?"
+    return msg
+
+
+_POSITIONAL = re.compile(r"takes (from \d+ to )?\d+ positional arguments? but \d+ (were|was) given")
+
+
+def keyword_only_error(f: Callable[..., Any], exc: TypeError, args: tuple) -> TypeError | None:
+    """For a call of ``f`` with too many positional ``args`` where ``f`` has
+    keyword-only parameters: a TypeError naming them and the call to write; else None."""
+    if not _POSITIONAL.search(str(exc)):
+        return None
+    try:
+        params = list(inspect.signature(f).parameters.values())
+    except (TypeError, ValueError):  # pragma: no cover - builtins without a signature
+        return None
+    npos = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+    kwonly = [p.name for p in params if p.kind is p.KEYWORD_ONLY]
+    if not kwonly or len(args) <= npos:
+        return None
+    extra = args[npos:npos + len(kwonly)]
+    shown = ["x" if i == 0 else "..." for i in range(npos)]
+    shown += [f"{k}={_short(v)}" for k, v in zip(kwonly, extra, strict=False)]
+    name = getattr(f, "__name__", "function")
+    return TypeError(
+        f"{name}() takes {npos} positional argument{'s' if npos != 1 else ''} but "
+        f"{len(args)} were given: the standard makes {', '.join(kwonly)} keyword-only; "
+        f"write {name}({', '.join(shown)})"
+    )
+
+
+def _short(v: Any) -> str:
+    r = repr(v)
+    return r if len(r) <= 20 else "..."
+
+
+__all__ = ["ARRAY_METHODS", "MISSING_NAMES", "keyword_only_error", "no_such_method",
+           "no_such_name"]
