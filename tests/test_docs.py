@@ -40,7 +40,7 @@ from usmarray import _backend
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-_MARK = re.compile(r"^\*(Not run in CI|SYCL devices only): (.+)\.\*$")
+_MARK = re.compile(r"^\*(Not run in CI|SYCL devices only|Run in a fresh process): (.+)\.\*$")
 _FENCE = re.compile(r"^(`{3,})(\w*)\s*$")
 
 
@@ -71,7 +71,11 @@ def blocks(page: Path) -> list[Block]:
         k = i - 1
         while k >= 0 and (not lines[k].strip() or lines[k].lstrip().startswith("<!--")):
             k -= 1
-        mm = _MARK.match(lines[k].strip()) if k >= 0 else None
+        start = k  # the marker is the whole paragraph above the block
+        while start > 0 and lines[start - 1].strip() and not _FENCE.match(lines[start - 1]):
+            start -= 1
+        para = " ".join(line.strip() for line in lines[start:k + 1]) if k >= 0 else ""
+        mm = _MARK.match(para)
         if mm:
             mark, reason = mm.group(1), mm.group(2)
         out.append(Block(page, i + 1, m.group(2), "\n".join(lines[i + 1:j]), mark, reason))
@@ -176,7 +180,7 @@ def test_python_blocks_run_and_show_what_they_give(page: Path, where: str, tmp_p
         # a doc example warns nobody (usmarray's own "ignore" filters still apply)
         warnings.filterwarnings("error", category=RuntimeWarning, append=True)
         for b in blocks(page):
-            if b.lang != "python" or b.mark == "Not run in CI":
+            if b.lang != "python" or b.mark in ("Not run in CI", "Run in a fresh process"):
                 continue
             if b.mark == "SYCL devices only" and where != "sycl":
                 continue
@@ -184,6 +188,22 @@ def test_python_blocks_run_and_show_what_they_give(page: Path, where: str, tmp_p
             ran += 1
     if ran == 0:
         pytest.skip(f"every Python block of {page.name} is marked for other devices")
+
+
+@pytest.mark.parametrize(
+    "block", [b for b in ALL_BLOCKS if b.mark == "Run in a fresh process"],
+    ids=lambda b: f"{b.page.name}:{b.line}")
+def test_fresh_process_blocks_run_and_show_what_they_give(block: Block, tmp_path) -> None:
+    """A block that needs a process of its own (cubed picks its backend at import) runs,
+    with its shown values checked, in a new interpreter."""
+    script = (f"import sys; sys.path.insert(0, {str(ROOT / 'tests')!r})\n"
+              "from pathlib import Path\n"
+              "from test_docs import blocks, run_python\n"
+              f"b = [b for b in blocks(Path({str(block.page)!r})) if b.line == {block.line}][0]\n"
+              "run_python(b, {'__name__': '__main__'})\n")
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                       timeout=300, cwd=tmp_path)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-4000:]
 
 
 # ---- shell and TOML blocks ----------------------------------------------------------------

@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m usmarray",
         description="Print the backends and devices usmarray finds (and why a missing one "
                     "is missing), the default device with the rule that chose it, then run "
-                    "a short demo on that device.").parse_args(argv)
+                    "a short demo on that device.").parse_args(argv or [])
     info = xp.__array_namespace_info__()
     print(f"usmarray {xp.__version__}, array API {xp.__array_api_version__}")
     absent = _backend.absent()

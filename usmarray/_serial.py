@@ -110,7 +110,8 @@ def hinted(f: F) -> F:
                 raise
             raise better from None
 
-    call._usmarray_lock = getattr(f, "_usmarray_lock", "none")  # type: ignore[attr-defined]
+    if hasattr(f, "_usmarray_lock"):
+        call._usmarray_lock = f._usmarray_lock  # type: ignore[attr-defined]
     return call  # type: ignore[return-value]
 
 

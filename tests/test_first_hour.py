@@ -1,0 +1,153 @@
+"""Issue 27: the messages a newcomer meets in the first hour name the fix, and nothing
+falls back silently."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import usmarray as xp
+from usmarray import _backend
+
+DEVICES = ["numpy"] + (["cpu"] if _backend.sycl is not None else [])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("method, fix", [
+    ("mean", "xp.mean(x)"), ("astype", "xp.astype(x, dtype)"), ("numpy", "xp.asnumpy(x)"),
+    ("sum", "xp.sum(x)"), ("reshape", "xp.reshape(x, shape)"), ("tolist", "xp.asnumpy(x)"),
+])
+def test_numpy_methods_name_the_namespace_function(device: str, method: str, fix: str) -> None:
+    x = xp.ones(3, device=device)
+    with pytest.raises(AttributeError) as info:
+        getattr(x, method)
+    msg = str(info.value)
+    assert fix in msg and "no such array method" in msg
+    assert "backend" not in msg  # the old, wrong hint
+
+
+@pytest.mark.parametrize("expr, standard", [
+    ("xp.concatenate", "concat"), ("xp.unique", "unique_values"), ("xp.unique", "unique_all"),
+    ("xp.transpose", "permute_dims"), ("xp.transpose", "matrix_transpose"),
+    ("xp.power", "pow"), ("xp.linalg.norm", "vector_norm"), ("xp.linalg.norm", "matrix_norm"),
+    ("xp.arccos", "acos"),
+])
+def test_missing_names_suggest_the_standards_name(expr: str, standard: str) -> None:
+    with pytest.raises(AttributeError, match=f"the array API standard's name is .*{standard}"):
+        eval(expr)
+
+
+def test_misspelled_names_suggest_close_matches_and_hasattr_stays_false() -> None:
+    with pytest.raises(AttributeError, match="did you mean sin"):
+        xp.sine  # noqa: B018
+    with pytest.raises(AttributeError, match="did you mean fft"):
+        xp.fft.fftt  # noqa: B018
+    assert not hasattr(xp, "concatenate") and not hasattr(xp.linalg, "norm")
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_keyword_only_arguments_passed_by_position_say_so(device: str) -> None:
+    x = xp.ones((2, 3), device=device)
+    with pytest.raises(TypeError, match=r"axis, dtype, keepdims keyword-only; write "
+                                        r"sum\(x, axis=0\)"):
+        xp.sum(x, 0)
+    with pytest.raises(TypeError, match=r"write flip\(x, axis=1\)"):
+        xp.flip(x, 1)
+    with pytest.raises(TypeError, match=r"write std\(x, axis=0, correction=1\)"):
+        xp.std(x, 0, 1)
+    with pytest.raises(TypeError, match="missing 1 required positional argument"):
+        xp.add(x)  # other TypeErrors are left as they are
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_broadcasting_errors_name_the_operation_and_both_shapes(device: str) -> None:
+    a, b = xp.ones(3, device=device), xp.ones(4, device=device)
+    with pytest.raises(ValueError, match=r"^add: shapes \(3,\) and \(4,\) cannot be broadcast "
+                                         r"together: dimension -1 is 3 in one and 4"):
+        a + b
+    with pytest.raises(ValueError, match=r"^where: shapes \(3,\) and \(3,\) and \(4,\) cannot be "):
+        xp.where(a > 0, a, b)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_writing_into_read_only_arrays_says_why_and_what_to_do(device: str) -> None:
+    b = xp.broadcast_to(xp.ones(2, device=device), (3, 2))
+    for write in (lambda: b.__setitem__(0, 1.0), lambda: b.__iadd__(1.0),
+                  lambda: b[1:].__setitem__(0, 2.0)):
+        with pytest.raises(ValueError, match=r"read-only, as it is a broadcast view .*"
+                                             r"xp\.asarray\(x, copy=True\)"):
+            write()
+    host = np.ones(3)
+    host.flags.writeable = False
+    r = xp.from_dlpack(host)
+    with pytest.raises(ValueError, match=r"imported read-only .* xp\.asarray\(x, copy=True\)"):
+        r[0] = 5.0
+
+
+def test_unknown_device_strings_list_every_backends_devices_and_why_cuda_is_absent() -> None:
+    if _backend.sycl is None:
+        pytest.skip("the SYCL backend words this message")
+    with pytest.raises(ValueError) as info:
+        xp.asarray(1.0, device="cuda:0" if _backend.cuda is None else "nosuchdevice")
+    msg = str(info.value)
+    assert "numpy: ['numpy']" in msg and "sycl: [" in msg
+    if _backend.cuda is None:
+        assert f"no cuda backend: {_backend.ABSENT['cuda']}" in msg
+        assert "CuPy is not installed" in msg or "CUDA" in msg
+
+
+def test_numpy_backend_warns_only_for_what_the_standard_leaves_unspecified() -> None:
+    x = xp.asarray([0.0, 1.0, -1.0], device="numpy")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"usmarray\._backend")
+        y = (x / 0.0, xp.log(x), xp.sqrt(x), xp.mean(x[:0]), xp.var(x, correction=5))
+    assert np.isnan(float(y[3])) and np.isnan(float(y[4]))
+    with pytest.warns(RuntimeWarning, match="NaN or infinity cast to int32") as rec:
+        xp.astype(xp.asarray([float("nan")], device="numpy"), xp.int32)
+    assert rec[0].filename == __file__  # the user's line, not usmarray's internals
+
+
+def _run(code: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300, env={**os.environ, **env})
+
+
+@pytest.mark.skipif(_backend.sycl is None, reason="needs an installed SYCL runtime")
+def test_a_sycl_runtime_without_devices_warns_once_naming_the_cause() -> None:
+    r = _run("import usmarray as xp; xp.ones(2); xp.ones(3); print(xp.ones(2).device)",
+             OCL_ICD_FILENAMES="/nonexistent/libOpenCL-broken.so")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "Device(numpy)"
+    assert r.stderr.count("RuntimeWarning: usmarray: no SYCL device") == 1
+    assert "OCL_ICD_FILENAMES='/nonexistent/libOpenCL-broken.so' names a file" in r.stderr
+    m = subprocess.run([sys.executable, "-m", "usmarray"], capture_output=True, text=True,
+                       timeout=300, env={**os.environ,
+                                         "OCL_ICD_FILENAMES": "/nonexistent/x.so"})
+    assert "backend sycl: unavailable: OCL_ICD_FILENAMES='/nonexistent/x.so'" in m.stdout
+
+
+def test_setting_the_cubed_backend_after_importing_cubed_is_reported() -> None:
+    pytest.importorskip("cubed")
+    r = _run("import os, cubed.backend_array_api\n"
+             "os.environ['CUBED_BACKEND_ARRAY_API_MODULE'] = 'usmarray.cubed'\n"
+             "import usmarray\n")
+    assert "was set after cubed was imported" in r.stderr
+    ok = _run("import usmarray, cubed.backend_array_api as b; print(b.xp_name)",
+              CUBED_BACKEND_ARRAY_API_MODULE="usmarray.cubed")
+    assert ok.stdout.strip() == "usmarray.cubed" and "was set after" not in ok.stderr
+
+
+def test_python_m_usmarray_tells_the_truth_about_compilation() -> None:
+    r = subprocess.run([sys.executable, "-m", "usmarray"], capture_output=True, text=True,
+                       timeout=300, env={**os.environ, "USMARRAY_DEFAULT_DEVICE": "numpy"})
+    assert r.returncode == 0, r.stderr
+    assert "JIT" not in r.stdout and "compil" not in r.stdout  # NumPy compiles nothing
+    h = subprocess.run([sys.executable, "-m", "usmarray", "--help"], capture_output=True,
+                       text=True, timeout=120)
+    assert h.stdout.startswith("usage: python -m usmarray") and "sieve" not in h.stdout
