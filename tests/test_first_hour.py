@@ -114,8 +114,9 @@ def test_numpy_backend_warns_only_for_what_the_standard_leaves_unspecified() -> 
 
 
 def _run(code: str, **env: str) -> subprocess.CompletedProcess:
+    base = {k: v for k, v in os.environ.items() if k != "USMARRAY_UNPICKLE_DEVICE"}
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=300, env={**os.environ, **env})
+                          timeout=300, env={**base, **env})
 
 
 @pytest.mark.skipif(_backend.sycl is None, reason="needs an installed SYCL runtime")
@@ -151,3 +152,23 @@ def test_python_m_usmarray_tells_the_truth_about_compilation() -> None:
     h = subprocess.run([sys.executable, "-m", "usmarray", "--help"], capture_output=True,
                        text=True, timeout=120)
     assert h.stdout.startswith("usage: python -m usmarray") and "sieve" not in h.stdout
+
+
+def test_using_usmarray_cubed_unpickles_onto_the_policys_device_without_warnings() -> None:
+    pytest.importorskip("cubed")
+    code = ("import warnings\n"
+            "import usmarray as xp\n"
+            "from usmarray._device import _restore_device\n"
+            "for step in ('before', 'after'):\n"
+            "    if step == 'after':\n"
+            "        import usmarray.cubed\n"
+            "    with warnings.catch_warnings(record=True) as w:\n"
+            "        warnings.simplefilter('always')\n"
+            "        dev = _restore_device('sycl', 'level_zero:gpu:97')\n"
+            "    print(step, len(w), dev == xp.asarray(0).device)\n")
+    r = _run(code)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["before", "1", "True", "after", "0", "True"]
+    kept = _run("import os, usmarray.cubed; print(os.environ['USMARRAY_UNPICKLE_DEVICE'])",
+                USMARRAY_UNPICKLE_DEVICE="strict")
+    assert kept.stdout.strip() == "strict"  # an explicit setting is kept

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 import types
 from typing import Any
 
@@ -44,6 +45,13 @@ from ._cubed_placement import configure as configure  # re-exported: the policy 
 from ._cubed_placement import policy
 
 __array_api_version__ = _xp.__array_api_version__
+
+# A process that uses this module as cubed's backend has handed placement to the policy:
+# arrays that cubed pickles into tasks unpickle onto the receiving process' default device
+# (the policy's), as configure() arranges, without a warning per array whose device (a
+# sub-device, another host's GPU) does not exist there.  Exported before worker processes
+# start, so they inherit it; an explicit setting is kept.
+os.environ.setdefault("USMARRAY_UNPICKLE_DEVICE", "default")
 
 _NP_TO_DTYPE: dict[np.dtype, Any] = {d: p for d, p in _dt.PUBLIC.items()}
 
