@@ -172,3 +172,10 @@ def test_using_usmarray_cubed_unpickles_onto_the_policys_device_without_warnings
     kept = _run("import os, usmarray.cubed; print(os.environ['USMARRAY_UNPICKLE_DEVICE'])",
                 USMARRAY_UNPICKLE_DEVICE="strict")
     assert kept.stdout.strip() == "strict"  # an explicit setting is kept
+
+
+def test_a_name_of_a_later_version_says_which_version_added_it() -> None:
+    r = _run("import usmarray as xp\ntry:\n    xp.isin\nexcept AttributeError as e:\n"
+             "    print(e)\n", USMARRAY_API_VERSION="2024.12")
+    assert "added it in version 2025.12" in r.stdout, r.stderr
+    assert "follows 2024.12 (USMARRAY_API_VERSION)" in r.stdout

@@ -86,10 +86,17 @@ def no_such_method(name: str) -> str | None:
             f"array method; use {hint}, with xp = x.__array_namespace__()")
 
 
-def no_such_name(module: str, name: str, present: Iterable[str]) -> str:
-    """The message for ``<module>.<name>`` missing from a usmarray namespace."""
+def no_such_name(module: str, name: str, present: Iterable[str],
+                 added_in: str | None = None, following: str | None = None) -> str:
+    """The message for ``<module>.<name>`` missing from a usmarray namespace; where the
+    standard added ``name`` in version ``added_in``, later than the one the namespace is
+    ``following``, the message says so."""
     prefix = "linalg" if module.endswith("linalg") else "fft" if module.endswith("fft") else ""
     msg = f"module {module!r} has no attribute {name!r}"
+    if added_in is not None and following is not None and added_in > following:
+        return (f"{msg}: the array API standard added it in version {added_in}, and this "
+                f"namespace follows {following} (USMARRAY_API_VERSION); unset that variable "
+                "for the latest version")
     hint = MISSING_NAMES[prefix].get(name)
     if hint is not None:
         return f"{msg}: the array API standard's name is {hint}"
