@@ -175,12 +175,8 @@ def test_usm_type_survives_pickle():
         assert pickle.loads(pickle.dumps(xp.asarray([1], usm_type=ut))).usm_type == ut
 
 
-def test_unpickling_on_a_missing_device_warns_and_uses_the_default(monkeypatch):
+def test_unpickling_on_a_missing_device_warns_and_uses_the_default():
     from usmarray._device import _restore_device
-
-    # the warning is the rule outside cubed's placement policy (importing usmarray.cubed,
-    # as tests/test_cubed.py does, turns it off for the process)
-    monkeypatch.delenv("USMARRAY_UNPICKLE_DEVICE", raising=False)
 
     for backend, text in (("sycl", "level_zero:gpu:97"), ("nosuchbackend", "x:0")):
         with warnings.catch_warnings(record=True) as w:

@@ -129,7 +129,7 @@ def _matches(value: object, shown: str) -> bool:
     return False
 
 
-def _run_statement(stmt: ast.stmt, src: str, comment: str | None, ns: dict, where: str) -> None:
+def _run_statement(stmt: ast.stmt, comment: str | None, ns: dict, where: str) -> None:
     code = ast.Module(body=[stmt], type_ignores=[])
     err = _error_class(comment, ns) if comment else None
     if err is not None:
@@ -156,7 +156,22 @@ def run_python(block: Block, ns: dict) -> None:
         last = stmt.end_lineno or stmt.lineno
         comment = comments.get(last) if isinstance(stmt, (ast.Expr, ast.Assign)) else None
         where = f"{block.page.relative_to(ROOT)}:{block.line + stmt.lineno}"
-        _run_statement(stmt, block.code, comment, ns, where)
+        _run_statement(stmt, comment, ns, where)
+
+
+def test_the_checker_refuses_what_a_page_gets_wrong() -> None:
+    """The checks above can fail: wrong values, a missing error, a wrong error."""
+    assert _matches((3, 2), "(3, 2): the shape") and _matches("device", "'device'")
+    assert not _matches(2, "2.5") and not _matches((3, 2, 1), "(3, 2)")
+    assert not _matches((3, 2), "(3, 2, 1)")
+    assert _matches(xp.Device.create_device("numpy"), "Device(cpu), or Device(numpy) here")
+    assert _matches("usm_ndarray([1.], dtype=float32)", "'usm_ndarray([1.]...)'")
+    page = ROOT / "docs" / "quickstart.md"
+    for code, complaint in [("1 + 1  # 3", "the page shows '3'"),
+                            ("1 + 1  # TypeError: no", "nothing was raised"),
+                            ("1 / 0  # TypeError: no", "expected TypeError, got ZeroDivision")]:
+        with pytest.raises((AssertionError, pytest.fail.Exception), match=complaint):
+            run_python(Block(page, 1, "python", code, None, None), {})
 
 
 def _python_pages() -> list[Path]:
@@ -302,3 +317,17 @@ def test_shell_and_toml_blocks_name_what_exists(block: Block) -> None:
         return
     for words in _commands(block.code):
         check_command(words, where)
+
+
+def test_the_shell_checker_refuses_what_does_not_exist() -> None:
+    for words, complaint in [
+        (["python", "-m", "conformance", "--no-such-option"], "has the option --no-such"),
+        (["pip", "install", "-e", ".[nosuchextra]"], "no extra 'nosuchextra'"),
+        (["make", "nosuchtarget"], "no target 'nosuchtarget'"),
+        (["python", "-m", "pytest", "tests/test_nosuchfile.py"], "no file"),
+        (["python", "-m", "pytest", "-m", "nosuchmarker"], "no pytest marker"),
+    ]:
+        with pytest.raises(AssertionError, match=complaint):
+            check_command(words, "here")
+    assert _commands("A=1 python -m x --y \\\n  --z && make docs  # note") == [
+        ["python", "-m", "x", "--y", "--z"], ["make", "docs"]]
