@@ -178,3 +178,33 @@ def test_a_name_of_a_later_version_says_which_version_added_it() -> None:
              "    print(e)\n", USMARRAY_API_VERSION="2024.12")
     assert "added it in version 2025.12" in r.stdout, r.stderr
     assert "follows 2024.12 (USMARRAY_API_VERSION)" in r.stdout
+
+
+_BLOCK_DPCTL = """
+import importlib.abc, sys, warnings
+warnings.simplefilter("always")
+class Block(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name.split(".")[0] in ("dpctl", "dpnp"):
+            raise {exc}
+sys.meta_path.insert(0, Block())
+import usmarray as xp
+from usmarray import _backend
+print(xp.ones(2).device, "|", _backend.absent().get("sycl"))
+"""
+
+
+@pytest.mark.parametrize("exc, warned, reason", [
+    ('OSError("libsycl.so.8: cannot open shared object file")', True,
+     "the SYCL runtime failed to load: OSError('libsycl.so.8: cannot open shared object"),
+    ('ImportError("undefined symbol: _ZN4sycl3_V15queue")', True,
+     "the SYCL runtime failed to load: ImportError('undefined symbol"),
+    ('ModuleNotFoundError("No module named dpctl", name="dpctl")', False,
+     "dpctl/dpnp is not installed"),
+])
+def test_a_sycl_runtime_that_fails_to_load_is_named(exc: str, warned: bool, reason: str) -> None:
+    r = _run(_BLOCK_DPCTL.format(exc=exc))
+    assert r.returncode == 0, r.stderr
+    device, why = (part.strip() for part in r.stdout.split("|"))
+    assert device == "Device(numpy)" and why.startswith(reason)
+    assert ("RuntimeWarning: usmarray: no SYCL backend" in r.stderr) is warned

@@ -121,8 +121,8 @@ def keyword_only_error(f: Callable[..., Any], exc: TypeError, args: tuple) -> Ty
         return None
     npos = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
     kwonly = [p.name for p in params if p.kind is p.KEYWORD_ONLY]
-    if not kwonly or len(args) <= npos:
-        return None
+    if not kwonly or len(args) <= npos or any(p.kind is p.VAR_POSITIONAL for p in params):
+        return None  # only too many positional arguments: the call itself was refused
     extra = args[npos:npos + len(kwonly)]
     shown = ["x" if i == 0 else "..." for i in range(npos)]
     shown += [f"{k}={_short(v)}" for k, v in zip(kwonly, extra, strict=False)]

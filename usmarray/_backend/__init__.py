@@ -41,10 +41,16 @@ def _load_sycl() -> Any:
         if _not_installed(exc, ("dpctl", "dpnp")):
             ABSENT["sycl"] = f"dpctl/dpnp is not installed ({exc})"
         else:  # installed but broken: say so once, here, not at the first array
-            ABSENT["sycl"] = f"the SYCL runtime failed to load: {exc}"
-            warnings.warn(f"usmarray: no SYCL backend, {ABSENT['sycl']}", RuntimeWarning,
-                          stacklevel=2)
+            _sycl_failed(exc)
         return None
+    except Exception as exc:  # a broken SYCL stack must not break import usmarray
+        _sycl_failed(exc)
+        return None
+
+
+def _sycl_failed(exc: BaseException) -> None:
+    ABSENT["sycl"] = f"the SYCL runtime failed to load: {exc!r}"
+    warnings.warn(f"usmarray: no SYCL backend, {ABSENT['sycl']}", RuntimeWarning, stacklevel=3)
 
 
 def _load_cuda() -> Any:
