@@ -107,6 +107,14 @@ def no_such_name(module: str, name: str, present: Iterable[str],
     return msg
 
 
+#: what NumPy's positional arguments after the array mean, where a NumPy user's
+#: ``f(x, a, b)`` maps to keyword arguments other than "axis first" (below)
+NUMPY_ORDER: dict[str, tuple[str, ...]] = {
+    "diff": ("n", "axis"), "sum": ("axis", "dtype"), "prod": ("axis", "dtype"),
+    "mean": ("axis", "dtype"), "cumulative_sum": ("axis", "dtype"),
+    "cumulative_prod": ("axis", "dtype"), "astype": ("copy",),
+}
+
 _POSITIONAL = re.compile(r"takes (from \d+ to )?\d+ positional arguments? but \d+ (were|was) given")
 
 
@@ -123,10 +131,13 @@ def keyword_only_error(f: Callable[..., Any], exc: TypeError, args: tuple) -> Ty
     kwonly = [p.name for p in params if p.kind is p.KEYWORD_ONLY]
     if not kwonly or len(args) <= npos or any(p.kind is p.VAR_POSITIONAL for p in params):
         return None  # only too many positional arguments: the call itself was refused
-    extra = args[npos:npos + len(kwonly)]
-    shown = ["x" if i == 0 else "..." for i in range(npos)]
-    shown += [f"{k}={_short(v)}" for k, v in zip(kwonly, extra, strict=False)]
     name = getattr(f, "__name__", "function")
+    order = [k for k in NUMPY_ORDER.get(name, ("axis",)) if k in kwonly] or kwonly[:1]
+    extra = args[npos:]
+    shown = [p.name for p in params[:npos]]
+    shown += [f"{k}={_short(v)}" for k, v in zip(order, extra, strict=False)]
+    if len(extra) > len(order):
+        shown.append("...")
     return TypeError(
         f"{name}() takes {npos} positional argument{'s' if npos != 1 else ''} but "
         f"{len(args)} were given: the standard makes {', '.join(kwonly)} keyword-only; "
