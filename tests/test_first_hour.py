@@ -120,7 +120,9 @@ def test_numpy_backend_warns_only_for_what_the_standard_leaves_unspecified() -> 
 
 
 def _run(code: str, **env: str) -> subprocess.CompletedProcess:
-    base = {k: v for k, v in os.environ.items() if k != "USMARRAY_UNPICKLE_DEVICE"}
+    # a fresh user's environment: no cubed settings left by other tests of this process
+    base = {k: v for k, v in os.environ.items()
+            if not k.startswith(("CUBED_", "USMARRAY_CUBED_", "USMARRAY_UNPICKLE"))}
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=300, env={**base, **env})
 

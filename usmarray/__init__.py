@@ -8,11 +8,12 @@ this module follows (2023.12, 2024.12 or 2025.12, the default).
 
 import sys as _sys
 
-from ._env import check_cubed_order, configure_kernel_cache, configure_opencl_icd
+from ._env import check_cubed_order as _check_cubed_order
+from ._env import configure_kernel_cache, configure_opencl_icd
 
 configure_opencl_icd()
 configure_kernel_cache()
-check_cubed_order()
+_check_cubed_order()
 
 from ._name import ModuleName as _ModuleName  # noqa: E402
 
