@@ -114,9 +114,15 @@ def test_numpy_backend_warns_only_for_what_the_standard_leaves_unspecified() -> 
         warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"usmarray\._backend")
         y = (x / 0.0, xp.log(x), xp.sqrt(x), xp.mean(x[:0]), xp.var(x, correction=5))
     assert np.isnan(float(y[3])) and np.isnan(float(y[4]))
-    with pytest.warns(RuntimeWarning, match="NaN or infinity cast to int32") as rec:
-        xp.astype(xp.asarray([float("nan")], device="numpy"), xp.int32)
-    assert rec[0].filename == __file__  # the user's line, not usmarray's internals
+    for bad in (float("nan"), float("inf"), 1e300):
+        with pytest.warns(RuntimeWarning, match="NaN, infinity or a value outside the range "
+                                                "of int32 cast to int32") as rec:
+            xp.astype(xp.asarray([1.0, bad], device="numpy"), xp.int32)
+        assert rec[0].filename == __file__  # the user's line, not usmarray's internals
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert xp.asnumpy(xp.astype(xp.asarray([-2.5, 7.9], device="numpy"), xp.int8)).tolist() \
+            == [-2, 7]
 
 
 def _run(code: str, **env: str) -> subprocess.CompletedProcess:

@@ -180,7 +180,7 @@ def placement_error_bases() -> tuple[type[BaseException], ...]:
 
 
 __all__ = [
-    "ABSENT", "KERNEL_NAMES", "absent", "catalogue", "Backend", "BackendBase", "Capabilities", "HostFallbackWarning",
-    "LinAlgError", "NumpyBackend", "backends", "cuda", "for_dlpack_device", "for_native",
+    "ABSENT", "KERNEL_NAMES", "Backend", "BackendBase", "Capabilities", "HostFallbackWarning",
+    "LinAlgError", "absent", "catalogue", "NumpyBackend", "backends", "cuda", "for_dlpack_device", "for_native",
     "get_backend", "numpy", "placement_error_bases", "register_backend", "sycl",
 ]

@@ -96,15 +96,19 @@ def _argsort(a: np.ndarray, axis: int = -1, descending: bool = False, stable: bo
 
 
 def _astype(a: np.ndarray, dtype: Any, copy: bool = True, **_: Any) -> np.ndarray:
-    """``a`` as ``dtype``; a NaN or infinity cast to an integer dtype (a value the
-    standard leaves unspecified) warns at the user's line, not here."""
+    """``a`` as ``dtype``; a NaN, an infinity or a value out of range cast to an integer
+    dtype (results the standard leaves unspecified) warns at the user's line, not here."""
     if a.dtype.kind in "fc" and np.dtype(dtype).kind in "iub":
-        with np.errstate(invalid="ignore"):
-            r = a.astype(dtype, copy=copy)
-        if not np.isfinite(a).all():
-            warn_at_caller(f"astype: NaN or infinity cast to {np.dtype(dtype)}: the standard "
-                           "leaves those results unspecified (here they are arbitrary integers)")
-        return r
+        try:
+            with np.errstate(invalid="raise"):
+                return a.astype(dtype, copy=copy)
+        except FloatingPointError:
+            with np.errstate(invalid="ignore"):
+                r = a.astype(dtype, copy=copy)
+            warn_at_caller(f"astype: NaN, infinity or a value outside the range of "
+                           f"{np.dtype(dtype)} cast to {np.dtype(dtype)}: the standard leaves "
+                           "those results unspecified (here they are arbitrary integers)")
+            return r
     return a.astype(dtype, copy=copy)
 
 
