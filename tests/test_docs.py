@@ -6,6 +6,8 @@ line that is a single expression (or assignment) with a trailing comment shows w
 gives, and that is checked:
 
 * ``expr  # TypeError: why`` must raise that exception (a builtin or a usmarray name);
+  with elisions, ``# TypeError: ... quoted words ...``, its message must contain each
+  quoted part;
 * ``expr  # 'device'`` must give a value whose ``repr`` starts the comment, followed by
   nothing, a colon, a semicolon or a space and prose; alternatives are written
   ``# A, or B on the NumPy backend``.
@@ -114,6 +116,16 @@ def _error_class(shown: str, ns: dict) -> type[BaseException] | None:
     return cls
 
 
+def _quoted(shown: str) -> list[str]:
+    """The parts of an error comment the page quotes from the message: with ``...``
+    marking elisions (``TypeError: ... write sum(x, axis=0)``), every part between
+    them; without, none (the words are the page's own)."""
+    text = shown.split(":", 1)[1] if ":" in shown else ""
+    if "..." not in text:
+        return []
+    return [part.strip() for part in text.split("...") if part.strip()]
+
+
 def _matches(value: object, shown: str) -> bool:
     """Whether ``repr(value)`` begins ``shown`` (or one of its ", or " alternatives), up
     to whitespace and with ``...`` standing for any text, as in doctest's ELLIPSIS."""
@@ -139,6 +151,9 @@ def _run_statement(stmt: ast.stmt, comment: str | None, ns: dict, where: str) ->
             names = {c.__name__ for c in type(exc).__mro__}
             assert isinstance(exc, err) or err.__name__ in names, (
                 f"{where}: expected {err.__name__}, got {type(exc).__name__}: {exc}")
+            for quoted in _quoted(comment):
+                assert quoted in str(exc), (
+                    f"{where}: the page quotes {quoted!r} from the message, which is: {exc}")
             return
         pytest.fail(f"{where}: the page shows {err.__name__}, but nothing was raised")
     if comment and isinstance(stmt, ast.Expr):
@@ -169,7 +184,9 @@ def test_the_checker_refuses_what_a_page_gets_wrong() -> None:
     page = ROOT / "docs" / "quickstart.md"
     for code, complaint in [("1 + 1  # 3", "the page shows '3'"),
                             ("1 + 1  # TypeError: no", "nothing was raised"),
-                            ("1 / 0  # TypeError: no", "expected TypeError, got ZeroDivision")]:
+                            ("1 / 0  # TypeError: no", "expected TypeError, got ZeroDivision"),
+                            ("1 / 0  # ZeroDivisionError: ... by nothing ...",
+                             "quotes 'by nothing' from the message")]:
         with pytest.raises((AssertionError, pytest.fail.Exception), match=complaint):
             run_python(Block(page, 1, "python", code, None, None), {})
 

@@ -71,6 +71,38 @@ def test_keyword_only_arguments_passed_by_position_say_so(device: str) -> None:
 
 
 @pytest.mark.parametrize("device", DEVICES)
+def test_numpy_keywords_and_forms_name_the_standards(device: str) -> None:
+    x = xp.ones((2, 3), device=device)
+    with pytest.raises(TypeError, match=r"'ddof': the standard's name for it is correction="):
+        xp.std(x, ddof=1)
+    with pytest.raises(TypeError, match=r"'reverse': the standard's name for it is descending="):
+        xp.sort(x, reverse=True)
+    with pytest.raises(TypeError, match=r"'dim': the standard's name for it is axis="):
+        xp.sum(x, dim=0)
+    with pytest.raises(TypeError, match=r"has no out= argument; assign the result"):
+        xp.sum(x, out=x)
+    with pytest.raises(TypeError, match=r"use xp\.nonzero\(condition\)"):
+        xp.where(x > 0)
+    with pytest.raises(TypeError, match=r"^sum\(\) got an unexpected keyword argument 'foo'$"):
+        xp.sum(x, foo=1)  # no guess where there is nothing to say
+    with pytest.raises(TypeError, match=r"axis must be an int, a tuple of ints or None, got "
+                                        r"list; write axis=\(0, 1\)"):
+        xp.sum(x, axis=[0, 1])
+
+
+@pytest.mark.parametrize("given, meant", [
+    ("'float32'", "float32"), ("numpy.float32", "float32"), ("numpy.dtype('int8')", "int8"),
+    ("float", "float64"), ("int", "int64"), ("bool", "bool"), ("complex", "complex128"),
+])
+def test_a_dtype_of_another_spelling_names_the_standard_one(given: str, meant: str) -> None:
+    with pytest.raises(TypeError, match=f"is not a dtype of the array API standard; use "
+                                        f"usmarray\\.{meant} \\(or another of"):
+        xp.zeros(2, dtype=eval(given, {"numpy": np}), device="numpy")
+    with pytest.raises(TypeError, match=r"not a dtype of the array API standard; use one of"):
+        xp.zeros(2, dtype="float16", device="numpy")  # no standard counterpart: the list
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_broadcasting_errors_name_the_operation_and_both_shapes(device: str) -> None:
     a, b = xp.ones(3, device=device), xp.ones(4, device=device)
     with pytest.raises(ValueError, match=r"^add: shapes \(3,\) and \(4,\) cannot be broadcast "

@@ -115,17 +115,59 @@ NUMPY_ORDER: dict[str, tuple[str, ...]] = {
     "cumulative_prod": ("axis", "dtype"), "astype": ("copy",),
 }
 
+#: keyword arguments of NumPy (and PyTorch) -> the standard's; None: the standard has none
+KEYWORD_RENAMES: dict[str, str | None] = {
+    "ddof": "correction", "reverse": "descending", "keepdim": "keepdims", "dim": "axis",
+    "out": None,
+}
+
+#: functions called with too few arguments in a NumPy habit -> what to call instead
+TOO_FEW: dict[str, str] = {
+    "where": "where(condition) with one argument is NumPy's nonzero: use "
+             "xp.nonzero(condition)",
+}
+
 _POSITIONAL = re.compile(r"takes (from \d+ to )?\d+ positional arguments? but \d+ (were|was) given")
+_KEYWORD = re.compile(r"got an unexpected keyword argument '(\w+)'")
 
 
-def keyword_only_error(f: Callable[..., Any], exc: TypeError, args: tuple) -> TypeError | None:
-    """For a call of ``f`` with too many positional ``args`` where ``f`` has
-    keyword-only parameters: a TypeError naming them and the call to write; else None."""
-    if not _POSITIONAL.search(str(exc)):
-        return None
+def wants_hints(f: Callable[..., Any]) -> bool:
+    """Whether a call of ``f`` can fail in a way :func:`call_error` explains (functions
+    without keyword-only parameters, the elementwise ones, are left unwrapped: they are
+    the calls whose cost a wrapper would show)."""
+    try:
+        params = inspect.signature(f).parameters.values()
+    except (TypeError, ValueError):  # pragma: no cover - builtins without a signature
+        return False
+    return getattr(f, "__name__", "") in TOO_FEW or any(p.kind is p.KEYWORD_ONLY for p in params)
+
+
+def call_error(f: Callable[..., Any], exc: TypeError, args: tuple) -> TypeError | None:
+    """For a call of ``f`` that Python refused for its arguments, in a NumPy habit: a
+    TypeError saying what to write (a keyword-only argument passed by position, a NumPy
+    keyword, a NumPy one-argument form); else None (``exc`` stands)."""
+    text = str(exc)
+    name = getattr(f, "__name__", "function")
+    if not text.startswith(f"{getattr(f, '__qualname__', name)}()"):
+        return None  # raised inside f, not by Python binding the call's arguments
     try:
         params = list(inspect.signature(f).parameters.values())
     except (TypeError, ValueError):  # pragma: no cover - builtins without a signature
+        return None
+    m = _KEYWORD.search(text)
+    if m and m.group(1) in KEYWORD_RENAMES:
+        new = KEYWORD_RENAMES[m.group(1)]
+        if new is None:
+            return TypeError(f"{text}: the array API standard has no {m.group(1)}= "
+                             f"argument; assign the result (y = {name}(...)), or write it "
+                             f"into an existing array with y[...] = {name}(...)")
+        if any(p.name == new for p in params):
+            return TypeError(f"{text}: the standard's name for it is {new}= "
+                             f"({name}(..., {new}=...))")
+        return None
+    if name in TOO_FEW and "missing" in text and "required positional" in text:
+        return TypeError(f"{text}: {TOO_FEW[name]}")
+    if not _POSITIONAL.search(text):
         return None
     npos = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
     kwonly = [p.name for p in params if p.kind is p.KEYWORD_ONLY]
@@ -150,5 +192,5 @@ def _short(v: Any) -> str:
     return r if len(r) <= 20 else "..."
 
 
-__all__ = ["ARRAY_METHODS", "MISSING_NAMES", "keyword_only_error", "no_such_method",
-           "no_such_name"]
+__all__ = ["ARRAY_METHODS", "KEYWORD_RENAMES", "MISSING_NAMES", "call_error", "no_such_method",
+           "no_such_name", "wants_hints"]

@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import inspect
 import types
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 from . import _backend
 from ._array import usm_ndarray
-from ._hints import keyword_only_error
+from ._hints import call_error, wants_hints
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -81,7 +80,7 @@ def serialized(f: F) -> F:
             finally:
                 put()
         except TypeError as exc:
-            better = keyword_only_error(f, exc, args)
+            better = call_error(f, exc, args)
             if better is None:
                 raise
             raise better from None
@@ -94,10 +93,10 @@ _WRAPPERS: dict[Callable[..., Any], Callable[..., Any]] = {}
 
 
 def hinted(f: F) -> F:
-    """``f`` whose TypeError for positional arguments beyond its positional parameters
-    names the keyword-only ones (``sum(x, 0)``: write ``sum(x, axis=0)``); ``f`` itself
-    when it has no keyword-only parameter."""
-    if not any(p.kind is p.KEYWORD_ONLY for p in inspect.signature(f).parameters.values()):
+    """``f`` whose TypeErrors for NumPy habits in the call say what to write instead
+    (``sum(x, 0)``: write ``sum(x, axis=0)``; see ``_hints.call_error``); ``f`` itself
+    where no such error can arise."""
+    if not wants_hints(f):
         return f
 
     @functools.wraps(f)
@@ -105,7 +104,7 @@ def hinted(f: F) -> F:
         try:
             return f(*args, **kwargs)
         except TypeError as exc:
-            better = keyword_only_error(f, exc, args)
+            better = call_error(f, exc, args)
             if better is None:
                 raise
             raise better from None
