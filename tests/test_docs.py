@@ -350,3 +350,29 @@ def test_the_shell_checker_refuses_what_does_not_exist() -> None:
             check_command(words, "here")
     assert _commands("A=1 python -m x --y \\\n  --z && make docs  # note") == [
         ["python", "-m", "x", "--y", "--z"], ["make", "docs"]]
+
+
+def test_tables_are_tables() -> None:
+    """A table row after a blank line starts a table, so the next line must be its
+    separator row; otherwise Markdown shows the row as text with literal pipes."""
+    bad = []
+    for page in PAGES:
+        lines = page.read_text().splitlines()
+        in_code = False
+        for i, line in enumerate(lines):
+            if _FENCE.match(line):
+                in_code = not in_code
+            if in_code or not line.startswith("|") or (i and lines[i - 1].strip()):
+                continue
+            nxt = lines[i + 1] if i + 1 < len(lines) else ""
+            if not (re.fullmatch(r"[|:\- ]+", nxt) and "---" in nxt):
+                bad.append(f"{page.name}:{i + 1}")
+    assert not bad, f"table rows outside a table (a blank line before them?): {bad}"
+
+
+def test_the_table_check_finds_a_row_cut_off_by_a_blank_line(tmp_path, monkeypatch) -> None:
+    page = tmp_path / "page.md"
+    page.write_text("| a | b |\n| --- | --- |\n| 1 | 2 |\n\n| 3 | 4 |\n")
+    monkeypatch.setattr(sys.modules[__name__], "PAGES", [page])
+    with pytest.raises(AssertionError, match=r"page\.md:5"):
+        test_tables_are_tables()

@@ -4,6 +4,7 @@ falls back silently."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import warnings
@@ -39,6 +40,16 @@ def test_numpy_methods_name_the_namespace_function(device: str, method: str, fix
 ])
 def test_missing_names_suggest_the_standards_name(expr: str, standard: str) -> None:
     with pytest.raises(AttributeError, match=f"the array API standard's name is .*{standard}"):
+        eval(expr)
+
+
+@pytest.mark.parametrize("expr, instead", [
+    ("xp.random", "numpy.random.default_rng()"), ("xp.isclose", "xp.abs(a - b) <= atol"),
+    ("xp.ravel", "xp.reshape(x, (-1,))"), ("xp.linalg.lstsq", "xp.linalg.pinv"),
+])
+def test_names_without_a_counterpart_say_what_to_write(expr: str, instead: str) -> None:
+    with pytest.raises(AttributeError, match=r"the array API standard has no \w+; use .*"
+                                             + re.escape(instead)):
         eval(expr)
 
 

@@ -61,18 +61,30 @@ MISSING_NAMES: dict[str, dict[str, str]] = {
         "true_divide": "divide", "dot": "matmul, vecdot or tensordot", "outer": "linalg.outer",
         "norm": "linalg.vector_norm or linalg.matrix_norm", "swapaxes": "moveaxis or permute_dims",
         "rollaxis": "moveaxis", "float_": "float64", "int_": "int64", "bool_": "bool",
-        "cumsum": "cumulative_sum", "cumprod": "cumulative_prod", "trace": "linalg.trace",
-        "ravel": "reshape(x, (-1,))", "copy": "asarray(x, copy=True)",
-        "sort_complex": "sort", "column_stack": "stack(arrays, axis=1)",
-        "vstack": "concat (axis=0) or stack", "hstack": "concat(arrays, axis=-1)",
-        "split": "unstack, or slices", "isclose": "abs(a - b) <= atol + rtol * abs(b)",
-        "allclose": "all(abs(a - b) <= atol + rtol * abs(b))",
+        "float": "float64 (or float32)", "int": "int64 (or another integer dtype)",
+        "complex": "complex128 (or complex64)", "cumsum": "cumulative_sum",
+        "cumprod": "cumulative_prod", "trace": "linalg.trace", "sort_complex": "sort",
+        "einsum": "matmul, tensordot or vecdot (the standard has no einsum)",
     },
     "linalg": {
         "norm": "vector_norm (vectors) or matrix_norm (matrices)",
         "transpose": "matrix_transpose",
-        "lstsq": "solve of the normal equations, or pinv",
     },
+    "fft": {},
+}
+
+#: names with no counterpart in the standard -> what to write instead
+NO_COUNTERPART: dict[str, dict[str, str]] = {
+    "": {
+        "ravel": "xp.reshape(x, (-1,))", "copy": "xp.asarray(x, copy=True)",
+        "column_stack": "xp.stack(arrays, axis=1)", "vstack": "xp.concat(arrays, axis=0)",
+        "hstack": "xp.concat(arrays, axis=-1)", "split": "xp.unstack or slices",
+        "isclose": "xp.abs(a - b) <= atol + rtol * xp.abs(b)",
+        "allclose": "xp.all(xp.abs(a - b) <= atol + rtol * xp.abs(b))",
+        "random": "draw numbers with NumPy (numpy.random.default_rng()) and move them with "
+                  "xp.asarray(values, device=...)",
+    },
+    "linalg": {"lstsq": "xp.linalg.solve of the normal equations, or xp.linalg.pinv"},
     "fft": {},
 }
 
@@ -100,6 +112,9 @@ def no_such_name(module: str, name: str, present: Iterable[str],
     hint = MISSING_NAMES[prefix].get(name)
     if hint is not None:
         return f"{msg}: the array API standard's name is {hint}"
+    instead = NO_COUNTERPART[prefix].get(name)
+    if instead is not None:
+        return f"{msg}: the array API standard has no {name}; use {instead}"
     close = difflib.get_close_matches(name, [p for p in present if not p.startswith("_")],
                                       n=3, cutoff=0.75)
     if close:
@@ -192,5 +207,5 @@ def _short(v: Any) -> str:
     return r if len(r) <= 20 else "..."
 
 
-__all__ = ["ARRAY_METHODS", "KEYWORD_RENAMES", "MISSING_NAMES", "call_error", "no_such_method",
-           "no_such_name", "wants_hints"]
+__all__ = ["ARRAY_METHODS", "KEYWORD_RENAMES", "MISSING_NAMES", "NO_COUNTERPART", "call_error",
+           "no_such_method", "no_such_name", "wants_hints"]
