@@ -117,13 +117,16 @@ def hinted(f: F) -> F:
 def serialize_namespace(ns: dict[str, Any]) -> None:
     """Replace the public plain functions of a module namespace by serialized ones (or,
     where nothing is serialized, by :func:`hinted` ones); a function exported by several
-    namespaces (``matmul``) gets one wrapper."""
+    namespaces (``matmul``) gets one wrapper.  :data:`VIEW_ONLY` functions stay
+    unwrapped: a wrapper would add a third to the cost of a view (so ``flip(x, 0)`` gets
+    Python's own TypeError)."""
     for name, obj in list(ns.items()):
         if not name.startswith("_") and isinstance(obj, types.FunctionType):
             if name in VIEW_ONLY:
                 obj._usmarray_lock = "none"  # type: ignore[attr-defined]
+                continue
             if obj not in _WRAPPERS:
-                wrapped = serialized(obj) if name not in VIEW_ONLY else obj
+                wrapped = serialized(obj)
                 _WRAPPERS[obj] = hinted(wrapped) if wrapped is obj else wrapped
             ns[name] = _WRAPPERS[obj]
 
