@@ -144,10 +144,14 @@ def test_unknown_device_strings_list_every_backends_devices_and_why_cuda_is_abse
     with pytest.raises(ValueError) as info:
         xp.asarray(1.0, device="cuda:0" if _backend.cuda is None else "nosuchdevice")
     msg = str(info.value)
-    assert "numpy: ['numpy']" in msg and "sycl: [" in msg
+    assert "available devices: sycl: [" in msg and "numpy: ['numpy']" in msg
     if _backend.cuda is None:
-        assert f"no cuda backend: {_backend.ABSENT['cuda']}" in msg
-        assert "CuPy is not installed" in msg or "CUDA" in msg
+        assert msg.startswith(f"device 'cuda:0': the cuda backend is not available here: "
+                              f"{_backend.ABSENT['cuda']}; nor does a SYCL device match")
+        assert msg.count(_backend.ABSENT["cuda"]) == 1
+    with pytest.raises(ValueError, match=r"^device 'gpux' names no backend and no available "
+                                         r"SYCL device .*available devices: sycl: \["):
+        xp.asarray(1.0, device="gpux")
 
 
 def test_numpy_backend_warns_only_for_what_the_standard_leaves_unspecified() -> None:

@@ -84,9 +84,10 @@ def absent() -> dict[str, str]:
     return out
 
 
-def catalogue() -> str:
-    """Every backend's devices by filter string, then why each missing backend is
-    missing: the list an error about an unknown device string ends with."""
+def catalogue(said: str | None = None) -> str:
+    """Every backend's devices by filter string, then why each missing backend (but
+    ``said``, explained already) is missing: the list an error about an unknown device
+    string ends with."""
     parts = []
     for name, be in backends().items():
         try:
@@ -95,14 +96,27 @@ def catalogue() -> str:
             names = [f"? ({exc})"]
         parts.append(f"{name}: {names}")
     text = "available devices: " + "; ".join(parts)
-    missing = absent()
+    missing = {n: why for n, why in absent().items() if n != said}
     if missing:
         text += "; " + "; ".join(f"no {n} backend: {why}" for n, why in missing.items())
     return text
 
 
+def unknown_device(text: str, why: str) -> str:
+    """The message for a device string no backend knows (``why``: the SYCL runtime's
+    answer to it as a filter string): what went wrong, then :func:`catalogue`."""
+    prefix = text.split(":", 1)[0]
+    missing = absent()
+    if prefix in missing:
+        head = (f"device {text!r}: the {prefix} backend is not available here: "
+                f"{missing[prefix]}; nor does a SYCL device match {text!r} ({why})")
+    else:
+        head = f"device {text!r} names no backend and no available SYCL device ({why})"
+    return f"{head}; {catalogue(prefix)}"
+
+
 if sycl is not None:
-    sycl.catalogue = catalogue
+    sycl.unknown_device = unknown_device
 
 _REGISTRY: dict[str, Any] = {"sycl": sycl} if sycl is not None else {}
 if cuda is not None:
@@ -181,6 +195,6 @@ def placement_error_bases() -> tuple[type[BaseException], ...]:
 
 __all__ = [
     "ABSENT", "KERNEL_NAMES", "Backend", "BackendBase", "Capabilities", "HostFallbackWarning",
-    "LinAlgError", "absent", "catalogue", "NumpyBackend", "backends", "cuda", "for_dlpack_device", "for_native",
+    "LinAlgError", "absent", "catalogue", "unknown_device", "NumpyBackend", "backends", "cuda", "for_dlpack_device", "for_native",
     "get_backend", "numpy", "placement_error_bases", "register_backend", "sycl",
 ]

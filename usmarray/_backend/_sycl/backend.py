@@ -285,8 +285,9 @@ class SyclBackend(BackendBase):
         os.register_at_fork(after_in_child=functools.partial(_after_fork_in_child, self))
 
     # ---- devices ---------------------------------------------------------
-    #: set by the registry: every backend's devices and why missing ones are missing
-    catalogue: Any = None
+    #: set by the registry: the message for a device string no backend knows, which
+    #: lists every backend's devices and why missing backends are missing
+    unknown_device: Any = None
     _no_device_warned = False
 
     def available(self) -> bool:
@@ -349,11 +350,11 @@ class SyclBackend(BackendBase):
             try:
                 return get_device_cached_queue(dpctl.SyclDevice(obj))
             except Exception as exc:
-                known = (self.catalogue() if self.catalogue is not None else
-                         f"available: {[d.filter_string for d in dpctl.get_devices()]}")
+                if self.unknown_device is not None:
+                    raise ValueError(self.unknown_device(obj, builtins.str(exc))) from None
                 raise ValueError(
-                    f"device {obj!r} names no backend and no available SYCL device "
-                    f"({exc}); {known}"
+                    f"device filter string {obj!r} names no available SYCL device ({exc}); "
+                    f"available: {[d.filter_string for d in dpctl.get_devices()]}"
                 ) from None
         raise TypeError(
             f"cannot make a SYCL device from {type(obj).__name__}; pass a filter string "
