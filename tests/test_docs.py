@@ -1,25 +1,28 @@
 """The code blocks of README.md and docs/*.md, run as a reader would run them.
 
-Python blocks of one page run in order in one namespace, once on the SYCL device (where
-a SYCL runtime exists) and once with the NumPy host device as the default device.  A
-line that is a single expression (or assignment) with a trailing comment shows what it
-gives, and that is checked:
+Python blocks of one page run in order in one namespace, once on the SYCL device and
+once with the NumPy host device as the default device (on a machine with a SYCL
+device: the pages name it), with only the built-in backends registered.  A line that is
+a single expression (or assignment) with a trailing comment shows what it gives, and
+that is checked:
 
 * ``expr  # TypeError: why`` must raise that exception (a builtin or a usmarray name);
   with elisions, ``# TypeError: ... quoted words ...``, its message must contain each
   quoted part;
 * ``expr  # 'device'`` must give a value whose ``repr`` starts the comment, followed by
-  nothing, a colon, a semicolon or a space and prose; alternatives are written
-  ``# A, or B on the NumPy backend``.
+  nothing, a colon, a semicolon or a space and prose; ``...`` in it stands for any
+  text, and alternatives are written ``# A, or B on the NumPy backend``.
 
 An assignment's comment is prose unless it names an exception.  A block is marked for
-the reader, on the line just above it (an HTML comment between is allowed), with
-``*Not run in CI: <reason>.*`` (not run at all) or ``*SYCL devices only: <reason>.*``
-(not run on the NumPy pass).  Shell blocks are checked, not run: each ``python -m``
-module must exist and accept every long option the line gives it, each ``pip install``
-extra must be in pyproject.toml, each ``make`` target in the Makefile and each
-repository path the command names must exist.  TOML blocks must parse.
-"""
+the reader by the paragraph just above it (an HTML comment between is allowed):
+``*Not run in CI: <reason>.*`` (not run), ``*SYCL devices only: <reason>.*`` (not run
+on the NumPy pass) or ``*Run in a fresh process: <reason>.*`` (run alone in a new
+interpreter, as a program that sets the environment before its imports must be).
+Shell blocks are checked, not run: each ``python -m`` module must exist and accept
+every long option the line gives it (or pass it to pytest, which must know it), each
+``pip install`` extra must be in pyproject.toml, each ``make`` target in the Makefile,
+each file and ``-m`` marker of a pytest command must exist.  TOML blocks must parse,
+and a Markdown table row must belong to a table."""
 
 from __future__ import annotations
 
