@@ -99,6 +99,9 @@ def test_numpy_keywords_and_forms_name_the_standards(device: str) -> None:
     with pytest.raises(TypeError, match=r"axis must be an int, a tuple of ints or None, got "
                                         r"list; write axis=\(0, 1\)"):
         xp.sum(x, axis=[0, 1])
+    with pytest.raises(TypeError, match=r"shape must be a tuple of ints, got list; write "
+                                        r"shape=\(3, 2\)"):
+        xp.reshape(x, [3, 2])
 
 
 @pytest.mark.parametrize("given, meant", [

@@ -57,8 +57,9 @@ def int_tuple(value: Any, fname: str, argname: str) -> tuple[int, ...]:
     """A tuple of Python ints (bools refused); a shape has at most 64 entries (NumPy's
     limit, the same on every backend)."""
     if type(value) is not tuple:
+        hint = f"; write {argname}={tuple(value)!r}" if type(value) is list else ""
         raise TypeError(
-            f"{fname}: {argname} must be a tuple of ints, got {type(value).__name__}"
+            f"{fname}: {argname} must be a tuple of ints, got {type(value).__name__}{hint}"
         )
     if argname == "shape" and len(value) > 64:
         raise ValueError(f"{fname}: an array has at most 64 dimensions, got {len(value)}")
