@@ -119,10 +119,10 @@ CAUSES: list[Cause] = [
         r"linspace: dtype must be floating-point|linspace: start must be an int, float or "
         r"complex, got usm_ndarray|arange: dtype must be a real numeric dtype, got complex"),
         "usmarray is stricter than array-api-strict here, which accepts (as NumPy does) "
-        "`moveaxis` with lists of axes, `linspace` with an integer dtype or 0-D array "
-        "`start`/`stop`, and `arange` with a complex dtype; the standard's signatures say "
-        "tuples, Python scalars and (for `arange`) real dtypes. Left as they are pending "
-        "a decision (the fix is one line each in `_manipulation.py` / `_creation.py`)."),
+        "`linspace` with an integer dtype and `arange` with a complex dtype: the standard "
+        "says a floating dtype and real numbers, and usmarray keeps to it (issue 27; lists "
+        "of axes and 0-D arrays as numbers, also counted here before, are accepted since, "
+        "as in array-api-strict: see docs/migration.md)."),
     Cause("flags-writeable", "usmarray", re.compile(r"Flags' object has no attribute 'writeable'"),
           "`x.flags` is the kernel provider's flags object (dpnp's `Flags`), which spells "
           "`writable`; SciPy reads NumPy's `x.flags.writeable`. Not in the standard; a "

@@ -78,7 +78,9 @@ def summarize(report: dict, version: str, device: str | None, skips: int) -> tup
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m conformance", description=__doc__)
+    p = argparse.ArgumentParser(
+        prog="python -m conformance", description=__doc__,
+        epilog="Options not listed here are passed to pytest (and its plugins).")
     p.add_argument("--version", default="2025.12", help="standard version to test (default 2025.12)")
     p.add_argument("--max-examples", type=int, default=100, help="hypothesis examples per test")
     p.add_argument("--device", default=None,

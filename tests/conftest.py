@@ -9,7 +9,8 @@ if os.environ.get("USMARRAY_TEST_WITHOUT_SYCL") == "1":
     class _WithoutSycl(importlib.abc.MetaPathFinder):
         def find_spec(self, name, path, target=None):
             if name.split(".")[0] in ("dpctl", "dpnp"):
-                raise ModuleNotFoundError(f"{name} is blocked (USMARRAY_TEST_WITHOUT_SYCL=1)")
+                raise ModuleNotFoundError(f"{name} is blocked (USMARRAY_TEST_WITHOUT_SYCL=1)",
+                                          name=name)
             return None
 
     sys.meta_path.insert(0, _WithoutSycl())

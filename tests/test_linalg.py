@@ -446,3 +446,17 @@ def test_host_fallback(monkeypatch):
         monkeypatch.undo()
         _onemkl.use(None)
     assert _onemkl.on_device() == (HAVE_DPNP)
+
+
+@pytest.mark.parametrize("device", ["cpu", "numpy"] if _be_layer.sycl is not None else ["numpy"])
+def test_read_only_operands_of_every_layout_are_factorized(device):
+    """A transposed broadcast view is read-only and F-contiguous: dpnp 0.20's eigvalsh
+    used it as LAPACK's work array ("output array is read-only", found by
+    test_reliability_layouts); the operand itself stays unchanged."""
+    a = xp.asarray(np.array([[2.0, 1.0], [1.0, 3.0]]), device=device)
+    x = xp.permute_dims(xp.broadcast_to(a, (2, 2)), (1, 0))
+    assert not x.flags.writable and x.flags.f_contiguous
+    want = np.linalg.eigvalsh(np.array([[2.0, 1.0], [1.0, 3.0]]))
+    np.testing.assert_allclose(xp.asnumpy(la.eigvalsh(x)), want, rtol=1e-12)
+    np.testing.assert_allclose(xp.asnumpy(la.eigh(x).eigenvalues), want, rtol=1e-12)
+    np.testing.assert_array_equal(xp.asnumpy(x), [[2.0, 1.0], [1.0, 3.0]])

@@ -8,10 +8,12 @@ this module follows (2023.12, 2024.12 or 2025.12, the default).
 
 import sys as _sys
 
+from ._env import check_cubed_order as _check_cubed_order
 from ._env import configure_kernel_cache, configure_opencl_icd
 
 configure_opencl_icd()
 configure_kernel_cache()
+_check_cubed_order()
 
 from ._name import ModuleName as _ModuleName  # noqa: E402
 
@@ -86,3 +88,13 @@ def _array_namespace(self: usm_ndarray, /, *, api_version: str | None = None) ->
 
 
 _operators.install(_array_namespace)
+
+
+def __getattr__(name: str) -> object:
+    """A missing name: AttributeError naming the standard's spelling where one exists, or
+    the version of the standard that added it when USMARRAY_API_VERSION is older."""
+    from ._hints import no_such_name
+
+    added = next((v for v, names in _versions.ADDED.items() if name in names.get("", ())),
+                 None)
+    raise AttributeError(no_such_name(__name__, name, globals(), added, _versions.configured()))

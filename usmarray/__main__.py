@@ -1,3 +1,5 @@
+import sys
+
 from usmarray._demo import main
 
-raise SystemExit(main())
+raise SystemExit(main(sys.argv[1:]))

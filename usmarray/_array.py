@@ -20,6 +20,7 @@ import numpy as np
 from . import _backend
 from . import _dtypes as dt
 from ._device import Device, default_device
+from ._hints import no_such_method
 
 _Scalar = bool | int | float | complex
 _Operand = Union["usm_ndarray", bool, int, float, complex]
@@ -242,6 +243,9 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
             be = object.__getattribute__(self, "_be")
         except AttributeError:
             raise AttributeError(name) from None
+        habit = no_such_method(name)
+        if habit is not None:
+            raise AttributeError(habit)
         return be.array_attribute(self._arr, name)
 
     @property

@@ -175,9 +175,15 @@ def full_like(
     return wrap_with(be, _alloc(be, q, d, be.full, x._arr.shape, fill_value, dtype=d, usm_type=ut, queue=q))
 
 
-def _python_scalar(v: Any) -> Any:
-    if type(v) is usm_ndarray and v._arr.ndim == 0 and v._arr.dtype in dt.REAL_NUMERIC:
-        return int(v) if v._arr.dtype in dt.INTEGER else float(v)
+def _python_scalar(v: Any, complex_ok: bool = False) -> Any:
+    """A 0-D real (with ``complex_ok``, also complex) array as its Python number, as
+    array-api-strict accepts it where the standard says a Python scalar; else ``v``."""
+    if type(v) is usm_ndarray and v._arr.ndim == 0:
+        d = v._arr.dtype
+        if d in dt.REAL_NUMERIC:
+            return int(v) if d in dt.INTEGER else float(v)
+        if complex_ok and d in dt.COMPLEX_FLOATING:
+            return complex(v)
     return v
 
 
@@ -230,6 +236,7 @@ def linspace(
     be, q, ut = placement(device, usm_type, sycl_queue, "linspace")
     if type(num) is not int or num < 0:
         raise ValueError(f"linspace: num must be a non-negative int, got {num!r}")
+    start, stop = _python_scalar(start, True), _python_scalar(stop, True)
     for name, v in (("start", start), ("stop", stop)):
         if type(v) not in (int, float, complex):
             raise TypeError(f"linspace: {name} must be an int, float or complex, got {type(v).__name__}")

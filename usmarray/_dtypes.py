@@ -136,11 +136,31 @@ def check_dtype(obj: object, argname: str = "dtype") -> np.dtype:
     """The internal dtype of a public ``obj``; TypeError for anything else."""
     if type(obj) is DType:
         return obj.np  # type: ignore[attr-defined]
+    meant = _meant_dtype(obj)
     raise TypeError(
-        f"{argname}={obj!r} is not a dtype of the array API standard; use one of "
-        "usmarray.bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, "
-        "float32, float64, complex64, complex128"
+        f"{argname}={obj!r} is not a dtype of the array API standard; use "
+        + (f"usmarray.{meant} (or another of " if meant else "one of ")
+        + "usmarray.bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, "
+        "float32, float64, complex64, complex128" + (")" if meant else "")
     )
+
+
+#: the standard's dtype a Python type stands for where NumPy accepts the type
+_PYTHON_TYPES = {builtins.bool: "bool", int: "int64", float: "float64", complex: "complex128"}
+
+
+def _meant_dtype(obj: object) -> str | None:
+    """The name of the standard dtype ``obj`` (a name, a Python type, a NumPy dtype or
+    scalar type) stands for, or None."""
+    if isinstance(obj, str):
+        return obj if obj in _BY_NAME else None
+    if isinstance(obj, type) and obj in _PYTHON_TYPES:
+        return _PYTHON_TYPES[obj]
+    try:
+        name = np.dtype(obj).name  # type: ignore[call-overload]
+    except Exception:  # not a NumPy dtype-like (another library's dtype, an instance)
+        return None
+    return name if name in _BY_NAME else None
 
 
 def _build_promotion_table() -> dict[tuple[np.dtype, np.dtype], np.dtype]:

@@ -17,7 +17,14 @@ import numpy as np
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
 from ._device import placement_error
-from ._helpers import alloc_failed, check_nbytes, check_scalar, scalar_operand_dtype
+from ._helpers import (
+    alloc_failed,
+    broadcast_shape,
+    check_nbytes,
+    check_scalar,
+    scalar_operand_dtype,
+)
+from ._indexing import scatter
 from ._placement import default_float
 from ._scalars import py_scalar
 from ._serial import locks_itself, serialized
@@ -88,7 +95,7 @@ _SAFE_SIZE = 2**58
 
 def _result_nbytes(name: str, a1: Any, a2: Any) -> tuple[Any, int]:
     arrays = [a for a in (a1, a2) if hasattr(a, "shape")]
-    shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    shape = broadcast_shape(name, *(a.shape for a in arrays))
     itemsize = 1 if name in _PREDICATES else max(a.itemsize for a in arrays)
     if name in ("abs", "real", "imag") and arrays[0].dtype in dt.COMPLEX_FLOATING:
         itemsize //= 2
@@ -396,7 +403,7 @@ def clip(
         if out.dtype != d:
             out = be.astype(out, d)
     except Exception as exc:
-        shape = np.broadcast_shapes(*(b.shape for b in (a, lo, hi) if hasattr(b, "shape")))
+        shape = broadcast_shape("clip", *(b.shape for b in (a, lo, hi) if hasattr(b, "shape")))
         alloc_failed(exc, be, a, math.prod(shape) * d.itemsize, "clip")
     return wrap_with(be, out)
 
@@ -473,7 +480,7 @@ def make_inplace(fn: Callable[..., usm_ndarray], opname: str) -> Callable[..., A
                 f"{opname}: the result shape {r.shape} differs from the left operand's "
                 f"{a.shape}; in-place operators cannot change an array's shape"
             )
-        self._be.setitem(a, ..., r)
+        scatter(self._be, a, ..., r)  # read-only targets get the read-only message
         return self
 
     op.__name__ = opname

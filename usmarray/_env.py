@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 from pathlib import Path
 
 
@@ -91,3 +92,22 @@ def configure_opencl_icd() -> str | None:
 def configure_kernel_cache() -> None:
     """Keep JIT-compiled SYCL kernels on disk between processes unless told otherwise."""
     os.environ.setdefault("SYCL_CACHE_PERSISTENT", "1")
+
+
+def check_cubed_order() -> str | None:
+    """Warn (and return the message) when ``CUBED_BACKEND_ARRAY_API_MODULE`` names a
+    usmarray module but cubed, imported before the variable was set, kept another chunk
+    backend: its results would silently be NumPy arrays."""
+    wanted = os.environ.get("CUBED_BACKEND_ARRAY_API_MODULE", "")
+    cubed_backend = sys.modules.get("cubed.backend_array_api")
+    if not wanted.startswith("usmarray") or cubed_backend is None:
+        return None
+    used = getattr(cubed_backend, "xp_name", None)
+    if used == wanted:
+        return None
+    msg = (f"CUBED_BACKEND_ARRAY_API_MODULE={wanted!r} was set after cubed was imported: "
+           f"cubed keeps {used!r} as its chunk backend, so its results are NumPy arrays, "
+           "not usm_ndarrays. Set the variable before the first `import cubed` (in the "
+           "shell, or at the top of the program).")
+    warnings.warn(msg, RuntimeWarning, stacklevel=3)
+    return msg

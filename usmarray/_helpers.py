@@ -74,10 +74,19 @@ def normalize_axis(axis: Any, ndim: int, fname: str) -> int:
     return axis % ndim if ndim else 0
 
 
+def refuse_axis_list(axis: Any, fname: str) -> None:
+    """TypeError for a list where an int, a tuple of ints or None is asked (as
+    array-api-strict and the standard's signatures), naming the tuple to write."""
+    if type(axis) is list:
+        raise TypeError(f"{fname}: axis must be an int, a tuple of ints or None, got list; "
+                        f"write axis={tuple(axis)!r}")
+
+
 def normalize_axes(axis: Any, ndim: int, fname: str) -> tuple[int, ...]:
     """``None`` -> all axes; an int or a tuple of ints -> sorted unique normalized axes."""
     if axis is None:
         return tuple(range(ndim))
+    refuse_axis_list(axis, fname)
     if isinstance(axis, tuple):
         axes = tuple(normalize_axis(a, max(ndim, 1) if ndim == 0 else ndim, fname) for a in axis)
         if len(set(axes)) != len(axes):
@@ -87,6 +96,26 @@ def normalize_axes(axis: Any, ndim: int, fname: str) -> tuple[int, ...]:
 
 
 _COMPLEX_OF = {dt.float32: dt.complex64, dt.float64: dt.complex128}
+
+
+def broadcast_shape(fname: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """The broadcast of ``shapes`` by the standard's rule; ValueError naming ``fname``,
+    every shape and the first dimension that disagrees when they are incompatible."""
+    ndim = max((len(s) for s in shapes), default=0)
+    out = [1] * ndim
+    for s in shapes:
+        for i, n in enumerate(s, start=ndim - len(s)):
+            m = out[i]
+            if n == m or n == 1:
+                continue
+            if m != 1:
+                raise ValueError(
+                    f"{fname}: shapes {' and '.join(map(str, shapes))} cannot be broadcast "
+                    f"together: dimension {i - ndim} is {m} in one and {n} in another (each "
+                    "dimension must be equal or 1)"
+                )
+            out[i] = n
+    return tuple(out)
 
 
 def check_scalar(dtype: np.dtype, value: Any, fname: str) -> None:
@@ -169,6 +198,8 @@ def fill_scalar(value: Any, dtype: np.dtype, fname: str) -> Any:
 from ._backend._errors import MAX_NBYTES, alloc_failed, check_nbytes  # noqa: E402
 
 __all__ = [
+    "refuse_axis_list",
+    "broadcast_shape",
     "MAX_NBYTES", "alloc_failed", "bounds_error", "check_array", "check_arrays", "check_bounds",
     "check_category",
     "check_dtype_in", "check_nbytes", "check_scalar", "fill_scalar", "normalize_axes", "normalize_axis",

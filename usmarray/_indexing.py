@@ -214,13 +214,30 @@ def _clamped(s: slice, n: int) -> slice:
     return slice(start, stop if stop >= 0 else None, step)
 
 
-def _scatter(be: Any, raw: Any, rk: Any, v: Any) -> None:
+def scatter(be: Any, raw: Any, rk: Any, v: Any) -> None:
     try:
         be.setitem(raw, rk, v)
     except OverflowError:  # an int key past the provider's index type (the value is checked)
         raise IndexError(
             f"index {rk!r} is out of bounds for an array of shape {raw.shape}"
         ) from None
+    except ValueError:
+        if be.writable(raw):
+            raise
+        raise ValueError(read_only_message(be, raw)) from None
+
+
+def read_only_message(be: Any, raw: Any) -> str:
+    """Why writing into ``raw`` is refused, and what to write instead."""
+    strides, shape = be.element_strides(raw), raw.shape
+    if any(s == 0 and n > 1 for s, n in zip(strides, shape, strict=True)):
+        why = ("it is a broadcast view (broadcast_to or broadcast_arrays, or a view of one): "
+               "its elements share memory")
+    else:
+        why = ("its memory was imported read-only (DLPack's read-only flag or a read-only "
+               "array interface), or it is a view of such an array or of a broadcast view")
+    return (f"cannot write into this array of shape {shape}: it is read-only, as {why}; "
+            "write into a copy instead: y = xp.asarray(x, copy=True)")
 
 
 def setitem(x: Any, key: Any, value: Any, /) -> None:
@@ -240,12 +257,12 @@ def setitem(x: Any, key: Any, value: Any, /) -> None:
             )
         if x._be.may_share_memory(raw, v):
             v = be.copy(v)  # the provider refuses overlapping scatter sources
-        _scatter(be, raw, rk, v)
+        scatter(be, raw, rk, v)
         return
     value = py_scalar(value)
     if type(value) in (bool, int, float, complex):
         check_scalar(d, value, "__setitem__")
-        _scatter(x._be, raw, rk, value)
+        scatter(x._be, raw, rk, value)
         return
     raise TypeError(
         f"__setitem__: value must be a usm_ndarray or a Python scalar, got {type(value).__name__}"

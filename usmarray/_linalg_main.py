@@ -14,27 +14,9 @@ from typing import Any
 
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
-from ._helpers import alloc_failed, check_array, same_device
+from ._helpers import alloc_failed, broadcast_shape, check_array, same_device
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
-
-
-def broadcast_shapes(fname: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
-    """The broadcast of ``shapes`` (ValueError naming both sides when incompatible)."""
-    ndim = max((len(s) for s in shapes), default=0)
-    out = [1] * ndim
-    for s in shapes:
-        for i, n in enumerate(s, start=ndim - len(s)):
-            if n == out[i] or n == 1:
-                continue
-            if out[i] == 1:
-                out[i] = n
-            else:
-                raise ValueError(
-                    f"{fname}: shapes {' and '.join(map(str, shapes))} are not broadcast "
-                    "compatible (each dimension must match or be 1)"
-                )
-    return tuple(out)
 
 
 def binary_numeric(fname: str, x1: Any, x2: Any) -> tuple[Any, Any, Any, Any]:
@@ -90,11 +72,11 @@ def matmul(x1: usm_ndarray, x2: usm_ndarray, /) -> usm_ndarray:
             f"dimension {k2}); they must be equal"
         )
     if len(s1) > 2 or len(s2) > 2:
-        broadcast_shapes("matmul (stack dimensions)", s1[:-2], s2[:-2])
+        broadcast_shape("matmul (stack dimensions)", s1[:-2], s2[:-2])
     try:
         return wrap_with(be, _as_dtype(be, matmul_raw(be, a1, a2), rd))
     except Exception as exc:
-        stack = broadcast_shapes("matmul", s1[:-2], s2[:-2])
+        stack = broadcast_shape("matmul", s1[:-2], s2[:-2])
         count = math.prod(stack) * (s1[-2] if len(s1) > 1 else 1) * (s2[-1] if len(s2) > 1 else 1)
         alloc_failed(exc, be, a1, count * rd.itemsize, "matmul")
 
@@ -215,7 +197,7 @@ def vecdot(x1: usm_ndarray, x2: usm_ndarray, /, *, axis: int = -1) -> usm_ndarra
         )
     rest1 = a1.shape[:axis] + a1.shape[axis:][1:]
     rest2 = a2.shape[:axis] + a2.shape[axis:][1:]
-    rest = broadcast_shapes("vecdot (non-contracted dimensions)", rest1, rest2)
+    rest = broadcast_shape("vecdot (non-contracted dimensions)", rest1, rest2)
     try:
         return wrap_with(be, _as_dtype(be, be.vecdot(a1, a2, axis=axis), rd))
     except Exception as exc:

@@ -19,6 +19,7 @@ from ._array import usm_ndarray, wrap_with
 from ._helpers import (
     MAX_NBYTES,
     alloc_failed,
+    broadcast_shape,
     check_array,
     check_nbytes,
     normalize_axis,
@@ -56,8 +57,9 @@ def int_tuple(value: Any, fname: str, argname: str) -> tuple[int, ...]:
     """A tuple of Python ints (bools refused); a shape has at most 64 entries (NumPy's
     limit, the same on every backend)."""
     if type(value) is not tuple:
+        hint = f"; write {argname}={tuple(value)!r}" if type(value) is list else ""
         raise TypeError(
-            f"{fname}: {argname} must be a tuple of ints, got {type(value).__name__}"
+            f"{fname}: {argname} must be a tuple of ints, got {type(value).__name__}{hint}"
         )
     if argname == "shape" and len(value) > 64:
         raise ValueError(f"{fname}: an array has at most 64 dimensions, got {len(value)}")
@@ -109,24 +111,6 @@ def _cast_all(be: Any, raws: list[Any], dtypes: list[Any], d: Any) -> list[Any]:
 
 
 # ---- broadcasting ---------------------------------------------------------------------------
-def broadcast_shape_of(shapes: Any, fname: str) -> tuple[int, ...]:
-    ndim = max(len(s) for s in shapes)
-    out = [1] * ndim
-    for s in shapes:
-        off = ndim - len(s)
-        for i, n in enumerate(s):
-            m = out[off + i]
-            if n != m:
-                if m == 1:
-                    out[off + i] = n
-                elif n != 1:
-                    raise ValueError(
-                        f"{fname}: shapes {' and '.join(map(str, shapes))} cannot be "
-                        "broadcast together (each dimension must be equal or 1)"
-                    )
-    return tuple(out)
-
-
 def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     """The shape that broadcasting ``shapes`` against one another gives; () for none."""
     if not shapes:
@@ -138,7 +122,7 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
             if n < 0:
                 raise ValueError(f"broadcast_shapes: negative dimension in shape {s}")
         checked.append(s)
-    return broadcast_shape_of(checked, "broadcast_shapes")
+    return broadcast_shape("broadcast_shapes", *checked)
 
 
 def broadcast_arrays(*arrays: usm_ndarray) -> tuple[usm_ndarray, ...]:
@@ -149,7 +133,7 @@ def broadcast_arrays(*arrays: usm_ndarray) -> tuple[usm_ndarray, ...]:
         check_array(a, "broadcast_arrays", f"arrays[{i}]")
     if len(arrays) > 1:
         same_device("broadcast_arrays", *arrays)
-    shape = broadcast_shape_of([a._arr.shape for a in arrays], "broadcast_arrays")
+    shape = broadcast_shape("broadcast_arrays", *[a._arr.shape for a in arrays])
     be = arrays[0]._be
     return tuple(
         a if a._arr.shape == shape else wrap_with(be, be.broadcast_to(a._arr, shape))
@@ -325,8 +309,10 @@ def moveaxis(
     check_array(x, "moveaxis")
     a = x._arr
     nd = a.ndim
-    src = axes_tuple(source, nd, "moveaxis")
-    dst = axes_tuple(destination, nd, "moveaxis")
+    # lists of axes are accepted as in permute_dims (array-api-strict and NumPy do)
+    src = axes_tuple(tuple(source) if type(source) is list else source, nd, "moveaxis")
+    dst = axes_tuple(tuple(destination) if type(destination) is list else destination, nd,
+                     "moveaxis")
     if len(src) != len(dst):
         raise ValueError(
             f"moveaxis: source {source} and destination {destination} must name the same "

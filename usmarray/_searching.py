@@ -10,8 +10,14 @@ from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
 from ._data_type_functions import scalar_result_dtype
 from ._device import placement_error
-from ._helpers import alloc_failed, check_array, check_bounds, normalize_axis, same_device
-from ._manipulation import broadcast_shape_of
+from ._helpers import (
+    alloc_failed,
+    broadcast_shape,
+    check_array,
+    check_bounds,
+    normalize_axis,
+    same_device,
+)
 from ._scalars import py_scalar
 from ._statistical import check_bool, check_x, kept_size, reduction_axes
 
@@ -198,17 +204,17 @@ def where(
             d: Any = _PROMOTION.get((d1, d2))
             if d is None:
                 dt.promote(d1, d2, "where")
-            broadcast_shape_of((c.shape, a1.shape, a2.shape), "where")
+            broadcast_shape("where", *(c.shape, a1.shape, a2.shape))
         else:
             d = scalar_result_dtype(a1.dtype, x2, "where")
-            broadcast_shape_of((c.shape, a1.shape), "where")
+            broadcast_shape("where", *(c.shape, a1.shape))
             a2 = be.full((), x2, dtype=d, usm_type=be.usm_type_of(a1), queue=q)
     elif type(x2) is usm_ndarray:
         a2 = x2._arr
         if x2._be is not be or be.queue_of(a2) != q:
             raise placement_error("where", condition.device, x2.device)
         d = scalar_result_dtype(a2.dtype, x1, "where")
-        broadcast_shape_of((c.shape, a2.shape), "where")
+        broadcast_shape("where", *(c.shape, a2.shape))
         a1 = be.full((), x1, dtype=d, usm_type=be.usm_type_of(a2), queue=q)
     else:
         raise TypeError(
@@ -222,5 +228,5 @@ def where(
             a2 = be.astype(a2, d)
         return wrap_with(be, be.where(c, a1, a2))
     except Exception as exc:
-        shape = broadcast_shape_of((c.shape, a1.shape, a2.shape), "where")
+        shape = broadcast_shape("where", *(c.shape, a1.shape, a2.shape))
         alloc_failed(exc, be, c, math.prod(shape) * d.itemsize, "where")

@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 
 from . import _backend
 from ._array import usm_ndarray
+from ._hints import call_error, wants_hints
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -68,15 +69,21 @@ def serialized(f: F) -> F:
 
     @functools.wraps(f)
     def call(*args: Any, **kwargs: Any) -> Any:
-        if args:
-            a0 = args[0]
-            if type(a0) is usm_ndarray and a0._be.lock is None:
-                return f(*args, **kwargs)
-        get()
         try:
-            return f(*args, **kwargs)
-        finally:
-            put()
+            if args:
+                a0 = args[0]
+                if type(a0) is usm_ndarray and a0._be.lock is None:
+                    return f(*args, **kwargs)
+            get()
+            try:
+                return f(*args, **kwargs)
+            finally:
+                put()
+        except TypeError as exc:
+            better = call_error(f, exc, args)
+            if better is None:
+                raise
+            raise better from None
 
     call._usmarray_lock = "wrapper"  # type: ignore[attr-defined]
     return call  # type: ignore[return-value]
@@ -85,16 +92,42 @@ def serialized(f: F) -> F:
 _WRAPPERS: dict[Callable[..., Any], Callable[..., Any]] = {}
 
 
+def hinted(f: F) -> F:
+    """``f`` whose TypeErrors for NumPy habits in the call say what to write instead
+    (``sum(x, 0)``: write ``sum(x, axis=0)``; see ``_hints.call_error``); ``f`` itself
+    where no such error can arise."""
+    if not wants_hints(f):
+        return f
+
+    @functools.wraps(f)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return f(*args, **kwargs)
+        except TypeError as exc:
+            better = call_error(f, exc, args)
+            if better is None:
+                raise
+            raise better from None
+
+    if hasattr(f, "_usmarray_lock"):
+        call._usmarray_lock = f._usmarray_lock  # type: ignore[attr-defined]
+    return call  # type: ignore[return-value]
+
+
 def serialize_namespace(ns: dict[str, Any]) -> None:
-    """Replace the public plain functions of a module namespace by serialized ones; a
-    function exported by several namespaces (``matmul``) gets one wrapper."""
+    """Replace the public plain functions of a module namespace by serialized ones (or,
+    where nothing is serialized, by :func:`hinted` ones); a function exported by several
+    namespaces (``matmul``) gets one wrapper.  :data:`VIEW_ONLY` functions stay
+    unwrapped: a wrapper would add a third to the cost of a view (so ``flip(x, 0)`` gets
+    Python's own TypeError)."""
     for name, obj in list(ns.items()):
         if not name.startswith("_") and isinstance(obj, types.FunctionType):
             if name in VIEW_ONLY:
                 obj._usmarray_lock = "none"  # type: ignore[attr-defined]
                 continue
             if obj not in _WRAPPERS:
-                _WRAPPERS[obj] = serialized(obj)
+                wrapped = serialized(obj)
+                _WRAPPERS[obj] = hinted(wrapped) if wrapped is obj else wrapped
             ns[name] = _WRAPPERS[obj]
 
 

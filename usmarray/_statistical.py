@@ -11,7 +11,7 @@ from typing import Any
 
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
-from ._helpers import alloc_failed, normalize_axis
+from ._helpers import alloc_failed, normalize_axis, refuse_axis_list
 
 __all__ = [
     "cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum", "var",
@@ -54,6 +54,7 @@ def reduction_axes(axis: Any, ndim: int, fname: str) -> tuple[int, ...] | None:
         if len(set(axes)) != len(axes):
             raise ValueError(f"{fname}: repeated axis in axis={axis}")
         return axes
+    refuse_axis_list(axis, fname)  # only past the common cases
     return (normalize_axis(axis, ndim, fname),)
 
 

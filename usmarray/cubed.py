@@ -33,6 +33,7 @@ from __future__ import annotations
 import functools
 import inspect
 import types
+import warnings
 from typing import Any
 
 import numpy as np
@@ -44,6 +45,15 @@ from ._cubed_placement import configure as configure  # re-exported: the policy 
 from ._cubed_placement import policy
 
 __array_api_version__ = _xp.__array_api_version__
+
+# A sub-device exists only in the process that partitioned its device, so an array that
+# cubed pickles into a task from a sub-device (USMARRAY_CUBED_DEVICES="cpu/2") always
+# unpickles elsewhere onto the receiving process' default device, where the placement
+# policy then puts its chunks: the RuntimeWarning that fallback gives outside cubed is
+# noise here, once per array.  Other devices still warn when they are missing.
+warnings.filterwarnings(
+    "ignore", message=r"unpickling an array or Device of sycl device 'sub-device of ",
+    category=RuntimeWarning)
 
 _NP_TO_DTYPE: dict[np.dtype, Any] = {d: p for d, p in _dt.PUBLIC.items()}
 

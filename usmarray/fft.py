@@ -354,3 +354,10 @@ def fftshift(x: usm_ndarray, /, *, axes: int | Sequence[int] | None = None) -> u
 def ifftshift(x: usm_ndarray, /, *, axes: int | Sequence[int] | None = None) -> usm_ndarray:
     """Inverse of :func:`fftshift` (differs from it by one sample for odd lengths)."""
     return _shift("ifftshift", x, axes, inverse=True)
+
+
+def __getattr__(name: str) -> object:
+    """A missing name: AttributeError naming the standard's spelling where one exists."""
+    from ._hints import no_such_name
+
+    raise AttributeError(no_such_name(__name__, name, globals()))

@@ -30,7 +30,7 @@ from ._backend import HostFallbackWarning, LinAlgError
 from ._helpers import alloc_failed, check_array, same_device
 from ._linalg_main import (
     binary_numeric,
-    broadcast_shapes,
+    broadcast_shape,
     matmul,
     matmul_raw,
     matrix_transpose,
@@ -280,7 +280,7 @@ def solve(x1: usm_ndarray, x2: usm_ndarray, /) -> usm_ndarray:
             f"linalg.solve: x2 must have shape (M,) or (..., M, K) with M = {m} (from x1 of "
             f"shape {a1.shape}), got shape {a2.shape}"
         )
-    batch = broadcast_shapes("linalg.solve (stack dimensions)", a1.shape[:-2], a2.shape[:-2])
+    batch = broadcast_shape("linalg.solve (stack dimensions)", a1.shape[:-2], a2.shape[:-2])
     pt = _pt(be)
     a1 = pt.broadcast_to(a1, batch + a1.shape[-2:])
     a2 = pt.broadcast_to(a2, batch + a2.shape[-2:])
@@ -446,7 +446,7 @@ def _rtol(rtol: Any, x: usm_ndarray, a: Any, fname: str) -> tuple[Any, Any]:
             f"{r.dtype}"
         )
     batch = a.shape[:-2]
-    if broadcast_shapes(f"linalg.{fname} (rtol against the stack)", r.shape, batch) != batch:
+    if broadcast_shape(f"linalg.{fname} (rtol against the stack)", r.shape, batch) != batch:
         raise ValueError(
             f"linalg.{fname}: rtol of shape {r.shape} must broadcast to the stack shape "
             f"{batch} of x (shape {a.shape})"
@@ -627,7 +627,7 @@ def cross(x1: usm_ndarray, x2: usm_ndarray, /, *, axis: int = -1) -> usm_ndarray
         )
     rest1 = a1.shape[:axis] + a1.shape[axis:][1:]
     rest2 = a2.shape[:axis] + a2.shape[axis:][1:]
-    rest = broadcast_shapes("linalg.cross (non-compute dimensions)", rest1, rest2)
+    rest = broadcast_shape("linalg.cross (non-compute dimensions)", rest1, rest2)
     pt = _pt(be)
     b1 = pt.moveaxis(a1, axis, -1)
     b2 = pt.moveaxis(a2, axis, -1)
@@ -773,3 +773,10 @@ def vector_norm(
         ssum = pt.sum(pt.pow(absx, p), **kw)
         res = pt.pow(ssum, 1.0 / p)
     return wrap_with(be, _as(be, res, rd))
+
+
+def __getattr__(name: str) -> object:
+    """A missing name: AttributeError naming the standard's spelling where one exists."""
+    from ._hints import no_such_name
+
+    raise AttributeError(no_such_name(__name__, name, globals()))

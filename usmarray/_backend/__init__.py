@@ -22,14 +22,36 @@ from ._protocol import (
     complete,
 )
 
+#: why a built-in backend is absent (or present without a device): name -> reason
+ABSENT: dict[str, str] = {}
+
+
+def _not_installed(exc: ImportError, packages: tuple[str, ...]) -> bool:
+    """Whether ``exc`` says only that one of ``packages`` is not installed (an expected
+    absence), rather than that an installed runtime failed to load."""
+    return (isinstance(exc, ModuleNotFoundError)
+            and (exc.name or "").split(".")[0] in packages)
+
 
 def _load_sycl() -> Any:
     try:
         from ._sycl import SyclBackend
 
         return SyclBackend()
-    except ImportError:
+    except ImportError as exc:
+        if _not_installed(exc, ("dpctl", "dpnp")):
+            ABSENT["sycl"] = f"dpctl/dpnp is not installed ({exc})"
+        else:  # installed but broken: say so once, here, not at the first array
+            _sycl_failed(exc)
         return None
+    except Exception as exc:  # a broken SYCL stack must not break import usmarray
+        _sycl_failed(exc)
+        return None
+
+
+def _sycl_failed(exc: BaseException) -> None:
+    ABSENT["sycl"] = f"the SYCL runtime failed to load: {exc!r}"
+    warnings.warn(f"usmarray: no SYCL backend, {ABSENT['sycl']}", RuntimeWarning, stacklevel=3)
 
 
 def _load_cuda() -> Any:
@@ -37,12 +59,15 @@ def _load_cuda() -> Any:
         from ._cuda import CudaBackend
 
         return CudaBackend()
-    except ImportError:  # no CuPy, no driver, no GPU: no CUDA backend
+    except ImportError as exc:  # no CuPy, no driver, no GPU: no CUDA backend
+        ABSENT["cuda"] = ("CuPy is not installed (pip install -e \".[cuda]\")"
+                          if _not_installed(exc, ("cupy",)) else str(exc))
         return None
     except EnvironmentSettingError:  # the user's setting, not the stack: say so
         raise
     except Exception as exc:  # a broken CUDA stack must not break import usmarray
-        warnings.warn(f"usmarray: the CUDA backend could not start: {exc!r}", stacklevel=2)
+        ABSENT["cuda"] = f"the CUDA backend could not start: {exc!r}"
+        warnings.warn(f"usmarray: {ABSENT['cuda']}", stacklevel=2)
         return None
 
 
@@ -52,6 +77,49 @@ sycl: Any = _load_sycl()
 cuda: Any = _load_cuda()
 #: the NumPy host backend (always present)
 numpy = NumpyBackend()
+
+
+def absent() -> dict[str, str]:
+    """Each built-in backend that is missing or has no device here, with the reason."""
+    out = dict(ABSENT)
+    if sycl is not None and not sycl.available():
+        out["sycl"] = sycl.no_device_reason()
+    return out
+
+
+def catalogue(said: str | None = None) -> str:
+    """Every backend's devices by filter string, then why each missing backend (but
+    ``said``, explained already) is missing: the list an error about an unknown device
+    string ends with."""
+    parts = []
+    for name, be in backends().items():
+        try:
+            names = [be.describe(q) for q in be.devices()]
+        except Exception as exc:  # a backend that cannot list its devices says why
+            names = [f"? ({exc})"]
+        parts.append(f"{name}: {names}")
+    text = "available devices: " + "; ".join(parts)
+    missing = {n: why for n, why in absent().items() if n != said}
+    if missing:
+        text += "; " + "; ".join(f"no {n} backend: {why}" for n, why in missing.items())
+    return text
+
+
+def unknown_device(text: str, why: str) -> str:
+    """The message for a device string no backend knows (``why``: the SYCL runtime's
+    answer to it as a filter string): what went wrong, then :func:`catalogue`."""
+    prefix = text.split(":", 1)[0]
+    missing = absent()
+    if prefix in missing:
+        head = (f"device {text!r}: the {prefix} backend is not available here: "
+                f"{missing[prefix]}; nor does a SYCL device match {text!r} ({why})")
+    else:
+        head = f"device {text!r} names no backend and no available SYCL device ({why})"
+    return f"{head}; {catalogue(prefix)}"
+
+
+if sycl is not None:
+    sycl.unknown_device = unknown_device
 
 _REGISTRY: dict[str, Any] = {"sycl": sycl} if sycl is not None else {}
 if cuda is not None:
@@ -129,7 +197,7 @@ def placement_error_bases() -> tuple[type[BaseException], ...]:
 
 
 __all__ = [
-    "KERNEL_NAMES", "Backend", "BackendBase", "Capabilities", "HostFallbackWarning",
-    "LinAlgError", "NumpyBackend", "backends", "cuda", "for_dlpack_device", "for_native",
+    "ABSENT", "KERNEL_NAMES", "Backend", "BackendBase", "Capabilities", "HostFallbackWarning",
+    "LinAlgError", "absent", "catalogue", "unknown_device", "NumpyBackend", "backends", "cuda", "for_dlpack_device", "for_native",
     "get_backend", "numpy", "placement_error_bases", "register_backend", "sycl",
 ]

@@ -8,6 +8,8 @@ whose message names the function, the size and the device.
 
 from __future__ import annotations
 
+import sys
+import warnings
 from typing import Any, NoReturn
 
 #: byte counts above this wrap around in the providers' 64-bit size arithmetic
@@ -41,3 +43,12 @@ def alloc_failed(exc: Exception, be: Any, where: Any, nbytes: int, fname: str) -
     if isinstance(exc, getattr(be, "alloc_errors", ())) or nbytes > MAX_NBYTES:
         raise _memory_error(be, where, nbytes, fname) from exc
     raise exc
+
+
+def warn_at_caller(message: str, category: type[Warning] = RuntimeWarning) -> None:
+    """Warn with the location of the first frame outside the usmarray package: the
+    user's line that called usmarray, not usmarray's internals."""
+    level, frame = 2, sys._getframe(1)  # stacklevel 2 is the frame that called this
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("usmarray"):
+        level, frame = level + 1, frame.f_back  # type: ignore[assignment]
+    warnings.warn(message, category, stacklevel=level)

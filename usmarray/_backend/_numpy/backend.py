@@ -10,6 +10,7 @@ indexing; those are made 0-D).
 from __future__ import annotations
 
 import builtins
+import warnings
 from collections import namedtuple
 from types import SimpleNamespace
 from typing import Any
@@ -17,7 +18,15 @@ from typing import Any
 import numpy as np
 
 from .. import _dlpack_import
+from .._errors import warn_at_caller
 from .._protocol import KERNEL_NAMES, BackendBase, Capabilities, LinAlgError
+
+# The standard defines every floating-point result of its functions (IEEE 754 special
+# cases: 1/0 is inf, 0/0 and sqrt(-1) are NaN), so NumPy's floating-point RuntimeWarnings
+# from this module's kernels ("invalid value encountered in divide") report nothing
+# wrong, and would point at this file: they are ignored, here only.  Casts whose result
+# the standard leaves unspecified warn at the user's line (_astype).
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"usmarray\._backend\._numpy")
 
 _ndarray = np.ndarray
 _asarray = np.asarray
@@ -87,6 +96,19 @@ def _argsort(a: np.ndarray, axis: int = -1, descending: bool = False, stable: bo
 
 
 def _astype(a: np.ndarray, dtype: Any, copy: bool = True, **_: Any) -> np.ndarray:
+    """``a`` as ``dtype``; a NaN, an infinity or a value out of range cast to an integer
+    dtype (results the standard leaves unspecified) warns at the user's line, not here."""
+    if a.dtype.kind in "fc" and np.dtype(dtype).kind in "iub":
+        try:
+            with np.errstate(invalid="raise"):
+                return a.astype(dtype, copy=copy)
+        except FloatingPointError:
+            with np.errstate(invalid="ignore"):
+                r = a.astype(dtype, copy=copy)
+            warn_at_caller(f"astype: NaN, infinity or a value outside the range of "
+                           f"{np.dtype(dtype)} cast to {np.dtype(dtype)}: the standard leaves "
+                           "those results unspecified (here they are arbitrary integers)")
+            return r
     return a.astype(dtype, copy=copy)
 
 
@@ -207,6 +229,20 @@ def _reduce_hypot(a: np.ndarray, axis: Any = None, keepdims: bool = False, dtype
     return _as_array(r)
 
 
+def _nan_reduction(a: np.ndarray, axis: Any, keepdims: bool) -> np.ndarray:
+    """NaN in the shape (and floating dtype) of a reduction of ``a`` over ``axis``."""
+    return np.full_like(np.sum(a, axis=axis, keepdims=keepdims), np.nan, dtype=a.dtype)
+
+
+def _mean(a: np.ndarray, axis: Any = None, keepdims: bool = False, **kw: Any) -> np.ndarray:
+    """NumPy's mean; NaN for an empty reduction (the standard's value) without NumPy's
+    "Mean of empty slice" warning."""
+    if a.size == 0 or (axis is not None and 0 in [a.shape[ax] for ax in
+                                                   (axis if isinstance(axis, tuple) else (axis,))]):
+        return _nan_reduction(a, axis, keepdims)
+    return _as_array(np.mean(a, axis=axis, keepdims=keepdims, **kw))
+
+
 def _moment(fn: Any) -> Any:
     """NumPy's var/std, with NaN where the divisor N - correction is not positive (the
     standard's value; NumPy divides by it)."""
@@ -217,11 +253,10 @@ def _moment(fn: Any) -> Any:
         n = 1
         for ax in axes:
             n *= a.shape[ax]
+        if n - correction <= 0:  # NumPy would warn, then divide by it
+            return _nan_reduction(a, axis, keepdims)
         with np.errstate(divide="ignore", invalid="ignore"):
-            r = _as_array(fn(a, axis=axis, correction=correction, keepdims=keepdims))
-        if n - correction <= 0:
-            r = np.full_like(r, np.nan)
-        return r
+            return _as_array(fn(a, axis=axis, correction=correction, keepdims=keepdims))
 
     kernel.__name__ = fn.__name__
     return kernel
@@ -272,6 +307,7 @@ _SPECIAL = {
     "triu": lambda a, k=0: np.triu(a, k=k),
     "copy": _copy,
     "reduce_hypot": _reduce_hypot,
+    "mean": _mean,
     "var": _moment(np.var),
     "std": _moment(np.std),
 }

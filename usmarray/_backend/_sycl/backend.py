@@ -25,6 +25,7 @@ from dpctl._sycl_queue_manager import get_device_cached_queue
 
 from ..._env import env_flag
 from .. import _dlpack_import
+from .._errors import warn_at_caller
 from .._protocol import (
     CREATION_KERNELS,
     ELEMENTWISE_KERNELS,
@@ -285,11 +286,39 @@ class SyclBackend(BackendBase):
         os.register_at_fork(after_in_child=functools.partial(_after_fork_in_child, self))
 
     # ---- devices ---------------------------------------------------------
+    #: set by the registry: the message for a device string no backend knows, which
+    #: lists every backend's devices and why missing backends are missing
+    unknown_device: Any = None
+    _no_device_warned = False
+
     def available(self) -> bool:
+        """Whether the runtime lists a device; the first time it lists none, a
+        RuntimeWarning names the likely cause (usmarray then falls back to other
+        backends, and ``python -m usmarray`` shows the same reason)."""
         try:
-            return bool(dpctl.get_devices())
+            found = bool(dpctl.get_devices())
         except Exception:  # pragma: no cover
-            return False
+            found = False
+        if not found and not SyclBackend._no_device_warned:
+            SyclBackend._no_device_warned = True
+            warn_at_caller(f"usmarray: no SYCL device: {self.no_device_reason()}")
+        return found
+
+    def no_device_reason(self) -> builtins.str:
+        """Why the SYCL runtime lists no device, as far as the environment tells."""
+        icd = os.environ.get("OCL_ICD_FILENAMES")
+        selector = os.environ.get("ONEAPI_DEVICE_SELECTOR")
+        if icd and not all(os.path.isfile(p) for p in icd.split(":") if p):
+            why = (f"OCL_ICD_FILENAMES={icd!r} names a file that does not exist; unset it "
+                   "to use the pip-installed OpenCL CPU runtime (libintelocl.so)")
+        elif icd:
+            why = f"the OpenCL runtime OCL_ICD_FILENAMES={icd!r} names offers no device"
+        elif selector:
+            why = f"ONEAPI_DEVICE_SELECTOR={selector!r} selects no device"
+        else:
+            why = ("the SYCL runtime found no OpenCL or Level Zero platform (is "
+                   "intel-opencl-rt installed in this environment?)")
+        return why + "; arrays go to the other backends' devices (NumPy at the least)"
 
     def default_queue(self) -> dpctl.SyclQueue:
         if self._default_queue is None:
@@ -322,9 +351,11 @@ class SyclBackend(BackendBase):
             try:
                 return get_device_cached_queue(dpctl.SyclDevice(obj))
             except Exception as exc:
+                if self.unknown_device is not None:
+                    raise ValueError(self.unknown_device(obj, builtins.str(exc))) from None
                 raise ValueError(
-                    f"device filter string {obj!r} names no available SYCL device "
-                    f"({exc}); available: {[d.filter_string for d in dpctl.get_devices()]}"
+                    f"device filter string {obj!r} names no available SYCL device ({exc}); "
+                    f"available: {[d.filter_string for d in dpctl.get_devices()]}"
                 ) from None
         raise TypeError(
             f"cannot make a SYCL device from {type(obj).__name__}; pass a filter string "

@@ -195,6 +195,10 @@ def gemm(fname: str, a1: Any, a2: Any, **kw: Any) -> Any:
 def linalg(fname: str, *raws: Any, **kw: Any) -> Any:
     """``<kernels>.linalg.<fname>(*raws, **kw)`` on raw arrays; tuples come back as tuples.
     A failed allocation is a MemoryError (see :func:`operands_failed`)."""
+    # dpnp 0.20's eigvalsh uses a read-only F-contiguous operand (a transposed broadcast
+    # view) as LAPACK's work array and fails with "output array is read-only": read-only
+    # operands go as copies, which the routines may overwrite
+    raws = tuple(r if r.flags.writable else _sycl.copy(r) for r in raws)
     try:
         return _call("linalg", fname, raws, kw)
     except Exception as exc:
