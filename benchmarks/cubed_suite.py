@@ -19,6 +19,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -58,7 +59,17 @@ def _run(backend: str | None, quick: bool, xml: Path) -> dict[str, str]:
     # constructor recursion depth mismatch" (an INTERNALERROR) while quoting source
     cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--tb=line",
            "-k", expr, f"--junitxml={xml}", *[str(tests / f) for f in FILES]]
-    subprocess.run(cmd, env=env, cwd=tempfile.gettempdir(), capture_output=True, text=True)
+    label = backend or "numpy"
+    print(f"cubed's tests with the {label} backend ({expr}):", flush=True)
+    t0 = time.perf_counter()
+    with subprocess.Popen(cmd, env=env, cwd=tempfile.gettempdir(), stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True) as proc:
+        assert proc.stdout is not None
+        for line in proc.stdout:  # pytest -q ends each row of results with "[ NN%]"
+            pct = re.search(r"\[\s*(\d+)%\]\s*$", line)
+            if pct:
+                print(f"  {label}: {pct.group(1):>3}% of the tests run, "
+                      f"{time.perf_counter() - t0:.0f} s", flush=True)
     out: dict[str, str] = {}
     for case in ET.parse(xml).getroot().iter("testcase"):
         name = case.get("classname", "").rsplit(".", 1)[-1] + ".py::" + case.get("name", "")

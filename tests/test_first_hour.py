@@ -272,3 +272,33 @@ def test_a_sycl_runtime_that_fails_to_load_is_named(exc: str, warned: bool, reas
     device, why = (part.strip() for part in r.stdout.split("|"))
     assert device == "Device(numpy)" and why.startswith(reason)
     assert ("RuntimeWarning: usmarray: no SYCL backend" in r.stderr) is warned
+
+
+def test_unknown_device_strings_without_a_sycl_runtime_say_why_and_list_devices() -> None:
+    code = (
+        "import importlib.abc, sys\n"
+        "class Block(importlib.abc.MetaPathFinder):\n"
+        "    def find_spec(self, name, path, target=None):\n"
+        "        if name.split('.')[0] in ('dpctl', 'dpnp'):\n"
+        "            raise ModuleNotFoundError(name, name=name)\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "import usmarray as xp\n"
+        "from usmarray import _backend\n"
+        "for d in ('cuda:0', 'gpux'):\n"
+        "    try:\n"
+        "        xp.asarray(1.0, device=d)\n"
+        "    except ValueError as exc:\n"
+        "        print(exc)\n"
+        "print('ABSENT', _backend.ABSENT.get('cuda', ''))\n"
+    )
+    r = _run(code)
+    assert r.returncode == 0, r.stderr
+    cuda_line, gpux_line, absent_line = r.stdout.strip().splitlines()
+    why = absent_line.removeprefix("ABSENT ")
+    if why:  # no cuda backend here: its reason comes first
+        assert cuda_line.startswith(f"device 'cuda:0': the cuda backend is not available here: {why}")
+    for line in (cuda_line, gpux_line):
+        assert "no SYCL runtime here to read it as a SYCL filter string" in line
+        assert "available devices: numpy: ['numpy']" in line
+        assert "no sycl backend: " in line
+    assert "RuntimeWarning" not in r.stderr  # an absent dpctl is not a failure to report

@@ -65,12 +65,9 @@ class Device:
             be = _backend.get_backend(obj.split(":", 1)[0])
             if be is None:  # SYCL filter strings name no backend: "cpu", "opencl:cpu:0"
                 be = _backend.get_backend("sycl")
-            if be is None:
-                raise ValueError(
-                    f"device {obj!r} names no backend, and no SYCL runtime is available "
-                    f"(dpctl could not be imported); available backends: "
-                    f"{sorted(_backend.backends())}"
-                )
+            if be is None:  # no SYCL runtime to read it as a filter string
+                raise ValueError(_backend.unknown_device(
+                    obj, "no SYCL runtime here to read it as a SYCL filter string"))
             return cls._make(be, be.native_queue(obj))
         be = _backend.for_native(obj)
         if be is None:

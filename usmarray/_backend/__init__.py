@@ -44,6 +44,8 @@ def _load_sycl() -> Any:
         else:  # installed but broken: say so once, here, not at the first array
             _sycl_failed(exc)
         return None
+    except EnvironmentSettingError:  # the user's setting, not the stack: say so
+        raise
     except Exception as exc:  # a broken SYCL stack must not break import usmarray
         _sycl_failed(exc)
         return None
