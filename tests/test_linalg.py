@@ -22,7 +22,9 @@ import pytest
 import usmarray as xp
 from usmarray import _backend as _be_layer  # noqa: E402
 from usmarray import linalg as la
-from usmarray._backend._sycl import onemkl as _onemkl
+
+if _be_layer.sycl is not None:  # the SYCL room imports dpctl: only where it is present
+    from usmarray._backend._sycl import onemkl as _onemkl
 
 #: oneMKL comes through dpnp (the dpnp.tensor provider); the legacy dpctl.tensor stack has none
 HAVE_DPNP = _be_layer.sycl is not None and _be_layer.sycl.provider_name == "dpnp.tensor"
