@@ -95,10 +95,14 @@ def _argsort(a: np.ndarray, axis: int = -1, descending: bool = False, stable: bo
     return np.flip(n - 1 - idx, axis=axis)
 
 
+#: the classes of NumPy's integer and bool dtypes (what the namespace passes as ``dtype``)
+_INTEGER_DTYPES = frozenset(type(np.dtype(c)) for c in "?bBhHiIlLqQ")
+
+
 def _astype(a: np.ndarray, dtype: Any, copy: bool = True, **_: Any) -> np.ndarray:
     """``a`` as ``dtype``; a NaN, an infinity or a value out of range cast to an integer
     dtype (results the standard leaves unspecified) warns at the user's line, not here."""
-    if a.dtype.kind in "fc" and np.dtype(dtype).kind in "iub":
+    if dtype.__class__ in _INTEGER_DTYPES and a.dtype.kind in "fc":
         try:
             with np.errstate(invalid="raise"):
                 return a.astype(dtype, copy=copy)
