@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import array_api_strict as xs
+import numpy as np
 import pytest
 from _compare import both, to_u, xps
 from hypothesis import given
@@ -44,3 +45,17 @@ def test_indexing_errors():
         xu.take_along_axis(to_u(x), to_u(xs.asarray([0])), axis=0)
     with pytest.raises(TypeError):
         xu.take_along_axis(to_u(x), to_u(xs.asarray([[0.0]])), axis=0)
+
+
+@pytest.mark.parametrize("device", ["numpy", "cpu"])
+def test_take_out_of_bounds_names_the_largest_else_the_smallest_index(device):
+    if device == "cpu" and not any(d.backend == "sycl"
+                                   for d in xu.__array_namespace_info__().devices()):
+        pytest.skip("no SYCL device")
+    x = xu.asarray(np.arange(10.0), device=device)
+    for idx, bad in (([0, 12, 3, 15, -2], 15), ([1, -11, -30, 2], -30), ([-12, 40], 40)):
+        with pytest.raises(IndexError, match=rf"^take: index {bad} is out of bounds for axis 0 "
+                                             r"with size 10$"):
+            xu.take(x, xu.asarray(np.array(idx, dtype=np.int64), device=device))
+    got = xu.take(x, xu.asarray(np.array([9, -10, 0], dtype=np.int64), device=device))
+    np.testing.assert_array_equal(xu.asnumpy(got), [9.0, 0.0, 0.0])

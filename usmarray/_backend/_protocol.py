@@ -203,7 +203,7 @@ class BackendBase:
 
     def take_checked(self, raw: Any, indices: Any, axis: int) -> tuple[Any, int | None] | None:
         """``take`` along ``axis`` with the bounds check done by the gather itself:
-        ``(result, None)``, or ``(result, bad)`` where ``bad`` is an index outside
+        ``(result, None)``, or ``(anything, bad)`` where ``bad`` is an index outside
         ``[-n, n)`` (the largest such, else the smallest: what a check before the gather
         names), in which case the caller raises.  None (the default) where the backend
         has no such kernel for these operands: the caller checks, then calls ``take``."""

@@ -389,6 +389,16 @@ class NumpyBackend(BackendBase):
         self.ExecutionPlacementError = ValueError
 
     # ---- devices -----------------------------------------------------------------
+    def take_checked(self, raw: Any, indices: Any, axis: int) -> tuple[Any, int | None] | None:
+        """NumPy's own bounds check (``mode="raise"``) instead of a pass to find the
+        range first; where it refuses, the index a check before the gather names."""
+        try:
+            return np.take(raw, indices, axis=axis, mode="raise"), None
+        except IndexError:
+            n = raw.shape[axis]
+            lo, hi = int(indices.min()), int(indices.max())
+            return None, hi if hi >= n else lo
+
     def available(self) -> bool:
         return True
 
