@@ -49,7 +49,7 @@ import tempfile
 import time
 import zlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -481,11 +481,14 @@ class Lib:
     timer: Callable[[Fn, int], float]
     sync: Callable[[], None]
     peer: bool = True
+    per_call: Callable[[Fn], Fn] | None = None  # wraps each built callable (a queue wait)
 
 
 @dataclass
 class Setup:
-    """The libraries of a run and what describes the machine."""
+    """The libraries of a run and what describes the machine.  ``controls`` names the
+    A/A ratios of a row (ratio name: (entry timed again, entry)); with ``require_peer``
+    an op that no peer can build is not timed (its row says why)."""
 
     libs: list[Lib]
     meta: dict[str, Any]
@@ -493,6 +496,9 @@ class Setup:
     timing: str
     sync_all: Callable[[], None] = lambda: None
     context: Callable[[], contextlib.AbstractContextManager[Any]] = contextlib.nullcontext
+    controls: dict[str, tuple[str, str]] = field(
+        default_factory=lambda: {"A/A": ("usm A/A", "usm")})
+    require_peer: bool = False
 
 
 def _wall_time(fn: Fn, reps: int) -> float:
@@ -588,7 +594,7 @@ def cpu_setup() -> Setup:
     libs.append(Lib("usm A/A", xp, udev, _wall_time, nop, peer=False))
     meta = {"gpu": "none (--cpu-smoke: host devices)", "usmarray_device": str(udev),
             "versions": _versions(usmarray=xp, array_api_strict=strict)}
-    return Setup(libs, meta, gc.collect, "wall clock", nop, lambda: xp.using_device(udev))
+    return Setup(libs, meta, collect, "wall clock", nop, lambda: xp.using_device(udev))
 
 
 @contextlib.contextmanager
@@ -612,13 +618,14 @@ def error_text(exc: BaseException) -> str:
 
 def build_all(op: Op, shape: tuple[int, ...], libs: list[Lib], host: HostData
               ) -> tuple[dict[str, Fn], dict[str, str]]:
-    """The timed callable of every library for ``op`` at ``shape``; a library whose
-    builder raises gets an error instead."""
+    """The timed callable of every library for ``op`` at ``shape`` (wrapped by the
+    library's ``per_call``); a library whose builder raises gets an error instead."""
     fns: dict[str, Fn] = {}
     errors: dict[str, str] = {}
     for lib in libs:
         try:
-            fns[lib.key] = op.build(Kit(lib.ns, lib.device, host), shape)
+            fn = op.build(Kit(lib.ns, lib.device, host), shape)
+            fns[lib.key] = lib.per_call(fn) if lib.per_call is not None else fn
         except Exception as exc:  # noqa: BLE001 - the cell records it, the run goes on
             errors[lib.key] = "build: " + error_text(exc)
     return fns, errors
@@ -779,14 +786,17 @@ def time_small(fns: dict[str, Fn], cfg: Config, sync: Callable[[], None],
 # ---------------------------------------------------------------- rows and ratios
 
 
-def ratios(times: dict[str, float], peers: list[str]) -> dict[str, float]:
-    """peer / usm for each peer, ``best`` (fastest peer / usm) and ``A/A`` (usm A/A /
-    usm); NaN where a time is missing."""
+def ratios(times: dict[str, float], peers: list[str],
+           controls: dict[str, tuple[str, str]] | None = None) -> dict[str, float]:
+    """peer / usm for each peer, ``best`` (fastest peer / usm) and each control ratio
+    (name: (again, entry) gives again / entry; default ``A/A``: usm A/A / usm); NaN
+    where a time is missing."""
     usm = times.get("usm", math.nan)
     out = {p: times.get(p, math.nan) / usm for p in peers}
     ok = [times[p] for p in peers if p in times]
     out["best"] = min(ok) / usm if ok else math.nan
-    out["A/A"] = times.get("usm A/A", math.nan) / usm
+    for name, (again, entry) in (controls or {"A/A": ("usm A/A", "usm")}).items():
+        out[name] = times.get(again, math.nan) / times.get(entry, math.nan)
     return out
 
 
@@ -795,6 +805,10 @@ def run_op(op: Op, size: str, setup: Setup, cfg: Config, host: HostData) -> dict
     shape = op_shape(op, size, cfg)
     fns, errors = build_all(op, shape, setup.libs, host)
     host.trim()
+    if setup.require_peer and not any(lib.peer and lib.key in fns for lib in setup.libs):
+        fns.clear()
+        why = next((errors[lib.key] for lib in setup.libs if lib.peer and lib.key in errors), "")
+        return skipped_row(op, size, cfg, f"not timed, no peer has it: {why}"[:300])
     try:
         if size == "large":
             res = time_large(fns, setup.libs, cfg, setup.sync_all, errors)
@@ -807,7 +821,8 @@ def run_op(op: Op, size: str, setup: Setup, cfg: Config, host: HostData) -> dict
     return {"op": op.name, "family": op.family, "size": size, "shape": list(shape),
             "timing": setup.timing if size == "large" else "host per call, no sync",
             **{k: v for k, v in res.items() if k != "times"},
-            "times_s": res["times"], "errors": errors, "ratios": ratios(res["times"], peers)}
+            "times_s": res["times"], "errors": errors,
+            "ratios": ratios(res["times"], peers, setup.controls)}
 
 
 def skipped_row(op: Op, size: str, cfg: Config, why: str) -> dict[str, Any]:
@@ -873,10 +888,11 @@ def geomean(values: list[float]) -> float:
 
 
 def table_text(rows: list[dict[str, Any]], keys: list[str], peers: list[str]) -> str:
-    """One size class as a table grouped by family: times per library, then ratios."""
-    ratio_cols = ["best", *peers, "A/A"]
+    """One size class as a table grouped by family: times per library, then ratios
+    (best, per peer, then the control ratios the rows hold, A/A first)."""
+    ratio_cols = ["best", *peers, *control_names(rows)]
     head = (f"{'op':36} {'shape':>18} " + " ".join(f"{k:>10}" for k in keys) + "  "
-            + " ".join(f"{(c + '/usm') if c not in ('A/A',) else c:>10}" for c in ratio_cols))
+            + " ".join(f"{c if c.endswith('A/A') else c + '/usm':>10}" for c in ratio_cols))
     lines = [head, "-" * len(head)]
     family = None
     for r in rows:
@@ -890,19 +906,27 @@ def table_text(rows: list[dict[str, Any]], keys: list[str], peers: list[str]) ->
     return "\n".join(lines)
 
 
-def summary_text(rows: list[dict[str, Any]], size: str) -> str:
-    """Geometric mean of best-peer ratios, the worst op and every op below ``BELOW``."""
+def control_names(rows: list[dict[str, Any]]) -> list[str]:
+    """The control ratios the rows hold (names ending in ``A/A``), ``A/A`` first."""
+    names = {k for r in rows for k in r["ratios"] if k.endswith("A/A")}
+    return sorted(names, key=lambda k: (k != "A/A", k))
+
+
+def summary_text(rows: list[dict[str, Any]], size: str, below_at: float = BELOW) -> str:
+    """Geometric mean of best-peer ratios (and of each control ratio), the worst op and
+    every op below ``below_at``."""
     rs = [r for r in rows if r["size"] == size and math.isfinite(r["ratios"].get("best", math.nan))]
     if not rs:
         return f"{size}: no op with a ratio"
     g = geomean([r["ratios"]["best"] for r in rs])
-    aa = geomean([r["ratios"].get("A/A", math.nan) for r in rs])
+    aa = "; ".join(f"{c} geometric mean {geomean([r['ratios'].get(c, math.nan) for r in rs]):.3f}"
+                   for c in control_names(rs))
     worst = min(rs, key=lambda r: r["ratios"]["best"])
-    below = sorted((r for r in rs if r["ratios"]["best"] < BELOW), key=lambda r: r["ratios"]["best"])
-    out = [f"{size}: geometric mean of best-peer/usm over {len(rs)} ops: {g:.3f} "
-           f"(A/A geometric mean {aa:.3f})",
+    below = sorted((r for r in rs if r["ratios"]["best"] < below_at),
+                   key=lambda r: r["ratios"]["best"])
+    out = [f"{size}: geometric mean of best-peer/usm over {len(rs)} ops: {g:.3f} ({aa})",
            f"  worst: {worst['family']}/{worst['op']} {worst['ratios']['best']:.3f}",
-           f"  below {BELOW}: {len(below)} op(s)"]
+           f"  below {below_at}: {len(below)} op(s)"]
     out += [f"    {r['family']}/{r['op']}: {r['ratios']['best']:.3f}" for r in below]
     return "\n".join(out)
 
@@ -915,13 +939,14 @@ def errors_text(rows: list[dict[str, Any]]) -> str:
 
 def header_text(meta: dict[str, Any]) -> str:
     v = ", ".join(f"{k} {val}" for k, val in meta["versions"].items())
-    return (f"GPU ops matrix ({meta['mode']}), {meta['date']}\nGPU: {meta['gpu']}; usmarray device "
-            f"{meta['usmarray_device']}\n{v}\nratios: peer time / usmarray time (> 1: usmarray "
+    machine = meta.get("machine_line") or f"GPU: {meta['gpu']}"
+    return (f"{meta.get('title', 'GPU ops matrix')} ({meta['mode']}), {meta['date']}\n{machine}; "
+            f"usmarray device {meta['usmarray_device']}\n{v}\nratios: peer time / usmarray time (> 1: usmarray "
             f"faster); best = fastest peer; A/A = usmarray timed again / usmarray")
 
 
 def report_text(meta: dict[str, Any], rows: list[dict[str, Any]], keys: list[str],
-                peers: list[str]) -> str:
+                peers: list[str], below_at: float = BELOW) -> str:
     parts = [header_text(meta)]
     for size, what in (("large", f"large: {meta['timing']}, median over trials of back-to-back "
                                   "calls"),
@@ -932,7 +957,7 @@ def report_text(meta: dict[str, Any], rows: list[dict[str, Any]], keys: list[str
         if rs:
             parts += ["", f"== {what} ==", table_text(rs, keys, peers)]
     parts += ["", "== summary =="]
-    parts += [summary_text(rows, s) for s in ("large", "small", "sklearn")
+    parts += [summary_text(rows, s, below_at) for s in ("large", "small", "sklearn")
               if any(r["size"] == s for r in rows)]
     parts += ["", errors_text(rows)]
     return "\n".join(parts)
@@ -949,7 +974,7 @@ def jsonable(obj: Any) -> Any:
     return obj
 
 
-def plot(rows: list[dict[str, Any]], path: Path, title: str) -> bool:
+def plot(rows: list[dict[str, Any]], path: Path, title: str, below_at: float = BELOW) -> bool:
     """Horizontal bars of log2(best-peer ratio) per op, one panel per size class, the
     A/A ratio as a tick; False when matplotlib is missing."""
     try:
@@ -966,7 +991,7 @@ def plot(rows: list[dict[str, Any]], path: Path, title: str) -> bool:
     fig, axes = plt.subplots(1, len(sizes), figsize=(8 * len(sizes), max(4.0, 0.16 * n + 1.5)),
                              squeeze=False)
     for ax, size in zip(axes[0], sizes, strict=True):
-        _plot_panel(ax, [r for r in rows if r["size"] == size], size, n)
+        _plot_panel(ax, [r for r in rows if r["size"] == size], size, n, below_at)
     fig.suptitle(title)
     fig.tight_layout(rect=(0, 0, 1, 1 - 0.6 / fig.get_figheight()))
     fig.savefig(path, dpi=80)
@@ -978,7 +1003,8 @@ def _log2(v: float | None) -> float:
     return math.log2(v) if v is not None and math.isfinite(v) and v > 0 else math.nan
 
 
-def _plot_panel(ax: Any, rows: list[dict[str, Any]], size: str, slots: int) -> None:
+def _plot_panel(ax: Any, rows: list[dict[str, Any]], size: str, slots: int,
+                below_at: float = BELOW) -> None:
     """One size class: a bar per op (``slots`` rows tall, so panels share bar heights)."""
     best = [_log2(r["ratios"].get("best")) for r in rows]
     aa = [_log2(r["ratios"].get("A/A")) for r in rows]
@@ -988,7 +1014,7 @@ def _plot_panel(ax: Any, rows: list[dict[str, Any]], size: str, slots: int) -> N
     ax.barh(y, [b if math.isfinite(b) else 0.0 for b in best], color=colors)
     ax.plot(aa, y, "k|", markersize=6, label="A/A")
     ax.axvline(0, color="k", lw=0.8)
-    ax.axvline(math.log2(BELOW), color="tab:red", lw=0.8, ls=":", label=f"ratio {BELOW}")
+    ax.axvline(math.log2(below_at), color="tab:red", lw=0.8, ls=":", label=f"ratio {below_at}")
     ax.set_yticks(y, [f"{r['family'][:5]}: {r['op']}" for r in rows], fontsize=6)
     ax.set_ylim(slots - 0.5, -0.5)
     ax.set_xlabel("log2(best peer time / usmarray time)   (> 0: usmarray faster)")
@@ -999,15 +1025,18 @@ def _plot_panel(ax: Any, rows: list[dict[str, Any]], size: str, slots: int) -> N
 
 
 def write_outputs(out: Path, meta: dict[str, Any], rows: list[dict[str, Any]], keys: list[str],
-                  peers: list[str], with_plot: bool, stem: str = "gpu_matrix") -> list[Path]:
-    """Write ``<stem>.json`` and ``<stem>.txt`` (and ``<stem>.png``) into ``out``."""
+                  peers: list[str], with_plot: bool, stem: str = "gpu_matrix",
+                  below_at: float = BELOW) -> list[Path]:
+    """Write ``<stem>.json`` and ``<stem>.txt`` (and ``<stem>.png``) into ``out``; ops
+    under ``below_at`` are listed in the summary."""
     out.mkdir(parents=True, exist_ok=True)
     paths = [out / f"{stem}.json", out / f"{stem}.txt"]
     paths[0].write_text(json.dumps(jsonable({**meta, "columns": keys, "peers": peers,
-                                             "below": BELOW, "rows": rows}), indent=1))
-    paths[1].write_text(report_text(meta, rows, keys, peers) + "\n")
+                                             "below": below_at, "rows": rows}), indent=1))
+    paths[1].write_text(report_text(meta, rows, keys, peers, below_at) + "\n")
+    machine = meta.get("machine", meta.get("gpu"))
     if with_plot and plot(rows, out / f"{stem}.png",
-                          f"usmarray vs {' / '.join(peers)}, {meta['gpu']}"):
+                          f"usmarray vs {' / '.join(peers)}, {machine}", below_at):
         paths.append(out / f"{stem}.png")
     return paths
 
@@ -1015,20 +1044,36 @@ def write_outputs(out: Path, meta: dict[str, Any], rows: list[dict[str, Any]], k
 # ---------------------------------------------------------------- main
 
 
+def add_selection_args(p: argparse.ArgumentParser) -> None:
+    """``--only``/``--skip`` (ops, see ``select``) and ``--small-only``/``--large-only``
+    (size classes, see ``sizes_of``)."""
+    p.add_argument("--only", default=None,
+                   help="ops whose name or family contains one of these comma-separated substrings")
+    p.add_argument("--skip", default=None,
+                   help="leave out ops whose name or family contains one of these substrings")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--small-only", action="store_true", help="only the small size class")
+    g.add_argument("--large-only", action="store_true", help="only the large size class")
+
+
+def sizes_of(args: argparse.Namespace) -> list[str]:
+    """The size classes ``add_selection_args``'s flags ask for, large first."""
+    return ["small"] if args.small_only else ["large"] if args.large_only else ["large", "small"]
+
+
+def collect() -> None:
+    """``gc.collect()`` as a cleanup (no return value)."""
+    gc.collect()
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m benchmarks.gpu_matrix",
                                 description="GPU ops matrix: usmarray vs CuPy and PyTorch "
                                             "(through array_api_compat) on one GPU.")
     p.add_argument("--quick", action="store_true", help="3 trials, about 1/16 of the elements")
-    p.add_argument("--only", default=None,
-                   help="ops whose name or family contains one of these comma-separated substrings")
-    p.add_argument("--skip", default=None,
-                   help="leave out ops whose name or family contains one of these substrings")
+    add_selection_args(p)
     p.add_argument("--merge", nargs="+", type=Path, default=None, metavar="JSON",
                    help="write one matrix into --out from the gpu_matrix.json of several runs")
-    g = p.add_mutually_exclusive_group()
-    g.add_argument("--small-only", action="store_true", help="only the small size class")
-    g.add_argument("--large-only", action="store_true", help="only the large size class")
     p.add_argument("--out", type=Path, default=None,
                    help="folder for gpu_matrix.json/.txt/.png "
                         "(default benchmarks/results/<date>-gpu-matrix)")
@@ -1041,11 +1086,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def _default_out(smoke: bool) -> Path:
+def _default_out(smoke: bool, kind: str = "gpu") -> Path:
+    """``<tmp>/<kind>_matrix_smoke`` for a smoke run, else
+    ``benchmarks/results/<date>-<kind>-matrix``."""
     if smoke:
-        return Path(tempfile.gettempdir()) / "gpu_matrix_smoke"
+        return Path(tempfile.gettempdir()) / f"{kind}_matrix_smoke"
     day = _dt.date.today().isoformat()
-    return Path(__file__).resolve().parent / "results" / f"{day}-gpu-matrix"
+    return Path(__file__).resolve().parent / "results" / f"{day}-{kind}-matrix"
 
 
 def _progress(i: int, n: int, row: dict[str, Any], t0: float) -> None:
@@ -1086,7 +1133,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     cfg = config(args.quick, args.cpu_smoke, args.time_limit)
     ops = select(table(), args.only, args.skip)
-    sizes = ["small"] if args.small_only else ["large"] if args.large_only else ["large", "small"]
+    sizes = sizes_of(args)
     if args.list:
         for op in ops:
             print(f"{op.family:12} {op.name:36} " + "  ".join(

@@ -28,7 +28,11 @@ from ._report import (
 )
 from ._timing import Stats, describe_error
 
-SECTIONS = ("small", "throughput", "migration", "scaling", "linalg", "gpu", "gpu_matrix")
+SECTIONS = ("small", "throughput", "migration", "scaling", "linalg", "gpu", "gpu_matrix",
+            "cpu_matrix")
+# cpu_matrix (issue 31) is opt-in (--only cpu_matrix): its --quick run alone takes about two
+# minutes on 2 cores, more than the rest of the quick suite
+DEFAULT_SECTIONS = tuple(s for s in SECTIONS if s != "cpu_matrix")
 
 
 @dataclass
@@ -77,8 +81,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--quick", action="store_true", help="small caps and budgets (< 2 min; CI)")
     p.add_argument("--out", type=Path, default=None,
                    help="output directory (default benchmarks/results/<date>/)")
-    p.add_argument("--only", default=",".join(SECTIONS),
-                   help=f"comma-separated sections to run, from {','.join(SECTIONS)}")
+    p.add_argument("--only", default=",".join(DEFAULT_SECTIONS),
+                   help=f"comma-separated sections to run, from {','.join(SECTIONS)} "
+                        f"(default: all but cpu_matrix)")
     p.add_argument("--max-elements", type=lambda s: int(float(s)), default=None,
                    help="cap on array elements for throughput and scaling (e.g. 1e6)")
     p.add_argument("--max-bytes", type=_parse_size, default=None,
@@ -206,6 +211,19 @@ def run_gpu(quick: bool, outdir: Path, section: str = "gpu") -> dict[str, Any]:
     return {"status": "ok" if rc == 0 else f"exit {rc}", "out": str(outdir / section)}
 
 
+def run_cpu_matrix(quick: bool, outdir: Path) -> dict[str, Any]:
+    """The CPU ops matrix (``benchmarks/cpu_matrix.py``: both CPU backends against their
+    providers), written to ``<outdir>/cpu_matrix``."""
+    from . import cpu_matrix
+
+    argv = (["--quick"] if quick else []) + ["--out", str(outdir / "cpu_matrix")]
+    try:
+        rc = cpu_matrix.main(argv)
+    except Exception as exc:
+        return {"status": describe_error(exc)}
+    return {"status": "ok" if rc == 0 else f"exit {rc}", "out": str(outdir / "cpu_matrix")}
+
+
 def _error_row(job: Job, exc: BaseException) -> dict[str, Any]:
     return {"op": job.label, "test": job.label, "kind": "error", "n": 0, "dtype": "-",
             "bytes": 0, "size": "-", "stats": {"usm": Stats(error=describe_error(exc))}}
@@ -251,7 +269,8 @@ def main(argv: list[str] | None = None) -> int:
                                if s in only}
     show = args.progress if args.progress is not None else not args.quick
     gpu_sections = [s for s in ("gpu", "gpu_matrix") if s in only]
-    bar = Progress(len(jobs) + ("linalg" in only) + len(gpu_sections), show)
+    bar = Progress(len(jobs) + ("linalg" in only) + len(gpu_sections)
+                   + ("cpu_matrix" in only), show)
     try:
         for job in jobs:
             try:
@@ -268,6 +287,9 @@ def main(argv: list[str] | None = None) -> int:
         for section in gpu_sections:
             results[section] = run_gpu(args.quick, outdir, section)
             bar.step(section)
+        if "cpu_matrix" in only:
+            results["cpu_matrix"] = run_cpu_matrix(args.quick, outdir)
+            bar.step("cpu_matrix")
     finally:
         bar.close()
     enrich(results)
@@ -294,6 +316,8 @@ def main(argv: list[str] | None = None) -> int:
     for section in ("gpu", "gpu_matrix"):
         if section in results:
             print(f"\n== GPU (benchmarks/{section}.py) == {results[section]['status']}")
+    if "cpu_matrix" in results:
+        print(f"\n== CPU ops matrix (benchmarks/cpu_matrix.py) == {results['cpu_matrix']['status']}")
     errors = [r for sec in ("small", "throughput", "migration", "scaling")
               for r in results.get(sec, []) if r.get("kind") == "error"]
     for r in errors:
