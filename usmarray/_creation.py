@@ -85,7 +85,12 @@ def empty(shape: Any, *, dtype: Any = None, device: Any = None, usm_type: Any = 
 
 
 def zeros(shape: Any, *, dtype: Any = None, device: Any = None, usm_type: Any = None, sycl_queue: Any = None) -> usm_ndarray:
-    return _filled("zeros", shape, 0, dtype, device, usm_type, sycl_queue)
+    """A new array of +0 (False for bool) made by the backend's own ``zeros``: on the
+    NumPy backend that is ``np.zeros``, whose pages the OS zeroes on first touch, where a
+    fill writes every byte first (issue 31: 0.56x NumPy at 2^21 float32)."""
+    be, q, ut = placement(device, usm_type, sycl_queue, "zeros")
+    d = _dtype_or(dtype, default_float(q), q, "zeros")
+    return wrap_with(be, _alloc(be, q, d, be.zeros, _shape(shape, "zeros"), dtype=d, usm_type=ut, queue=q))
 
 
 def ones(shape: Any, *, dtype: Any = None, device: Any = None, usm_type: Any = None, sycl_queue: Any = None) -> usm_ndarray:

@@ -1,0 +1,49 @@
+"""``zeros`` through each backend's own ``zeros`` (issue 31): the same values, bits,
+dtypes, placements and errors as before, when it was a fill of 0 like ``ones``."""
+
+import numpy as np
+import pytest
+
+import usmarray as xp
+
+DTYPES = ["bool", "int8", "uint16", "int64", "float32", "float64", "complex64", "complex128"]
+
+
+@pytest.mark.parametrize("device", [None, "numpy"])
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(), (0,), (7,), (3, 5), 4])
+def test_zeros_values_bits_and_dtype(device, dtype, shape):
+    got = xp.zeros(shape, dtype=getattr(xp, dtype), device=device)
+    want = np.zeros(shape, dtype=dtype)
+    host = xp.asnumpy(got)
+    assert got.dtype == getattr(xp, dtype) and host.shape == want.shape
+    assert host.tobytes() == want.tobytes()  # +0.0, not -0.0
+
+
+@pytest.mark.parametrize("device", [None, "numpy"])
+def test_zeros_default_dtype_and_device_as_ones(device):
+    z, o = xp.zeros((2, 3), device=device), xp.ones((2, 3), device=device)
+    assert z.dtype == o.dtype and z.device == o.device
+    assert z.usm_type == o.usm_type
+
+
+@pytest.mark.parametrize("usm_type", ["device", "shared", "host"])
+def test_zeros_usm_type_on_the_sycl_device(usm_type):
+    z = xp.zeros((5,), dtype=xp.float32, usm_type=usm_type)
+    assert z.usm_type == usm_type
+    assert xp.asnumpy(z).tolist() == [0.0] * 5
+
+
+@pytest.mark.parametrize("device", [None, "numpy"])
+@pytest.mark.parametrize("shape", [(-1,), (2, -3), 2.5, "3"])
+def test_zeros_refuses_what_ones_refuses(device, shape):
+    with pytest.raises(Exception) as ones_err:
+        xp.ones(shape, device=device)
+    with pytest.raises(type(ones_err.value)) as zeros_err:
+        xp.zeros(shape, device=device)
+    assert str(zeros_err.value) == str(ones_err.value).replace("ones", "zeros")
+
+
+def test_zeros_larger_than_the_device_is_a_memory_error():
+    with pytest.raises(MemoryError):
+        xp.zeros((1 << 62,), dtype=xp.float64)
