@@ -211,12 +211,13 @@ def run_gpu(quick: bool, outdir: Path, section: str = "gpu") -> dict[str, Any]:
     return {"status": "ok" if rc == 0 else f"exit {rc}", "out": str(outdir / section)}
 
 
-def run_cpu_matrix(quick: bool, outdir: Path) -> dict[str, Any]:
+def run_cpu_matrix(quick: bool, outdir: Path, plots: bool = True) -> dict[str, Any]:
     """The CPU ops matrix (``benchmarks/cpu_matrix.py``: both CPU backends against their
-    providers), written to ``<outdir>/cpu_matrix``."""
+    providers), written to ``<outdir>/cpu_matrix`` (its PNGs only with ``plots``)."""
     from . import cpu_matrix
 
-    argv = (["--quick"] if quick else []) + ["--out", str(outdir / "cpu_matrix")]
+    argv = ((["--quick"] if quick else []) + ([] if plots else ["--no-plot"])
+            + ["--out", str(outdir / "cpu_matrix")])
     try:
         rc = cpu_matrix.main(argv)
     except Exception as exc:
@@ -288,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
             results[section] = run_gpu(args.quick, outdir, section)
             bar.step(section)
         if "cpu_matrix" in only:
-            results["cpu_matrix"] = run_cpu_matrix(args.quick, outdir)
+            results["cpu_matrix"] = run_cpu_matrix(args.quick, outdir, not args.no_plots)
             bar.step("cpu_matrix")
     finally:
         bar.close()
