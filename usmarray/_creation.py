@@ -12,7 +12,7 @@ import numpy as np
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
 from ._device import Device
-from ._helpers import alloc_failed, check_array, check_scalar, fill_scalar, same_device
+from ._helpers import MAX_NBYTES, alloc_failed, check_array, check_scalar, fill_scalar, same_device
 from ._migration import asarray, from_dlpack, to_device
 from ._placement import (
     check_device_dtype,
@@ -53,8 +53,8 @@ def _alloc_n(be: Any, q: Any, d: np.dtype, count: int, fn: Any, *args: Any, **kw
     the device holds, or a failed allocation, is a MemoryError naming the size."""
     nbytes = count * d.itemsize
     limit = getattr(getattr(q, "sycl_device", None), "global_mem_size", None)
-    if limit is not None and nbytes > limit:
-        raise be.memory_error(nbytes, q)
+    if nbytes > MAX_NBYTES or (limit is not None and nbytes > limit):
+        raise be.memory_error(nbytes, q)  # NumPy and CuPy would say "array is too big"
     try:
         return fn(*args, **kwargs)
     except getattr(be, "alloc_errors", ()) as exc:
