@@ -57,6 +57,8 @@ os.environ.setdefault("SCIPY_ARRAY_API", "1")  # before anything imports scipy (
 
 import numpy as np  # noqa: E402
 
+from ._report import fmt_time  # noqa: E402
+
 Fn = Callable[[], Any]
 Builder = Callable[["Kit", tuple[int, ...]], Fn]
 BELOW = 0.92  # ops whose best-peer ratio is under this are listed at the bottom
@@ -866,16 +868,6 @@ def merge(paths: list[Path], out: Path, with_plot: bool) -> list[Path]:
 
 
 # ---------------------------------------------------------------- text, json, plot
-
-
-def fmt_time(s: float | None) -> str:
-    if s is None or not math.isfinite(s):
-        return "n/a"
-    if s < 1e-3:
-        return f"{s * 1e6:.1f}us"
-    if s < 1:
-        return f"{s * 1e3:.2f}ms"
-    return f"{s:.3f}s"
 
 
 def _fmt_ratio(r: float | None) -> str:

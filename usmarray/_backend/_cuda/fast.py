@@ -17,11 +17,9 @@ with equal shapes and dtypes, aligned, and not empty; anything else goes to the
 
 from __future__ import annotations
 
-import ctypes
 import math
 import struct
 import sys
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -29,6 +27,9 @@ import cupy
 import numpy as np
 
 from ..._env import env_flag
+from .kernels._launch import SLOTS as _ARGS
+from .kernels._launch import driver_launch as _launch
+from .kernels._launch import stream_ptr as _stream_ptr
 
 _nd = cupy.ndarray
 _BLOCK = 256
@@ -38,40 +39,10 @@ _i64 = np.int64  # the kernels' element count is a long long
 _OPTIONS = ("-ftz=false", "-prec-div=true", "-prec-sqrt=true")
 
 
-#: the driver's cuLaunchKernel with C-typed arguments (CuPy's binding), when present
-_launch: Any = getattr(getattr(cupy.cuda, "driver", None), "launchKernel", None)
-
-
-def _current_stream_ptr() -> int:
-    return int(cupy.cuda.get_current_stream().ptr)
-
-
-#: the handle of CuPy's current stream (where CuPy's own kernels would run)
-_stream_ptr: Callable[[], int] = getattr(
-    cupy.cuda.stream, "get_current_stream_ptr", None) or _current_stream_ptr
-
 #: outputs of at most this many bytes are kept for reuse (see FastKernels.new_out)
 SPARE_BYTES = 4 << 20
 SPARE_KEYS = 8
 SPARE_PER_KEY = 2
-
-
-class _ArgSlots(threading.local):
-    """Per-thread kernel-argument storage for the driver launch: eight 8-byte slots
-    and the ``void*[8]`` array of their addresses (``t`` = (slots, address of the
-    array)).  cuLaunchKernel copies the arguments before it returns, so a thread
-    reuses its slots for every launch; threads never share them (the launch
-    releases the GIL)."""
-
-    def __init__(self) -> None:
-        slots = (ctypes.c_uint64 * 8)()
-        base = ctypes.addressof(slots)
-        params = (ctypes.c_void_p * 8)(*[base + 8 * i for i in range(8)])
-        self.t = (slots, ctypes.addressof(params))
-        self._keep = params
-
-
-_ARGS = _ArgSlots()
 #: (pointer, pointer, pointer, element count) little-endian into 8-byte slots
 _PACK_VV = struct.Struct("<QQQq")
 _SCALAR_CODES = {"?": "?", "b": "b", "B": "B", "h": "h", "H": "H", "i": "i", "I": "I", "l": "q",

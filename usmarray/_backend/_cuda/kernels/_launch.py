@@ -20,7 +20,8 @@ import numpy as np
 #: IEEE semantics: subnormals kept, exact division and square root
 OPTIONS = ("-ftz=false", "-prec-div=true", "-prec-sqrt=true", "-std=c++17")
 
-_driver_launch: Any = getattr(getattr(cupy.cuda, "driver", None), "launchKernel", None)
+#: the driver's cuLaunchKernel with C-typed arguments (CuPy's binding), when present
+driver_launch: Any = getattr(getattr(cupy.cuda, "driver", None), "launchKernel", None)
 stream_ptr: Any = getattr(cupy.cuda.stream, "get_current_stream_ptr", None) or (
     lambda: int(cupy.cuda.get_current_stream().ptr))
 _cache: dict[tuple, Any] = {}
@@ -40,9 +41,12 @@ class _Slots(threading.local):
         base = ctypes.addressof(self.slots)
         self.params = (ctypes.c_void_p * MAX_ARGS)(*[base + 8 * i for i in range(MAX_ARGS)])
         self.pp = ctypes.addressof(self.params)
+        self.t = (self.slots, self.pp)
 
 
-_SLOTS = _Slots()
+#: the calling thread's argument slots (``t``: the slots and the address of their
+#: pointer array); cuLaunchKernel copies the arguments before it returns
+SLOTS = _Slots()
 
 
 _sms: dict[int, int] = {}
@@ -81,17 +85,18 @@ def launch(f: Any, grid: tuple[int, int, int], block: tuple[int, int, int], fmt:
            *args: Any, shared: int = 0, stream: int | None = None) -> None:
     """Launch ``f`` on ``stream`` (a handle; CuPy's current stream where None) with
     ``args`` packed as ``fmt`` says."""
-    if _driver_launch is None:
+    if driver_launch is None:
         f(grid, block, tuple(_SCALARS[c](v) for c, v in zip(fmt, args, strict=True)),
           shared_mem=shared)
         return
     pack = _packers.get(fmt)
     if pack is None:
         pack = _packers[fmt] = struct.Struct("<" + fmt).pack_into
-    t = _SLOTS
+    t = SLOTS
     pack(t.slots, 0, *args)
-    _driver_launch(f.ptr, grid[0], grid[1], grid[2], block[0], block[1], block[2], shared,
+    driver_launch(f.ptr, grid[0], grid[1], grid[2], block[0], block[1], block[2], shared,
                    stream_ptr() if stream is None else stream, t.pp, 0)
 
 
-__all__ = ["OPTIONS", "cached", "compiled", "launch", "sm_count", "stream_ptr"]
+__all__ = ["OPTIONS", "SLOTS", "cached", "compiled", "driver_launch", "launch", "sm_count",
+           "stream_ptr"]

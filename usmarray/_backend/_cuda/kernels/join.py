@@ -19,11 +19,10 @@ from typing import Any
 
 import cupy
 
-from ._launch import cached, sm_count, stream_ptr
+from ._launch import cached, driver_launch, sm_count, stream_ptr
 
 _nd = cupy.ndarray
 MAX_INPUTS = 64
-_driver_launch: Any = getattr(getattr(cupy.cuda, "driver", None), "launchKernel", None)
 
 _SOURCE = """
 struct Tab {{ const {t}* p[{k}]; long long inner[{k}]; long long off[{k}]; }};
@@ -80,7 +79,7 @@ class Joins:
         self._is_fast = is_fast
         self._multi = not single_gpu
         self._fns: dict[int, Any] = {}
-        self.enabled = _driver_launch is not None
+        self.enabled = driver_launch is not None
 
     def _function(self, size: int) -> Any:
         return cached(self._fns, size, self._multi,
@@ -131,7 +130,7 @@ class Joins:
         p.slots[2] = total
         target = max(1, self._target() // k)
         gx = min(outer, 4096) if outer > 1 else max(1, min(-(-most // 1024), target))
-        _driver_launch(self._function(a0.dtype.itemsize).ptr, gx, k, 1, 256, 1, 1, 0,
+        driver_launch(self._function(a0.dtype.itemsize).ptr, gx, k, 1, 256, 1, 1, 0,
                        stream_ptr(), p.pp, 0)
         return out
 
