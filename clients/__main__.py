@@ -128,7 +128,8 @@ def main(argv: list[str] | None = None) -> int:
                     "substring on the plain string (usmarray without its fix)")
     ap.add_argument("--upstream-fixes", action="store_true",
                     help="apply the upstream fixes docs/compatibility.md proposes (SciPy's "
-                    "exact MArray test, array-api-extra's host export) to see what remains")
+                    "exact MArray test and host copies in its xp_assert_*, array-api-extra's "
+                    "host export) to see what remains")
     ap.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
     a = ap.parse_args(argv)
 
@@ -159,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
                 marray = "exact" if a.upstream_fixes else a.scipy_marray
                 extra.append(f"--clients-scipy-marray={marray}")
                 if a.upstream_fixes:
-                    extra.append("--clients-xpx-host-export")
+                    extra += ["--clients-xpx-host-export", "--clients-scipy-host-assert"]
                 entry = meta["runs"].setdefault(f"{suite.name}-{dev}", {"parts": {}})
                 for args in suite.runs:
                     part = part_name(args)

@@ -109,7 +109,8 @@ def _patch_xpx() -> None:
 def _patch_xpx_host_export() -> None:
     """array-api-extra's upstream fix (see docs/compatibility.md): its testing helper
     ``_as_numpy_array`` asks the producer for a host copy when ``np.from_dlpack`` cannot
-    take the producer's device (NumPy raises RuntimeError for a kDLOneAPI tensor)."""
+    take the producer's device (NumPy raises RuntimeError for a kDLOneAPI tensor, and the
+    helper's ``np.asarray`` fallback fails for GPU memory)."""
     import numpy as np
     from array_api_extra._lib import _testing as t
 
@@ -120,7 +121,9 @@ def _patch_xpx_host_export() -> None:
     def as_numpy(array: Any, *, xp: Any) -> Any:
         try:
             return orig(array, xp=xp)
-        except RuntimeError:
+        except (RuntimeError, TypeError, BufferError):
+            # NumPy refuses a kDLOneAPI tensor (RuntimeError); a GPU tensor makes the
+            # helper fall back to np.asarray, which device memory refuses (TypeError)
             return np.from_dlpack(array, device="cpu")
 
     as_numpy._clients_patched = True  # type: ignore[attr-defined]
@@ -146,6 +149,67 @@ def _patch_scipy_marray(mode: str) -> None:
 
     fn = {"exact": _exact_is_marray, "substring": _substring_is_marray}[mode]
     sa.is_marray.__code__ = fn.__code__
+
+
+_KDL_CPU = 1
+
+
+def _on_host(x: Any) -> Any:
+    """``x`` itself, or a NumPy copy of it when it is an array whose DLPack device is
+    not the CPU (decided by the array's device, not by its library's name)."""
+    import numpy as np
+
+    dev = getattr(x, "__dlpack_device__", None)
+    if dev is None or isinstance(x, np.ndarray) or dev()[0] == _KDL_CPU:
+        return x
+    return np.from_dlpack(x, device="cpu")
+
+
+
+class _HostTesting:
+    """``numpy.testing`` whose ``assert_*`` functions first copy device arrays to the host."""
+
+    def __init__(self, testing: Any) -> None:
+        self._testing = testing
+
+    def __getattr__(self, name: str) -> Any:
+        fn = getattr(self._testing, name)
+        if not name.startswith("assert_"):
+            return fn
+
+        @functools.wraps(fn)
+        def call(*args: Any, **kw: Any) -> Any:
+            return fn(*map(_on_host, args), **kw)
+
+        return call
+
+
+def _patch_scipy_host_assert() -> None:
+    """SciPy's upstream fix (see docs/compatibility.md): ``xp_assert_close`` /
+    ``xp_assert_equal`` / ``xp_assert_less`` hand arrays of libraries they do not name
+    (CuPy and PyTorch are named) to ``numpy.testing``, which converts with
+    ``np.asarray``; GPU memory refuses that.  The fix copies any array whose DLPack device
+    is not the CPU with ``np.from_dlpack(x, device="cpu")`` first, and
+    ``_xp_copy_to_numpy`` does the same."""
+    import types
+
+    import numpy as np
+    import scipy._lib._array_api as sa
+
+    if getattr(sa, "_clients_patched", False):
+        return
+    host_np = types.ModuleType("numpy")
+    host_np.__dict__.update(np.__dict__)
+    host_np.testing = _HostTesting(np.testing)  # type: ignore[attr-defined]
+    sa.np = host_np
+    orig = sa._xp_copy_to_numpy
+
+    def copy_to_numpy(x: Any) -> Any:
+        host = _on_host(x)
+        return orig(x) if host is x else host
+
+    sa._xp_copy_to_numpy = copy_to_numpy
+    sa._clients_patched = True
 
 
 def _patch_scipy_conftest(mod: Any, config: pytest.Config) -> None:
@@ -184,6 +248,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g.addoption("--clients-xpx-host-export", action="store_true",
                 help="apply array-api-extra's upstream fix: np.from_dlpack(x, device='cpu') "
                 "where np.from_dlpack(x) refuses the device")
+    g.addoption("--clients-scipy-host-assert", action="store_true",
+                help="apply SciPy's upstream fix: its xp_assert_* copy arrays whose DLPack "
+                "device is not the CPU to the host (np.from_dlpack(x, device='cpu'))")
     g.addoption("--clients-scipy-marray", default="scipy",
                 choices=("scipy", "exact", "substring"),
                 help="SciPy's is_marray: as shipped (default), exact (the upstream fix), "
@@ -194,6 +261,8 @@ def pytest_configure(config: pytest.Config) -> None:
     _patch_scipy_marray(config.getoption("--clients-scipy-marray"))
     if config.getoption("--clients-xpx-host-export"):
         _patch_xpx_host_export()
+    if config.getoption("--clients-scipy-host-assert"):
+        _patch_scipy_host_assert()
     config._clients_records = {}  # type: ignore[attr-defined]
 
 

@@ -682,3 +682,95 @@ class _Producer:
         if self._legacy:
             return self._a.__dlpack__(stream=stream)
         return self._a.__dlpack__(stream=stream, max_version=max_version, **kw)
+
+
+@pytest.mark.parametrize("dtype", FLOAT)
+@pytest.mark.parametrize("n", [1, 8, 33, 300])
+def test_direct_cusolver_routes_match_numpy(n, dtype):
+    """cholesky, solve, inv and svd of one real matrix go to cuSOLVER directly
+    (_cuda/solver.py, one status read per call): values as NumPy's, errors as LinAlgError."""
+    rng = np.random.default_rng(n)
+    tol = 2e-3 if dtype == np.float32 else 1e-9
+    a = rng.standard_normal((n, n)).astype(dtype)
+    spd = (a @ a.T + n * np.eye(n)).astype(dtype)
+    x = xp.asarray(spd, device="cuda:0")
+    low = np.linalg.cholesky(spd.astype(np.float64))
+    np.testing.assert_allclose(xp.asnumpy(xp.linalg.cholesky(x)), low, rtol=tol, atol=tol)
+    np.testing.assert_allclose(xp.asnumpy(xp.linalg.cholesky(x, upper=True)), low.T, rtol=tol, atol=tol)
+    assert np.all(np.triu(xp.asnumpy(xp.linalg.cholesky(x)), 1) == 0)
+    b = rng.standard_normal((n, 3)).astype(dtype)
+    sol = xp.asnumpy(xp.linalg.solve(x, xp.asarray(b, device="cuda:0")))
+    np.testing.assert_allclose(spd.astype(np.float64) @ sol, b, rtol=tol * 10, atol=tol * 10)
+    inv = xp.asnumpy(xp.linalg.inv(x))
+    np.testing.assert_allclose(inv @ spd.astype(np.float64), np.eye(n), atol=tol * 10)
+    for shape in [(n, n), (n + 5, n), (n, n + 5)]:
+        m = rng.standard_normal(shape).astype(dtype)
+        xm = xp.asarray(m, device="cuda:0")
+        for full in (False, True):
+            u, s, vh = (xp.asnumpy(r) for r in xp.linalg.svd(xm, full_matrices=full))
+            k = min(shape)
+            assert u.shape == ((shape[0], shape[0]) if full else (shape[0], k))
+            assert vh.shape == ((shape[1], shape[1]) if full else (k, shape[1]))
+            np.testing.assert_allclose((u[:, :k] * s) @ vh[:k], m, rtol=tol * 10, atol=tol * 10)
+            assert np.all(np.diff(s) <= 0)
+        np.testing.assert_allclose(xp.asnumpy(xp.linalg.svdvals(xm)),
+                                   np.linalg.svd(m.astype(np.float64), compute_uv=False),
+                                   rtol=tol * 10, atol=tol * 10)
+    with pytest.raises(xp.linalg.LinAlgError):
+        xp.linalg.cholesky(xp.asarray(-spd, device="cuda:0"))
+    if n > 1:
+        sing = spd.copy()
+        sing[-1] = 0  # an exact zero pivot, whatever the pivoting order
+        sing[:, -1] = 0
+        with pytest.raises(xp.linalg.LinAlgError):
+            xp.linalg.solve(xp.asarray(sing, device="cuda:0"), xp.asarray(b, device="cuda:0"))
+        with pytest.raises(xp.linalg.LinAlgError):
+            xp.linalg.inv(xp.asarray(sing, device="cuda:0"))
+
+
+def test_batched_small_svd_matches_numpy():
+    rng = np.random.default_rng(7)
+    for shape in [(6, 8, 8), (3, 20, 12), (3, 12, 20)]:
+        m = rng.standard_normal(shape)
+        u, s, vh = (xp.asnumpy(r) for r in xp.linalg.svd(xp.asarray(m, device="cuda:0"),
+                                                          full_matrices=False))
+        np.testing.assert_allclose((u * s[..., None, :]) @ vh, m, atol=1e-9)
+        np.testing.assert_allclose(s, np.linalg.svd(m, compute_uv=False), atol=1e-9)
+
+
+@pytest.mark.parametrize("dtype", FLOAT)
+def test_fast_pow_matches_cupy_bit_for_bit(dtype):
+    """pow on the vectorized path (fast.py) gives CuPy's own kernel's bits, special
+    values included, with array and scalar exponents."""
+    rng = np.random.default_rng(11)
+    a = np.concatenate([rng.uniform(0, 4, 1021), [0.0, -0.0, np.inf, -np.inf, np.nan, -2.0, 1.0]])
+    b = np.concatenate([rng.uniform(-3, 3, 1021), [0.5, -1.0, 0.0, 3.0, 1.0, 3.0, np.nan]])
+    ga, gb = be.from_host(a.astype(dtype), "device", None), be.from_host(b.astype(dtype), "device", None)
+    got = be.to_host(be.pow(ga, gb))
+    want = cupy.asnumpy(cupy.power(ga, gb))
+    np.testing.assert_array_equal(got.view(f"u{got.itemsize}"), want.view(f"u{want.itemsize}"))
+    x = xp.asarray(a.astype(dtype), device="cuda:0")
+    with np.errstate(all="ignore"):
+        np.testing.assert_allclose(xp.asnumpy(x ** 2.5), a.astype(dtype) ** dtype(2.5), rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.float32, np.float64, np.complex128])
+def test_layout_copies_values(dtype):
+    """A Fortran-ordered copy (asarray(permute_dims(x), copy=True)) keeps its layout and
+    values; broadcast copies move whole rows in the widest words that fit."""
+    rng = np.random.default_rng(5)
+    for shape in [(7, 5), (64, 48), (3, 4, 6)]:
+        a = (rng.standard_normal(shape) * 10).astype(dtype)
+        x = xp.asarray(a, device="cuda:0")
+        t = xp.permute_dims(x, tuple(reversed(range(len(shape)))))
+        c = xp.asarray(t, copy=True)
+        np.testing.assert_array_equal(xp.asnumpy(c), np.transpose(a))
+        c[(0,) * len(shape)] = 0  # a copy: the source is untouched
+        assert xp.asnumpy(x)[(0,) * len(shape)] == a[(0,) * len(shape)]
+    for m in [1, 3, 4, 8, 17, 64, 250]:
+        row = (rng.standard_normal(m) * 10).astype(dtype)
+        v = xp.asarray(row, device="cuda:0")
+        for src in (v, v[1:] if m > 1 else v):
+            want = np.broadcast_to(xp.asnumpy(src), (9, src.shape[0]))
+            got = xp.asarray(xp.broadcast_to(xp.expand_dims(src, axis=0), (9, src.shape[0])), copy=True)
+            np.testing.assert_array_equal(xp.asnumpy(got), want)

@@ -636,6 +636,9 @@ class CudaBackend(BackendBase):
                                  "(another dtype, memory kind or device)")
             if same_kind and not copy:
                 return self.astype(moved, dtype, copy=False) if need else moved
+            if same_kind and moved is obj and self._is_fast(obj):
+                # plain device memory on the default queue: the kernels place it already
+                return self.astype(obj, dtype) if need else self.copy(obj)
             if same_kind:
                 with self.placement(q, ut):
                     return self.astype(moved, dtype) if need else self.copy(moved)

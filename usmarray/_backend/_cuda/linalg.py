@@ -18,6 +18,8 @@ import cupy
 import cupyx
 import numpy as np
 
+from . import solver as _solver
+
 
 class CupyLinalgKernels:
     on_device: Literal[True] = True
@@ -37,16 +39,35 @@ class CupyLinalgKernels:
             call.__name__ = getattr(fn, "__name__", "call")
             return placed(call)
 
+        real = _solver.REAL
+
+        def one(a: Any) -> bool:
+            return a.ndim == 2 and a.dtype in real
+
         def cholesky(a: Any, upper: bool = False) -> Any:
+            if one(a):
+                return _solver.cholesky(cupy.ascontiguousarray(a), upper)
             low = la.cholesky(a)
             return cupy.conj(cupy.swapaxes(low, -1, -2)) if upper else low
 
+        def solve(a: Any, b: Any) -> Any:
+            if one(a) and b.ndim == 2 and b.dtype == a.dtype:
+                return _solver.solve(cupy.ascontiguousarray(a), b)
+            return la.solve(a, b)
+
+        def inv(a: Any) -> Any:
+            if one(a):
+                return _solver.solve(cupy.ascontiguousarray(a), cupy.eye(a.shape[0], dtype=a.dtype))
+            return la.inv(a)
+
         def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True) -> Any:
+            if _solver.svd_applies(a):
+                return _solver.svd(a, full_matrices, compute_uv)
             return la.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
 
         self.linalg = SimpleNamespace(
             cholesky=raising(cholesky), det=raising(la.det), slogdet=raising(la.slogdet),
-            inv=raising(la.inv), solve=raising(la.solve), svd=raising(svd),
+            inv=raising(inv), solve=raising(solve), svd=raising(svd),
             qr=raising(la.qr), eigh=raising(la.eigh), eigvalsh=raising(la.eigvalsh),
             eig=raising(la.eig), eigvals=raising(la.eigvals),
         )

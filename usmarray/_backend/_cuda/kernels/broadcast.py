@@ -184,10 +184,19 @@ class RowBroadcast:
 
     # ---- replication ------------------------------------------------------------------
     def _rows_of(self, src_ptr: int, d: np.dtype, out: Any, rows: int, m: int) -> Any:
+        """``out`` (C order, ``rows`` rows of ``m`` elements of dtype ``d``) filled with
+        ``rows`` copies of the ``m`` elements at ``src_ptr``; moved in the widest words
+        (up to 16 bytes) that divide a row and both addresses."""
         if not out.size:
             return out
-        f = cached(self._fns, ("rows", d.itemsize), self._multi,
-                   lambda: _ROWS_OF.format(t=_WORDS[d.itemsize]))
+        width = d.itemsize
+        row_bytes = m * width
+        for w in (16, 8, 4):
+            if w > width and not row_bytes % w and not (src_ptr | out.data.ptr) % w:
+                width, m = w, row_bytes // w
+                break
+        f = cached(self._fns, ("rows", width), self._multi,
+                   lambda: _ROWS_OF.format(t=_WORDS[width]))
         gx = max(1, min(-(-m // 256), 1024))
         gy = max(1, min(rows, 65535, -(-4096 // gx)))
         launch(f, (gx, gy, 1), (256, 1, 1), "QQqq", src_ptr, out.data.ptr, rows, m,

@@ -1,0 +1,129 @@
+"""cuSOLVER routines called directly, one status read per call (issue 25).
+
+``cupy.linalg`` under ``cupyx.errstate(linalg="raise")`` reads cuSOLVER's info flag
+back after every routine (``solve`` and ``inv``: two host synchronizations), and its
+``svd`` is ``gesvd``.  The functions here run the same factorizations with the info
+flags of all routines in one device array read once, and pick the routine per shape
+by measurement on an H100 (benchmarks/results, issue 25's notes):
+
+- ``cholesky``: ``potrf``;
+- ``solve``: ``getrf`` + ``getrs`` (LU with partial pivoting, as LAPACK's ``gesv``);
+- ``svd``: ``gesvdj`` (one-sided Jacobi, PyTorch's default on CUDA) for one matrix,
+  ``gesvdjBatched`` for matrices up to 32x32 (one or a stack); a Jacobi run that does not
+  converge falls back to ``gesvd`` (``cupy.linalg.svd``).
+
+Inputs are C-ordered real (float32/float64) CuPy arrays of one matrix (``svd``: or a
+stack of small ones); callers route anything else to ``cupy.linalg``.  Every function
+runs on the current device and stream (the caller's placement) and raises
+``numpy.linalg.LinAlgError`` as ``cupy.linalg`` does under ``errstate(linalg="raise")``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cupy
+import cupyx.cusolver as _cxs
+import numpy as np
+from cupy.cuda import device as _device
+from cupy_backends.cuda.libs import cublas as _cublas
+from cupy_backends.cuda.libs import cusolver as _cs
+
+#: dtypes the direct routines take (the rest goes through cupy.linalg)
+REAL = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
+#: the triangle potrf factors, in column-major terms, by matrix size: on an H100 the
+#: lower one takes 841 us at 2048 (float32) where the upper one takes 2200 (PyTorch, which
+#: factors the lower one, 837); at 64 and below both cost the same status read
+CHOLESKY_UPLO_SMALL = _cublas.CUBLAS_FILL_MODE_UPPER
+CHOLESKY_UPLO = _cublas.CUBLAS_FILL_MODE_LOWER
+CHOLESKY_SMALL = 64
+#: gesvdjBatched's largest matrix side
+BATCHED_SVD_MAX = 32
+
+_POTRF = {"f": (_cs.spotrf_bufferSize, _cs.spotrf), "d": (_cs.dpotrf_bufferSize, _cs.dpotrf)}
+_GETRF = {"f": (_cs.sgetrf_bufferSize, _cs.sgetrf), "d": (_cs.dgetrf_bufferSize, _cs.dgetrf)}
+_GETRS = {"f": _cs.sgetrs, "d": _cs.dgetrs}
+
+
+def _raise_on(info: Any, what: str) -> None:
+    """One host read of the info flags of ``what``: LinAlgError when one is non-zero."""
+    flags = info.get()
+    bad = flags[flags != 0]
+    if bad.size:
+        raise np.linalg.LinAlgError(f"{what} (cuSOLVER info {int(bad[0])})")
+
+
+def cholesky(a: Any, upper: bool) -> Any:
+    """Cholesky factor of one symmetric positive-definite matrix ``a`` (C order).
+
+    ``potrf`` factors the column-major view of ``a`` (which is ``a`` itself, as ``a``
+    is symmetric); its upper factor in column-major order is the lower factor in C
+    order, and the other way round."""
+    n = a.shape[0]
+    out = a.copy()
+    size, potrf = _POTRF[a.dtype.char]
+    h = _device.get_cusolver_handle()
+    uplo = CHOLESKY_UPLO_SMALL if n <= CHOLESKY_SMALL else CHOLESKY_UPLO
+    lwork = size(h, uplo, n, out.data.ptr, n)
+    work = cupy.empty(max(lwork, 1), a.dtype)
+    info = cupy.empty(1, np.int32)
+    potrf(h, uplo, n, out.data.ptr, n, work.data.ptr, lwork, info.data.ptr)
+    _raise_on(info, "cholesky: the matrix is not positive definite")
+    if uplo == _cublas.CUBLAS_FILL_MODE_UPPER:
+        low = cupy.tril(out)  # column-major upper = C-order lower
+        return low.T.copy() if upper else low
+    up = cupy.triu(out)  # column-major lower = C-order upper
+    return up if upper else up.T.copy()
+
+
+def solve(a: Any, b: Any) -> Any:
+    """``x`` with ``a @ x = b`` for one square matrix ``a`` (C order) and ``b`` of shape
+    ``(n, k)``; LinAlgError when ``a`` is singular."""
+    n = a.shape[0]
+    k = b.shape[1]
+    lu = a.copy()  # C order: its column-major view is a.T
+    x = cupy.asfortranarray(b)
+    if x is b:
+        x = b.copy(order="F")
+    size, getrf = _GETRF[a.dtype.char]
+    h = _device.get_cusolver_handle()
+    lwork = size(h, n, n, lu.data.ptr, n)
+    work = cupy.empty(max(lwork, 1), a.dtype)
+    ipiv = cupy.empty(n, np.int32)
+    info = cupy.zeros(2, np.int32)
+    getrf(h, n, n, lu.data.ptr, n, work.data.ptr, ipiv.data.ptr, info.data.ptr)
+    # (a.T).T x = b: solve with the transpose of the factored column-major matrix
+    _GETRS[a.dtype.char](h, _cublas.CUBLAS_OP_T, n, k, lu.data.ptr, n, ipiv.data.ptr,
+                         x.data.ptr, n, info.data.ptr + 4)
+    _raise_on(info, "solve: the matrix is singular")
+    return cupy.ascontiguousarray(x)
+
+
+def svd(a: Any, full_matrices: bool, compute_uv: bool) -> Any:
+    """``(u, s, vh)`` (or ``s``) of one matrix, or of a stack of matrices with both sides
+    at most :data:`BATCHED_SVD_MAX`, by Jacobi rotations; ``gesvd`` where Jacobi does
+    not converge."""
+    one_small = a.ndim == 2 and max(a.shape) <= BATCHED_SVD_MAX
+    try:
+        # the batched routine is 3-4x faster on a small matrix (H100, 8x8: 140 us
+        # against 492)
+        res = _cxs.gesvdj(a[None] if one_small else a, full_matrices=full_matrices,
+                          compute_uv=compute_uv)
+    except np.linalg.LinAlgError:
+        return cupy.linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
+    if not compute_uv:
+        return res[0] if one_small else res
+    u, s, v = (r[0] for r in res) if one_small else res
+    return cupy.ascontiguousarray(u), s, cupy.ascontiguousarray(cupy.swapaxes(v, -1, -2))
+
+
+def svd_applies(a: Any) -> bool:
+    """Whether :func:`svd` takes ``a``: real, and one matrix or a stack of small ones."""
+    if a.dtype not in REAL or 0 in a.shape:
+        return False
+    if a.ndim == 2:
+        return True
+    return a.ndim == 3 and max(a.shape[-2:]) <= BATCHED_SVD_MAX
+
+
+__all__ = ["BATCHED_SVD_MAX", "REAL", "cholesky", "solve", "svd", "svd_applies"]
