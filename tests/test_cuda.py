@@ -774,3 +774,73 @@ def test_layout_copies_values(dtype):
             want = np.broadcast_to(xp.asnumpy(src), (9, src.shape[0]))
             got = xp.asarray(xp.broadcast_to(xp.expand_dims(src, axis=0), (9, src.shape[0])), copy=True)
             np.testing.assert_array_equal(xp.asnumpy(got), want)
+
+
+def test_first_gpu_call_of_a_worker_thread():
+    """A thread whose first CUDA call is one of the project's own kernel launches (the
+    driver API, which needs a current context) computes, as joblib's threads do in
+    scikit-learn's pairwise_distances(n_jobs=2)."""
+    import threading
+
+    x = xp.asarray(np.arange(4096, dtype=np.float32), device="cuda:0")
+    got: list = []
+
+    def work() -> None:
+        try:
+            got.append(xp.asnumpy(xp.sum(x + x, axis=0)))
+        except Exception as exc:  # reported in the main thread
+            got.append(exc)
+
+    threads = [threading.Thread(target=work) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [float(g) if not isinstance(g, Exception) else g for g in got] == [4096 * 4095.0] * 3
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.float32, np.float64, np.complex128])
+def test_roll_kernel_matches_numpy(dtype):
+    rng = np.random.default_rng(9)
+    for shape in [(1,), (7,), (1000,), (6, 5), (3, 4, 5)]:
+        a = (rng.standard_normal(shape) * 100).astype(dtype)
+        x = xp.asarray(a, device="cuda:0")
+        for shift in (0, 1, -1, 3, -7, 1234, -(2**62)):
+            np.testing.assert_array_equal(xp.asnumpy(xp.roll(x, shift)), np.roll(a, shift))
+            for ax in range(len(shape)):
+                np.testing.assert_array_equal(xp.asnumpy(xp.roll(x, shift, axis=ax)),
+                                              np.roll(a, shift, axis=ax))
+        if len(shape) > 1:
+            np.testing.assert_array_equal(xp.asnumpy(xp.roll(x, (1, -2), axis=(0, 1))),
+                                          np.roll(a, (1, -2), axis=(0, 1)))
+    # a strided view takes the general path, with the same values
+    a = np.arange(40, dtype=dtype).reshape(8, 5)
+    x = xp.asarray(a, device="cuda:0")
+    np.testing.assert_array_equal(xp.asnumpy(xp.roll(x[:, ::2], 1, axis=1)), np.roll(a[:, ::2], 1, axis=1))
+
+
+@pytest.mark.parametrize("dtype", FLOAT)
+def test_linspace_kernel_matches_numpy_bit_for_bit(dtype):
+    """linspace computes in double precision as NumPy does and rounds once."""
+    cases = [(0, 1, 100, True), (0, 1, 100, False), (-3.5, 7.25, 1001, True), (5, 5, 7, True),
+             (1e-300, 2e-300, 9, True), (0, 1e-320, 5, True), (2.0, -1.0, 1, True),
+             (2.0, -1.0, 1, False), (0, 1, 2, True), (1, 0, 3, False), (0, 2**60, 33, True)]
+    for start, stop, num, endpoint in cases:
+        got = xp.asnumpy(xp.linspace(start, stop, num, endpoint=endpoint, dtype=xp.float64 if dtype == np.float64 else xp.float32, device="cuda:0"))
+        want = np.linspace(start, stop, num, endpoint=endpoint).astype(dtype)
+        np.testing.assert_array_equal(got.view(f"u{got.itemsize}"), want.view(f"u{want.itemsize}"),
+                                      err_msg=f"linspace({start}, {stop}, {num}, endpoint={endpoint})")
+    assert xp.linspace(0, 1, 0, device="cuda:0").shape == (0,)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float32, np.float64])
+def test_arange_kernel_matches_cupy(dtype):
+    for start, stop, step in [(0, 100, 1), (5, -7, -2), (3, 1000, 7), (0, 10, 3)]:
+        got = xp.asnumpy(xp.arange(start, stop, step, dtype=getattr(xp, np.dtype(dtype).name), device="cuda:0"))
+        np.testing.assert_array_equal(got, cupy.asnumpy(cupy.arange(start, stop, step, dtype=dtype)))
+        np.testing.assert_array_equal(got, np.arange(start, stop, step, dtype=dtype))
+    if np.dtype(dtype).kind == "f":
+        got = xp.asnumpy(xp.arange(0.1, 7.3, 0.7, dtype=getattr(xp, np.dtype(dtype).name), device="cuda:0"))
+        want = cupy.asnumpy(cupy.arange(0.1, 7.3, 0.7, dtype=dtype))
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_allclose(got, np.arange(0.1, 7.3, 0.7, dtype=dtype), rtol=1e-6)

@@ -298,17 +298,29 @@ def solve(x1: usm_ndarray, x2: usm_ndarray, /) -> usm_ndarray:
     return wrap_with(be, res)
 
 
+#: exponent bounds, per precision (itemsize of the real dtype), of the largest magnitude
+#: a matrix may hold and still go to LAPACK unscaled: squares and products of such
+#: magnitudes stay finite and normal
+_SAFE_EXP = {4: 60, 8: 500}
+
+
 def _pow2_scale(be: Any, a: Any) -> Any:
     """Per-matrix power-of-two scale ``s`` (shape ``(..., 1, 1)``, real) with
-    ``max|a/s|`` in ``[1, 2)``; 1 for zero or non-finite matrices.  Dividing by a
-    power of two is exact, and keeps LAPACK away from overflow and underflow."""
+    ``max|a/s|`` in ``[1, 2)`` (1 for zero or non-finite matrices) when some matrix's
+    largest magnitude lies outside the range LAPACK takes safely; None when none does
+    (the usual case: one reduction read back, no scaling).  Dividing by a power of two
+    is exact, and keeps LAPACK away from overflow and underflow."""
     pt = _pt(be)
-    rd = _REAL_OF[a.dtype]
-    amax = pt.max(pt.abs(a), axis=(-2, -1), keepdims=True)
-    ok = pt.logical_and(pt.isfinite(amax), pt.greater(amax, 0))
-    safe = pt.where(ok, amax, pt.ones_like(amax))
-    e = pt.floor(pt.log2(safe))
-    return _as(be, pt.pow(pt.full_like(e, 2.0), e), rd)
+    rd = np.dtype(_REAL_OF[a.dtype])
+    amax = np.asarray(be.to_host(pt.max(pt.abs(a), axis=(-2, -1), keepdims=True)), np.float64)
+    lim = 2.0 ** _SAFE_EXP[rd.itemsize]
+    with np.errstate(all="ignore"):
+        ok = np.isfinite(amax) & (amax > 0)
+        if not np.any(ok & ((amax >= lim) | (amax < 1 / lim))):
+            return None
+        e = np.where(ok, np.floor(np.log2(np.where(ok, amax, 1.0))), 0.0)
+    return be.from_host(np.ldexp(1.0, e.astype(np.int64)).astype(rd), be.usm_type_of(a),
+                        be.queue_of(a))
 
 
 def _svd_raw(be: Any, a: Any, full_matrices: bool, compute_uv: bool) -> Any:
@@ -327,15 +339,19 @@ def _svd_raw(be: Any, a: Any, full_matrices: bool, compute_uv: bool) -> Any:
         return be.copy(u), s, be.copy(vh)
     try:
         scale = _pow2_scale(be, a)
-        scaled = pt.divide(a, _as(be, scale, a.dtype))
+        # a new array either way: a LAPACK routine may overwrite its operand
+        scaled = be.copy(a) if scale is None else pt.divide(a, _as(be, scale, a.dtype))
     except Exception as exc:
         _operands_failed(exc, be, "linalg.svd", a)
+
+    def unscaled(s: Any) -> Any:
+        s = _as(be, s, rd)
+        return s if scale is None else _as(be, pt.multiply(s, pt.reshape(scale, batch + (1,))), rd)
+
     if not compute_uv:
-        s = _lapack(be, "svd", scaled, compute_uv=False)
-        return _as(be, pt.multiply(_as(be, s, rd), pt.reshape(scale, batch + (1,))), rd)
+        return unscaled(_lapack(be, "svd", scaled, compute_uv=False))
     u, s, vh = _lapack(be, "svd", scaled, full_matrices=full_matrices)
-    s = _as(be, pt.multiply(_as(be, s, rd), pt.reshape(scale, batch + (1,))), rd)
-    return _as(be, u, a.dtype), s, _as(be, vh, a.dtype)
+    return _as(be, u, a.dtype), unscaled(s), _as(be, vh, a.dtype)
 
 
 def svd(x: usm_ndarray, /, *, full_matrices: bool = True) -> SVDResult:

@@ -58,13 +58,18 @@ def kernels(
 
     def keys(a: Any) -> Any:
         if signed_nans and a.dtype.kind == "f":
-            return xp.where(xp.isnan(a), xp.asarray(xp.nan, dtype=a.dtype), a)
+            # the NaN made on the device: asarray of a host scalar would wait for a copy
+            return xp.where(xp.isnan(a), xp.full((), xp.nan, dtype=a.dtype), a)
         return a
 
     def sort(a: Any, axis: int = -1, descending: bool = False, stable: bool = True) -> Any:
-        a = keys(a)
+        k = keys(a)
         if not descending:
+            if k is not a:  # new memory: sorted in place, without sort's own copy
+                k.sort(axis=axis, kind="stable")
+                return k
             return xp.sort(a, axis=axis, kind="stable" if stable else None)
+        a = k
         return xp.flip(xp.sort(xp.flip(a, axis=axis), axis=axis, kind="stable"), axis=axis)
 
     def argsort(a: Any, axis: int = -1, descending: bool = False, stable: bool = True) -> Any:

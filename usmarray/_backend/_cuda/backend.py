@@ -48,6 +48,7 @@ from .kernels.broadcast import RowBroadcast
 from .kernels.compact import Compactions
 from .kernels.gather import Gathers
 from .kernels.join import Joins
+from .kernels.ramp import Ramps
 from .kernels.reduce import NAMESPACE_OPS as REDUCTION_OPS
 from .kernels.reduce import Reductions
 from .kernels.scan import Scans
@@ -241,10 +242,12 @@ class CudaBackend(BackendBase):
         ks["copy"] = self.fast.make_copy(self.row_broadcast.wrap_copy(ks["copy"]))
         ks["tile"] = self.row_broadcast.wrap_tile(ks["tile"])
         ks["repeat"] = self.row_broadcast.wrap_repeat(ks["repeat"])
+        ks["roll"] = self.row_broadcast.wrap_roll(ks["roll"])
         ks["astype"] = self.fast.make_astype(ks["astype"])
         ks["where"] = self.fast.make_where(ks["where"])
         ks["clip"] = self.fast.make_clip(ks["clip"])
         self._fill = self.fast.make_fill()
+        self.ramps = Ramps(not single)
         self.joins = Joins(is_fast, single)
         self.gathers = Gathers(is_fast, single)
         self.compactions = Compactions(is_fast, single)
@@ -531,12 +534,12 @@ class CudaBackend(BackendBase):
                usm_type: Any = None, queue: Any = None, sycl_queue: Any = None) -> Any:
         lo, hi = (0, start) if stop is None else (start, stop)
         n = max(0, math.ceil((hi - lo) / step)) if step else 0
-        return self._create(cupy.arange, (start, stop, step), {"dtype": dtype}, n, dtype,
+        return self._create(self.ramps.arange, (start, stop, step), {"dtype": dtype}, n, dtype,
                             usm_type, queue or sycl_queue)
 
     def linspace(self, start: Any, stop: Any, num: int, dtype: Any = None, endpoint: bool = True,
                  usm_type: Any = None, queue: Any = None, sycl_queue: Any = None) -> Any:
-        return self._create(cupy.linspace, (start, stop, num),
+        return self._create(self.ramps.linspace, (start, stop, num),
                             {"dtype": dtype, "endpoint": endpoint}, num, dtype, usm_type,
                             queue or sycl_queue)
 

@@ -20,8 +20,26 @@ import numpy as np
 #: IEEE semantics: subnormals kept, exact division and square root
 OPTIONS = ("-ftz=false", "-prec-div=true", "-prec-sqrt=true", "-std=c++17")
 
+_driver: Any = getattr(cupy.cuda, "driver", None)
+_raw_launch: Any = getattr(_driver, "launchKernel", None)
+_INVALID_CONTEXT = 201  # CUDA_ERROR_INVALID_CONTEXT
+
+
+def _driver_launch(*args: Any) -> None:
+    """cuLaunchKernel; a thread that has not made a CUDA context current yet (a worker
+    thread whose first GPU call is this launch) gets the current device's primary
+    context, as the runtime API gives it implicitly, and the launch is tried again."""
+    try:
+        _raw_launch(*args)
+    except _driver.CUDADriverError as exc:
+        if exc.status != _INVALID_CONTEXT:
+            raise
+        cupy.cuda.runtime.setDevice(cupy.cuda.runtime.getDevice())
+        _raw_launch(*args)
+
+
 #: the driver's cuLaunchKernel with C-typed arguments (CuPy's binding), when present
-driver_launch: Any = getattr(getattr(cupy.cuda, "driver", None), "launchKernel", None)
+driver_launch: Any = None if _raw_launch is None else _driver_launch
 stream_ptr: Any = getattr(cupy.cuda.stream, "get_current_stream_ptr", None) or (
     lambda: int(cupy.cuda.get_current_stream().ptr))
 _cache: dict[tuple, Any] = {}

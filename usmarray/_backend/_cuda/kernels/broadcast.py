@@ -85,6 +85,29 @@ extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ src,
 }}
 """
 
+_ROLL = r"""
+typedef {t} T;
+extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ src,
+    T* __restrict__ out, const long long total, const long long n, const long long inner,
+    const long long s) {{
+  const long long step = (long long)gridDim.x * blockDim.x;
+  const long long block = n * inner;
+  const long long moved = s * inner;
+  for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += step) {{
+    long long d;
+    if (block == total) {{
+      d = e + moved;
+      if (d >= total) d -= total;
+    }} else {{
+      const long long o = e / block;
+      const long long r = e - o * block + moved;
+      d = o * block + (r >= block ? r - block : r);
+    }}
+    out[d] = src[e];
+  }}
+}}
+"""
+
 #: element types by size: replication moves bytes
 _WORDS = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long",
           16: "ulonglong2"}
@@ -242,6 +265,32 @@ class RowBroadcast:
             return fallback(a, reps)
 
         return tile
+
+    def wrap_roll(self, fallback: Any) -> Any:
+        """``roll(a, shift, axis)`` of a C-contiguous ``a`` flattened (``axis=None``) or
+        along one axis, as one launch (element ``e`` moves ``shift`` rows of its axis on,
+        wrapping); several axes go to ``fallback``."""
+        def roll(a: Any, shift: Any, axis: Any = None) -> Any:
+            if self._plain(a) and a._c_contiguous:
+                if axis is None and shift.__class__ is int:
+                    n, inner = a.size, 1
+                elif (axis.__class__ is tuple and len(axis) == 1 and shift.__class__ is tuple
+                        and len(shift) == 1):
+                    ax = axis[0]
+                    n, inner, shift = a.shape[ax], math.prod(a.shape[ax + 1:]), shift[0]
+                else:
+                    return fallback(a, shift, axis=axis)
+                out = _nd(a.shape, a.dtype)
+                f = cached(self._fns, ("roll", a.dtype.itemsize), self._multi,
+                           lambda: _ROLL.format(t=_WORDS[a.dtype.itemsize]))
+                total = a.size
+                launch(f, (max(1, min(-(-total // 256), 8 * 1024)), 1, 1), (256, 1, 1),
+                       "QQqqqq", a.data.ptr, out.data.ptr, total, n, inner, shift % n,
+                       stream=stream_ptr())
+                return out
+            return fallback(a, shift, axis=axis)
+
+        return roll
 
     def wrap_repeat(self, fallback: Any) -> Any:
         """``repeat(a, r, axis)`` for a Python int ``r`` and a C-contiguous ``a``."""

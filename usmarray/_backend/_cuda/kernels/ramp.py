@@ -1,0 +1,113 @@
+"""``arange`` and ``linspace`` of real dtypes as one launch each (creation by formula).
+
+``linspace`` computes in double precision as NumPy does (``start + i * step`` with
+``step = (stop - start) / div``, or ``i / div * (stop - start) + start`` where the step
+underflows to zero; the last element is ``stop`` itself when ``endpoint``) and rounds
+once to the result dtype.  ``arange`` computes ``start + i * step`` in the result dtype
+as CuPy's kernel does.  Both write into new memory of the current allocator on the
+current stream, so they serve any placement; other dtypes go to CuPy.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import cupy
+import numpy as np
+
+from ..fast import _CTYPES
+from ._launch import cached, launch, stream_ptr
+
+_nd = cupy.ndarray
+
+_LINSPACE = r"""
+typedef {t} T;
+extern "C" __global__ void __launch_bounds__(256) k(T* __restrict__ out, const long long n,
+    const double start, const double stop, const double div, const double step,
+    const long long last_is_stop) {{
+  const long long st = (long long)gridDim.x * blockDim.x;
+  const double delta = stop - start;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += st) {{
+    double v;
+    // rounded operations, never contracted into a fused multiply-add: NumPy's bits
+    if (last_is_stop && i == n - 1) v = stop;
+    else if (step == 0.0) v = __dadd_rn(__dmul_rn(__ddiv_rn((double)i, div), delta), start);
+    else v = __dadd_rn(__dmul_rn((double)i, step), start);
+    out[i] = (T)v;
+  }}
+}}
+"""
+
+_ARANGE = r"""
+typedef {t} T; typedef {w} W; typedef {p} P;
+extern "C" __global__ void __launch_bounds__(256) k(T* __restrict__ out, const long long n,
+    const P start_p, const P step_p) {{
+  const long long st = (long long)gridDim.x * blockDim.x;
+  const W start = (W)start_p, step = (W)step_p;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += st)
+    out[i] = (T)(start + (W)i * step);
+}}
+"""
+
+_FLOATS = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
+#: arange dtypes: the C type its formula runs in (CuPy's: the dtype itself; integers wrap
+#: modulo 2**64, which comes to the dtype's own wrap-around) and the arguments' code
+_ARANGE_WORK = {np.dtype(np.float32): ("float", "d"), np.dtype(np.float64): ("double", "d"),
+                np.dtype(np.int32): ("long long", "q"), np.dtype(np.int64): ("long long", "q")}
+
+
+def _grid(n: int) -> tuple[int, int, int]:
+    return (max(1, min(-(-n // 256), 8 * 1024)), 1, 1)
+
+
+class Ramps:
+    """``linspace`` and ``arange`` kernels, compiled once per dtype."""
+
+    def __init__(self, multi_gpu: bool) -> None:
+        self._multi = multi_gpu
+        self._fns: dict[Any, Any] = {}
+
+    def linspace(self, start: Any, stop: Any, num: int, dtype: Any = None,
+                 endpoint: bool = True) -> Any:
+        d = np.dtype(dtype) if dtype is not None else np.dtype(np.float64)
+        if (d not in _FLOATS or num <= 0 or type(start) not in (int, float)
+                or type(stop) not in (int, float)):
+            return cupy.linspace(start, stop, num, dtype=dtype, endpoint=endpoint)
+        out = _nd((num,), d)
+        div = (num - 1) if endpoint else num
+        lo, hi = float(start), float(stop)
+        step = (hi - lo) / div if div > 0 else math.nan
+        if div <= 0:  # one element: start
+            hi, step = lo, 0.0
+        f = cached(self._fns, ("linspace", d), self._multi,
+                   lambda: _LINSPACE.format(t=_CTYPES[d]))
+        launch(f, _grid(num), (256, 1, 1), "Qqddddq", out.data.ptr, num, lo, hi,
+               float(max(div, 1)), step, int(endpoint and num > 1), stream=stream_ptr())
+        return out
+
+    def arange(self, start: Any, stop: Any = None, step: Any = 1, dtype: Any = None) -> Any:
+        d = np.dtype(dtype if dtype is not None else np.int64)
+        lo, hi = (0, start) if stop is None else (start, stop)
+        work = _ARANGE_WORK.get(d)
+        if dtype is None or work is None or not step:
+            return cupy.arange(start, stop, step, dtype=dtype)
+        n = max(0, math.ceil((hi - lo) / step))
+        out = _nd((n,), d)
+        if not n:
+            return out
+        w, code = work
+        if code == "q":
+            if not all(type(v) is int and -2**63 <= v < 2**63 for v in (lo, step)):
+                return cupy.arange(start, stop, step, dtype=dtype)
+            p, args = "long long", (lo, step)
+        else:
+            p, args, code = "double", (float(lo), float(step)), "d"
+        f = cached(self._fns, ("arange", d), self._multi,
+                   lambda: _ARANGE.format(t=_CTYPES[d], w=w, p=p))
+        launch(f, _grid(n), (256, 1, 1), "Qq" + code * 2, out.data.ptr, n, *args,
+               stream=stream_ptr())
+        return out
+
+
+__all__ = ["Ramps"]
