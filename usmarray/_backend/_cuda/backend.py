@@ -255,6 +255,8 @@ class CudaBackend(BackendBase):
         for kname in ("sort", "argsort"):
             ks[kname] = self.sorts.wrap(kname, ks[kname])
         ks["nonzero"] = self.compactions.wrap_nonzero(ks["nonzero"])
+        ks["unique_values"] = self.compactions.wrap_unique_values(ks["sort"],
+                                                                  ks["unique_values"])
         ks["concat"] = self.joins.wrap_concat(ks["concat"])
         ks["stack"] = self.joins.wrap_stack(ks["stack"])
         self.scans = Scans(is_fast, single)

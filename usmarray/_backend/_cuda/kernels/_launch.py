@@ -12,6 +12,7 @@ from __future__ import annotations
 import ctypes
 import struct
 import threading
+from pathlib import Path
 from typing import Any
 
 import cupy
@@ -79,21 +80,33 @@ def sm_count() -> int:
     return n
 
 
-def compiled(source: str, name: str, multi_gpu: bool) -> Any:
-    """The CuPy ``Function`` ``name`` of ``source`` on the current device."""
+def cub_options() -> tuple[str, ...] | None:
+    """Include options for CUB's headers from the CCCL copy CuPy ships (NVRTC compiles
+    CUB's block-level primitives from them), or None where that copy is missing."""
+    base = Path(cupy.__file__).parent / "_core" / "include" / "cupy" / "_cccl"
+    dirs = (base / "cub", base / "libcudacxx")
+    if not all(d.is_dir() for d in dirs):
+        return None
+    return tuple(f"-I{d}" for d in dirs)
+
+
+def compiled(source: str, name: str, multi_gpu: bool, extra: tuple[str, ...] = ()) -> Any:
+    """The CuPy ``Function`` ``name`` of ``source`` (compiled with ``extra`` options
+    too) on the current device."""
     key = (source, name, cupy.cuda.runtime.getDevice() if multi_gpu else 0)
     f = _cache.get(key)
     if f is None:
-        f = _cache[key] = cupy.RawKernel(source, name, options=OPTIONS).kernel
+        f = _cache[key] = cupy.RawKernel(source, name, options=OPTIONS + extra).kernel
     return f
 
 
-def cached(table: dict, key: Any, multi_gpu: bool, source: Any) -> Any:
+def cached(table: dict, key: Any, multi_gpu: bool, source: Any,
+           extra: tuple[str, ...] = ()) -> Any:
     """The kernel ``k`` of ``source()`` for ``key``: from ``table`` on one GPU, else from
     :func:`compiled`'s per-device cache (a family keeps its own ``table``)."""
     f = None if multi_gpu else table.get(key)
     if f is None:
-        f = compiled(source(), "k", multi_gpu)
+        f = compiled(source(), "k", multi_gpu, extra)
         if not multi_gpu:
             table[key] = f
     return f
@@ -116,5 +129,5 @@ def launch(f: Any, grid: tuple[int, int, int], block: tuple[int, int, int], fmt:
                    stream_ptr() if stream is None else stream, t.pp, 0)
 
 
-__all__ = ["OPTIONS", "SLOTS", "cached", "compiled", "driver_launch", "launch", "sm_count",
+__all__ = ["OPTIONS", "SLOTS", "cached", "compiled", "cub_options", "driver_launch", "launch", "sm_count",
            "stream_ptr"]
