@@ -60,13 +60,23 @@ class CupyLinalgKernels:
                 return _solver.solve(cupy.ascontiguousarray(a), cupy.eye(a.shape[0], dtype=a.dtype))
             return la.inv(a)
 
+        def det(a: Any) -> Any:
+            if one(a):
+                return _solver.slogdet(cupy.ascontiguousarray(a))[2]
+            return la.det(a)
+
+        def slogdet(a: Any) -> Any:
+            if one(a):
+                return _solver.slogdet(cupy.ascontiguousarray(a))[:2]
+            return la.slogdet(a)
+
         def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True) -> Any:
             if _solver.svd_applies(a):
                 return _solver.svd(a, full_matrices, compute_uv)
             return la.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
 
         self.linalg = SimpleNamespace(
-            cholesky=raising(cholesky), det=raising(la.det), slogdet=raising(la.slogdet),
+            cholesky=raising(cholesky), det=raising(det), slogdet=raising(slogdet),
             inv=raising(inv), solve=raising(solve), svd=raising(svd),
             qr=raising(la.qr), eigh=raising(la.eigh), eigvalsh=raising(la.eigvalsh),
             eig=raising(la.eig), eigvals=raising(la.eigvals),

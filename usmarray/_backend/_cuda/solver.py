@@ -8,6 +8,8 @@ by measurement on an H100 (benchmarks/results, issue 25's notes):
 
 - ``cholesky``: ``potrf``;
 - ``solve``: ``getrf`` + ``getrs`` (LU with partial pivoting, as LAPACK's ``gesv``);
+- ``det`` and ``slogdet``: ``getrf`` and one small kernel over the diagonal and the
+  pivots, no status read (a zero pivot is a determinant of zero, no error);
 - ``svd``: ``gesvdj`` (one-sided Jacobi, PyTorch's default on CUDA) for one matrix,
   ``gesvdjBatched`` for matrices up to 32x32 (one or a stack); a Jacobi run that does not
   converge falls back to ``gesvd`` (``cupy.linalg.svd``).
@@ -28,6 +30,8 @@ import numpy as np
 from cupy.cuda import device as _device
 from cupy_backends.cuda.libs import cublas as _cublas
 from cupy_backends.cuda.libs import cusolver as _cs
+
+from .kernels._launch import cached, launch, stream_ptr
 
 #: dtypes the direct routines take (the rest goes through cupy.linalg)
 REAL = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
@@ -76,27 +80,87 @@ def cholesky(a: Any, upper: bool) -> Any:
     return up if upper else up.T.copy()
 
 
-def solve(a: Any, b: Any) -> Any:
-    """``x`` with ``a @ x = b`` for one square matrix ``a`` (C order) and ``b`` of shape
-    ``(n, k)``; LinAlgError when ``a`` is singular."""
-    n = a.shape[0]
-    k = b.shape[1]
-    lu = a.copy()  # C order: its column-major view is a.T
-    x = cupy.asfortranarray(b)
-    if x is b:
-        x = b.copy(order="F")
-    size, getrf = _GETRF[a.dtype.char]
+def _lu(lu: Any, info_ptr: int) -> Any:
+    """LU-factor (getrf, partial pivoting) the column-major matrix ``lu`` in place; its
+    pivots (1-based).  A zero pivot sets the info flag, it is no error here."""
+    n = lu.shape[0]
+    size, getrf = _GETRF[lu.dtype.char]
     h = _device.get_cusolver_handle()
     lwork = size(h, n, n, lu.data.ptr, n)
-    work = cupy.empty(max(lwork, 1), a.dtype)
+    work = cupy.empty(max(lwork, 1), lu.dtype)
     ipiv = cupy.empty(n, np.int32)
+    getrf(h, n, n, lu.data.ptr, n, work.data.ptr, ipiv.data.ptr, info_ptr)
+    return ipiv
+
+
+def solve(a: Any, b: Any) -> Any:
+    """``x`` with ``a @ x = b`` for one square matrix ``a`` and ``b`` of shape ``(n, k)``;
+    LinAlgError when ``a`` is singular."""
+    n = a.shape[0]
+    k = b.shape[1]
+    lu = a.copy(order="F")
+    x = b.copy(order="F")
     info = cupy.zeros(2, np.int32)
-    getrf(h, n, n, lu.data.ptr, n, work.data.ptr, ipiv.data.ptr, info.data.ptr)
-    # (a.T).T x = b: solve with the transpose of the factored column-major matrix
-    _GETRS[a.dtype.char](h, _cublas.CUBLAS_OP_T, n, k, lu.data.ptr, n, ipiv.data.ptr,
-                         x.data.ptr, n, info.data.ptr + 4)
+    ipiv = _lu(lu, info.data.ptr)
+    _GETRS[a.dtype.char](_device.get_cusolver_handle(), _cublas.CUBLAS_OP_N, n, k,
+                         lu.data.ptr, n, ipiv.data.ptr, x.data.ptr, n, info.data.ptr + 4)
     _raise_on(info, "solve: the matrix is singular")
     return cupy.ascontiguousarray(x)
+
+
+_SLOGDET = r"""
+typedef {t} T;
+extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ lu,
+    const int* __restrict__ ipiv, T* __restrict__ out, const long long n) {{
+  __shared__ double sl[256];
+  __shared__ int sf[256];
+  double acc = 0.0;
+  int flags = 0;  // bit 0: an odd number of sign changes; bit 1: a zero pivot
+  for (long long i = threadIdx.x; i < n; i += 256) {{
+    const T u = lu[i * n + i];
+    if (u == 0) flags |= 2;
+    if (u < 0) flags ^= 1;
+    if (ipiv[i] != i + 1) flags ^= 1;
+    acc += log(fabs((double)u));
+  }}
+  sl[threadIdx.x] = acc;
+  sf[threadIdx.x] = flags;
+  __syncthreads();
+  for (int s = 128; s > 0; s >>= 1) {{
+    if (threadIdx.x < s) {{
+      sl[threadIdx.x] += sl[threadIdx.x + s];
+      const int o = sf[threadIdx.x + s];
+      sf[threadIdx.x] = (sf[threadIdx.x] ^ (o & 1)) | (o & 2);
+    }}
+    __syncthreads();
+  }}
+  if (threadIdx.x == 0) {{
+    const int f = sf[0];
+    const double sign = (f & 2) ? 0.0 : ((f & 1) ? -1.0 : 1.0);
+    const double logabs = (f & 2) ? __longlong_as_double(0xfff0000000000000LL) : sl[0];
+    out[0] = (T)sign;
+    out[1] = (T)logabs;
+    out[2] = (T)(sign * exp(logabs));
+  }}
+}}
+"""
+_fns: dict = {}
+_MULTI_GPU = cupy.cuda.runtime.getDeviceCount() > 1
+
+
+def slogdet(a: Any) -> tuple[Any, Any, Any]:
+    """``(sign, log|det|, det)`` of one real square matrix, as NumPy computes them (from
+    the LU factors: a zero pivot gives ``(0, -inf, 0)``); no host synchronization."""
+    n = a.shape[0]
+    lu = a.copy()  # C order: the column-major matrix is a.T, whose determinant is a's
+    info = cupy.empty(1, np.int32)
+    ipiv = _lu(lu, info.data.ptr)
+    out = cupy.empty(3, a.dtype)
+    f = cached(_fns, ("slogdet", a.dtype), _MULTI_GPU,
+               lambda: _SLOGDET.format(t="float" if a.dtype == np.float32 else "double"))
+    launch(f, (1, 1, 1), (256, 1, 1), "QQQq", lu.data.ptr, ipiv.data.ptr, out.data.ptr, n,
+           stream=stream_ptr())
+    return out[0], out[1], out[2]
 
 
 def svd(a: Any, full_matrices: bool, compute_uv: bool) -> Any:
@@ -126,4 +190,4 @@ def svd_applies(a: Any) -> bool:
     return a.ndim == 3 and max(a.shape[-2:]) <= BATCHED_SVD_MAX
 
 
-__all__ = ["BATCHED_SVD_MAX", "REAL", "cholesky", "solve", "svd", "svd_applies"]
+__all__ = ["BATCHED_SVD_MAX", "REAL", "cholesky", "slogdet", "solve", "svd", "svd_applies"]
