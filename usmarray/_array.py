@@ -114,11 +114,14 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
     ``usm_ndarray(shape, dtype=None, buffer="device", strides=None, offset=0,
     order="C", buffer_ctor_kwargs=None)`` makes a view of ``shape`` with
     ``strides`` (in elements, negative allowed) starting ``offset`` elements into
-    ``buffer``: "device" | "shared" | "host" allocates new memory of that kind on the
-    default device (on the SYCL default device where the default device's backend
-    has no constructor), a backend's memory object (``dpctl.memory.MemoryUSM*``) or
-    another ``usm_ndarray`` shares existing memory.  Every element the view can
-    address must lie inside the buffer.
+    ``buffer``, on every backend: "device" | "shared" | "host" allocates new memory of
+    that kind on the default device (or on ``buffer_ctor_kwargs["queue"]``), where the
+    device has it (CUDA: device, managed and pinned memory; the NumPy device has
+    "host" only, and the default ``buffer`` means it there); another ``usm_ndarray`` or
+    a backend's memory object (``dpctl.memory.MemoryUSM*``, CuPy's ``MemoryPointer`` /
+    ``UnownedMemory``) shares existing memory, on its device, offsets counting from the
+    start of its allocation.  Every element the view can address must lie inside the
+    buffer (ValueError otherwise); a view of read-only memory is read-only.
 
     Backend-specific attributes (``sycl_queue``, ``usm_data``,
     ``__sycl_usm_array_interface__`` on SYCL devices, ``__cuda_array_interface__`` on
