@@ -152,10 +152,27 @@ def test_bad_constructor_arguments(device):
         usm_ndarray((2**62,), dtype="u1")
 
 
+def test_offsets_count_from_the_start_of_the_allocation(device):
+    """A view of a view counts from the start of the memory both share (on SYCL the
+    ``usm_data``), not from the first element of the array given as buffer."""
+    x = xp.asarray(np.arange(8.0) * 10)
+    v = usm_ndarray((2,), dtype="f8", buffer=x, offset=4)
+    assert xp.asnumpy(usm_ndarray((1,), dtype="f8", buffer=v)).tolist() == [0.0]
+    assert xp.asnumpy(usm_ndarray((8,), dtype="f8", buffer=v[::-1])).tolist() == list(
+        np.arange(8.0) * 10)
+    n = usm_ndarray((3,), dtype="f8", buffer=kind(device, "device"))
+    n[...] = xp.asarray([1.0, 2.0, 3.0])
+    w = usm_ndarray((2,), dtype="f8", buffer=n, strides=(-1,), offset=2)  # a view of new memory
+    assert xp.asnumpy(usm_ndarray((3,), dtype="f8", buffer=w)).tolist() == [1.0, 2.0, 3.0]
+
+
 def test_alignment_is_honoured(device):
     a = usm_ndarray((3,), dtype="u1", buffer_ctor_kwargs={"alignment": 4096})
     a[...] = xp.asarray([1, 2, 3], dtype=xp.uint8)
     assert xp.asnumpy(a).tolist() == [1, 2, 3]
+    # the allocation a later view counts from starts at the aligned first element
+    assert xp.asnumpy(usm_ndarray((3,), dtype="u1", buffer=a)).tolist() == [1, 2, 3]
+    assert not holds(a, 4, "u1")
     if device._be.name == "numpy":
         assert a._arr.ctypes.data % 4096 == 0
     elif device._be.name == "cuda":

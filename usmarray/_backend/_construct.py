@@ -228,9 +228,12 @@ def make_strided(
         align = max(kwargs.get("alignment") or 1, isz)
         nbytes = (hi - lo + 1) * isz
         ext = be.buffer_of(be.alloc_bytes(nbytes, buffer, q))
-        if ext.ptr % align:  # the allocator aligned less: take enough to shift
-            ext = be.buffer_of(be.alloc_bytes(nbytes + align - 1, buffer, q))
-        byte0 = (-ext.ptr) % align - lo * isz
+        if ext.ptr % align:  # the allocator aligned less: take more, start further in
+            big = be.buffer_of(be.alloc_bytes(nbytes + align - 1, buffer, q))
+            # the allocation a later view of this one counts offsets from: the aligned
+            # bytes (``big`` keeps the memory alive)
+            ext = Extent(big.ptr + (-big.ptr) % align, nbytes, big.queue, big.usm_type, big)
+        byte0 = -lo * isz
     else:
         ext, byte0 = buffer, offset * isz
         if not empty and (ext.ptr + byte0) % isz:

@@ -657,12 +657,20 @@ class CudaBackend(BackendBase):
 
     def extent_view(self, ext: _construct.Extent, byte0: int, shape: tuple, d: np.dtype,
                     strides: tuple) -> Any:
-        """A cupy.ndarray whose element 0 is ``byte0`` bytes into ``ext``: over the
-        allocation's own memory object where that is plain memory of the extent's queue
-        (kernels take their fast path), else over memory whose ``Placed`` owner names
-        the queue and kind and keeps the extent's owner alive."""
+        """A cupy.ndarray whose element 0 is ``byte0`` bytes into ``ext``.  A view that
+        addresses the whole extent of plain memory of its queue (a new allocation)
+        keeps that memory object (kernels take their fast path) and is its own root;
+        any other view is over memory whose ``Placed`` owner names the queue and kind
+        and keeps the extent's owner, so ``buffer_of`` of the view finds the whole
+        extent again (CuPy's views made from a memory pointer have no ``base``)."""
         k = ext.keep
-        if k.__class__ is _nd and k.data.mem.__class__ in _PLAIN and self.queue_of(k) == ext.queue:
+        if (k.__class__ is _nd and k.data.mem.__class__ in _PLAIN
+                and self.queue_of(k) == ext.queue and math.prod(shape)):
+            lo, hi = _construct.span(shape, strides)
+            covers = byte0 + lo == 0 and byte0 + hi + d.itemsize == ext.nbytes
+        else:
+            covers = False
+        if covers:
             mp = _mem.MemoryPointer(k.data.mem, ext.ptr + byte0 - k.data.mem.ptr)
         else:
             owner = _Placed(ext.queue, ext.usm_type, k)

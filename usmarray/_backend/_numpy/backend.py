@@ -363,9 +363,10 @@ class _Bytes:
     __slots__ = ("__array_interface__", "_keep")
 
     def __init__(self, ext: _construct.Extent) -> None:
-        self._keep = ext.keep
+        keep = self._keep = ext.keep
+        read_only = isinstance(keep, np.ndarray) and not keep.flags.writeable
         self.__array_interface__ = {
-            "data": (ext.ptr, not ext.keep.flags.writeable), "shape": (ext.nbytes,),
+            "data": (ext.ptr, read_only), "shape": (ext.nbytes,),
             "typestr": "|u1", "version": 3,
         }
 
