@@ -26,6 +26,7 @@ import numpy as np
 
 from ._layout import INDEX_LIMIT
 
+
 @dataclass(frozen=True)
 class Capabilities:
     fp64: bool = True
