@@ -252,15 +252,13 @@ def test_empty_views_take_any_sound_offset(device):
         usm_ndarray((0,), dtype="f8", buffer=mem, offset=-1)
 
 
-def test_cuda_memory_objects_as_buffers():
+@pytest.mark.parametrize("cuda", device_params("cuda:0"))
+def test_cuda_memory_objects_as_buffers(cuda):
     """buffer= takes CuPy's memory objects, as SYCL takes dpctl's MemoryUSM*: the bytes
     are checked with the driver, the view keeps the memory alive, and kinds carry over."""
-    (param,) = device_params("cuda:0")
-    if param.marks and any(m.name == "skip" for m in param.marks):
-        pytest.skip("needs CuPy and a CUDA GPU")
     import cupy
 
-    with xp.using_device("cuda:0") as dev:
+    with xp.using_device(cuda) as dev:
         mp = cupy.cuda.alloc(64)
         cupy.ndarray((8,), cupy.float64, mp)[...] = cupy.arange(8.0)
         a = usm_ndarray((4,), dtype="f8", buffer=mp, strides=(-2,), offset=7)
@@ -289,5 +287,3 @@ def test_cuda_memory_objects_as_buffers():
         with pytest.raises(ValueError):  # claims bytes that are no CUDA memory
             usm_ndarray((1,), dtype="u1", buffer=cupy.cuda.UnownedMemory(8, 16, None, 0))
 
-
-test_cuda_memory_objects_as_buffers = pytest.mark.gpu(test_cuda_memory_objects_as_buffers)
