@@ -19,6 +19,7 @@ import numpy as np
 
 from . import _backend
 from . import _dtypes as dt
+from ._backend import _construct
 from ._device import Device, default_device
 from ._hints import no_such_method
 
@@ -97,17 +98,30 @@ class Flags:
                 f"  WRITABLE : {self._w}")
 
 
+class _DefaultKind(str):
+    """The type of ``usm_ndarray``'s default ``buffer``: it reads "device", and means
+    the backend's default kind of memory ("host" on the NumPy backend)."""
+
+    __slots__ = ()
+
+
+_DEFAULT_KIND = _DefaultKind("device")
+
+
 class usm_ndarray:  # noqa: N801 - the name the design gives the type
     """An N-dimensional array in Unified Shared Memory of one device.
 
     ``usm_ndarray(shape, dtype=None, buffer="device", strides=None, offset=0,
     order="C", buffer_ctor_kwargs=None)`` makes a view of ``shape`` with
     ``strides`` (in elements, negative allowed) starting ``offset`` elements into
-    ``buffer``: "device" | "shared" | "host" allocates new memory of that kind on the
-    default device (on the SYCL default device where the default device's backend
-    has no constructor), a backend's memory object (``dpctl.memory.MemoryUSM*``) or
-    another ``usm_ndarray`` shares existing memory.  Every element the view can
-    address must lie inside the buffer.
+    ``buffer``, on every backend: "device" | "shared" | "host" allocates new memory of
+    that kind on the default device (or on ``buffer_ctor_kwargs["queue"]``), where the
+    device has it (CUDA: device, managed and pinned memory; the NumPy device has
+    "host" only, and the default ``buffer`` means it there); another ``usm_ndarray`` or
+    a backend's memory object (``dpctl.memory.MemoryUSM*``, CuPy's ``MemoryPointer`` /
+    ``UnownedMemory``) shares existing memory, on its device, offsets counting from the
+    start of its allocation.  Every element the view can address must lie inside the
+    buffer (ValueError otherwise); a view of read-only memory is read-only.
 
     Backend-specific attributes (``sycl_queue``, ``usm_data``,
     ``__sycl_usm_array_interface__`` on SYCL devices, ``__cuda_array_interface__`` on
@@ -180,20 +194,23 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
         self,
         shape: Any,
         dtype: Any = None,
-        buffer: Any = "device",
+        buffer: Any = _DEFAULT_KIND,
         strides: Any = None,
         offset: int = 0,
         order: str = "C",
         buffer_ctor_kwargs: dict | None = None,
     ) -> None:
-        be = _constructor_backend(buffer, buffer_ctor_kwargs)
+        be, q = _constructor_placement(buffer, buffer_ctor_kwargs)
+        if buffer is _DEFAULT_KIND:
+            buffer = be.usm_types[0]
         read_only = False
         if type(buffer) is usm_ndarray:
             read_only = not buffer.flags.writable
             buffer = be.buffer_of(buffer._arr)
-        raw = be.construct(shape, dtype, buffer, strides, offset, order, buffer_ctor_kwargs)
+        raw = _construct.construct(be, q, shape, dtype, buffer, strides, offset, order,
+                                   buffer_ctor_kwargs)
         if read_only:  # a view of a read-only array's memory is read-only too
-            raw.flags.writable = False
+            raw = be.read_only_view(raw)
         self._arr = raw
         self._be = be
 
@@ -501,30 +518,37 @@ def wrap_with(be: Any, raw: Any) -> usm_ndarray:
     return out
 
 
-def _constructor_backend(buffer: Any, kwargs: dict | None) -> Any:
-    """The backend whose memory ``usm_ndarray(..., buffer=buffer)`` views or allocates."""
+def _constructor_placement(buffer: Any, kwargs: dict | None) -> tuple[Any, Any]:
+    """(backend, default queue) of ``usm_ndarray(..., buffer=buffer)``: the backend of
+    ``buffer`` (a usm_ndarray, or a memory object that one backend claims), else the one
+    whose queue ``buffer_ctor_kwargs["queue"]`` is, else the default device's (queue
+    None: the memory or the keyword names it).  Never another backend: TypeError where
+    that backend has no constructor."""
+    q = None
     if type(buffer) is usm_ndarray:
         be = buffer._be
     elif not isinstance(buffer, str):
-        be = next((b for b in _backend.backends().values() if hasattr(b, "construct")
-                   and (b.memory_object(buffer) or isinstance(buffer, b.array_type))), None)
+        be = next((b for b in _backend.backends().values()
+                   if b.ctor_make is not None and b.memory_object(buffer)), None)
         if be is None:
             raise TypeError(
-                "usm_ndarray: buffer must be 'device', 'shared', 'host', a backend's memory "
-                "object (dpctl.memory.MemoryUSM*), a usm_ndarray or a provider array, got "
+                "usm_ndarray: buffer must be 'device', 'shared', 'host', a usm_ndarray or a "
+                "backend's memory object (dpctl.memory.MemoryUSM* or a raw dpnp.tensor array "
+                "on SYCL, cupy.cuda.MemoryPointer or UnownedMemory on CUDA), got "
                 f"{type(buffer).__name__}"
             )
     else:
-        q = kwargs.get("queue") if isinstance(kwargs, dict) else None
-        be = _backend.for_native(q) if q is not None else default_device()._be
-        if be is None or not hasattr(be, "construct"):
-            be = _backend.get_backend("sycl")
-    if be is None or not hasattr(be, "construct"):
+        kq = kwargs.get("queue") if isinstance(kwargs, dict) else None
+        be = _backend.for_native(kq) if kq is not None else None
+        if be is None:  # the default device's backend (which refuses a foreign queue)
+            dev = default_device()
+            be, q = dev._be, (dev._q if kq is None else None)
+    if be.ctor_make is None:
         raise TypeError(
-            "usm_ndarray(...) needs a backend with a constructor (SYCL); none is available: "
-            "create arrays with usmarray.empty/zeros/asarray(..., device=...) instead"
+            f"usm_ndarray(...): the {be.name!r} backend has no constructor; create arrays "
+            "there with usmarray.empty/zeros/asarray(..., device=...) instead"
         )
-    return be
+    return be, q
 
 
 __all__ = ["usm_ndarray", "wrap_with"]

@@ -8,9 +8,10 @@ from typing import Any
 import numpy as np
 
 from . import _dtypes as dt
+from ._backend._construct import ALLOC_KINDS, check_usm_type
 from ._device import backend_of_queue, capabilities, resolve
 
-USM_TYPES = ("device", "shared", "host")
+USM_TYPES = ALLOC_KINDS
 
 
 def placement(device: Any, usm_type: Any, sycl_queue: Any, fname: str) -> tuple[Any, Any, str]:
@@ -19,14 +20,7 @@ def placement(device: Any, usm_type: Any, sycl_queue: Any, fname: str) -> tuple[
     be, q = resolve(device, sycl_queue)
     if usm_type is None:
         return be, q, be.usm_types[0]
-    if usm_type not in be.usm_types:
-        if usm_type not in USM_TYPES:
-            raise ValueError(f"{fname}: usm_type={usm_type!r}; use 'device', 'shared' or 'host'")
-        raise ValueError(
-            f"{fname}: usm_type={usm_type!r} is not available on the {be.name!r} backend, "
-            f"which has {be.usm_types}"
-        )
-    return be, q, usm_type
+    return be, q, check_usm_type(be, usm_type, f"{fname}: usm_type")
 
 
 def has_fp64(q: Any) -> bool:

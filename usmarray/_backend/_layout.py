@@ -9,14 +9,16 @@ from typing import Any
 INDEX_LIMIT = 2**62
 
 
-def check_layout_flags(raw: Any) -> None:
+def check_layout_flags(raw: Any, strides: tuple[int, ...] | None = None) -> None:
     """Refuse views the provider would misread: it flags some self-overlapping layouts
     as contiguous (shape (4, 4), strides (2, 3) is "F-contiguous" to it) and its kernels
-    would then read the buffer as a dense block."""
+    would then read the buffer as a dense block.  ``strides``: ``raw``'s strides in
+    elements (by default ``raw.strides``, which the SYCL provider counts in elements)."""
     flags = raw.flags
     if not (flags.c_contiguous or flags.f_contiguous) or raw.size <= 1:
         return
-    shape, strides = raw.shape, raw.strides
+    shape = raw.shape
+    strides = raw.strides if strides is None else strides
     dims = [(n, s) for n, s in zip(shape, strides, strict=True) if n != 1]
     for order_dims in (dims[::-1], dims):  # C order: last axis fastest; then F order
         expect = 1

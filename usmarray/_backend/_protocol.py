@@ -24,6 +24,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ._layout import INDEX_LIMIT
+
 
 @dataclass(frozen=True)
 class Capabilities:
@@ -156,6 +158,16 @@ class Backend(Protocol):
     def array_attribute(self, raw: Any, name: builtins.str) -> Any: ...
     def getitem(self, raw: Any, key: Any) -> Any: ...
     def setitem(self, raw: Any, key: Any, value: Any) -> None: ...
+
+    # ---- the usm_ndarray(shape, dtype, buffer, ...) constructor (``_construct``)
+    def memory_object(self, obj: Any) -> bool: ...
+    def buffer_of(self, raw: Any) -> Any: ...
+    def ctor_memory(self, obj: Any) -> tuple[Any, int, Any] | None: ...
+    def ctor_queue(self, q: Any) -> Any: ...
+    def check_alloc(self, nbytes: int, usm_type: builtins.str, q: Any) -> None: ...
+    #: makes the raw array (``_construct.make_strided`` for memory described by
+    #: ``_construct.Extent``); None where the backend has no constructor
+    ctor_make: Any
 
     # ---- interchange
     def dlpack_device(self, raw: Any) -> tuple[int, int]: ...
@@ -317,6 +329,24 @@ class BackendBase:
         """``raw[key] = value`` (value: a checked Python scalar or a raw array on
         ``raw``'s queue), run on ``raw``'s queue."""
         raw[key] = value
+
+    # the usm_ndarray constructor: none unless the backend gives ``ctor_make``
+    ctor_make: Any = None
+
+    def memory_object(self, obj: Any) -> bool:
+        """Whether ``obj`` is memory that this backend's constructor views as ``buffer=``
+        (its memory objects; never another backend's)."""
+        return False
+
+    def ctor_queue(self, q: Any) -> Any:
+        """The queue that ``buffer_ctor_kwargs["queue"]`` names (its errors otherwise)."""
+        return self.native_queue(q)  # type: ignore[attr-defined]
+
+    def check_alloc(self, nbytes: int, usm_type: builtins.str, q: Any) -> None:
+        """MemoryError naming the size where the constructor's new allocation of
+        ``nbytes`` bytes of ``usm_type`` on ``q`` cannot be made."""
+        if nbytes >= INDEX_LIMIT:
+            raise self.memory_error(nbytes, q)
 
     def dlpack_device(self, raw: Any) -> tuple[int, int]:
         return (1, 0)

@@ -40,6 +40,8 @@ import numpy as np
 from cupy.cuda import memory as _mem
 from cupy.cuda import runtime as _rt
 
+from .. import _construct
+from .._layout import INDEX_LIMIT
 from .._ndlike import kernels as _ndlike_kernels
 from .._protocol import BackendBase, Capabilities, LinAlgError
 from . import interop as _io
@@ -60,6 +62,8 @@ _Managed = _mem.ManagedMemory
 _Placed = _io.Placed
 #: memory types of CuPy's device allocators (pool, plain, stream-ordered)
 _DEVICE_MEMORY = frozenset({_mem.PooledMemory, _mem.Memory, _mem.MemoryAsync})
+#: memory objects that are a whole allocation of one queue's default stream
+_PLAIN = _DEVICE_MEMORY | {_Managed}
 _SCORE = {"device": 0, "shared": 1, "host": 2}
 _HOST_MEMORY = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
 _BY_SCORE = ("device", "shared", "host")
@@ -580,8 +584,104 @@ class CudaBackend(BackendBase):
     def as_array(obj: Any) -> Any:
         return obj
 
-    def memory_object(self, obj: Any) -> bool:
-        return False
+    # ---- the usm_ndarray constructor (usmarray/_backend/_construct.py) ---------------------
+    ctor_make = _construct.make_strided
+
+    @staticmethod
+    def memory_object(obj: Any) -> bool:
+        """CuPy's memory objects: a ``MemoryPointer`` (the bytes from its pointer to the
+        end of its memory) or a ``BaseMemory`` (``Memory``, ``UnownedMemory``, ...)."""
+        return isinstance(obj, (_mem.MemoryPointer, _mem.BaseMemory))
+
+    def buffer_of(self, raw: Any) -> _construct.Extent:
+        """The bytes of the allocation ``raw`` views, on ``raw``'s queue: those of the
+        array its chain of views starts from (CuPy's ``base``, and the arrays that
+        ``Placed`` owners keep), so a view's offsets count from there, as from a SYCL
+        array's ``usm_data``."""
+        root = raw
+        while True:
+            if root.base.__class__ is _nd:
+                root = root.base
+                continue
+            m = root.data.mem
+            if m.__class__ is _Unowned and m._owner.__class__ is _Placed and \
+                    m._owner.keep.__class__ is _nd:
+                root = m._owner.keep
+                continue
+            break
+        if root.size:
+            lo, hi = _construct.span(root.shape, root.strides)
+            ptr, nbytes = root.data.ptr + lo, hi - lo + root.itemsize
+        else:
+            ptr, nbytes = root.data.ptr, 0
+        return _construct.Extent(ptr, nbytes, self.queue_of(raw), self.usm_type_of(raw), root)
+
+    def ctor_memory(self, obj: Any) -> tuple[Any, int, Any] | None:
+        """(extent, bytes, queue) of a CuPy memory object, once the driver confirms that
+        its bytes are CUDA memory of one kind (and, with cuda-bindings, one allocation);
+        ValueError otherwise.  The view keeps ``obj`` (and so its owner) alive."""
+        if type(obj) is _construct.Extent:  # from buffer_of: never a user's object
+            return obj, obj.nbytes, obj.queue
+        if isinstance(obj, _mem.MemoryPointer):
+            mem = obj.mem
+            if mem is None:
+                raise ValueError("usm_ndarray: a cupy MemoryPointer without its memory "
+                                 "object has no known size; pass the memory object")
+            ptr, nbytes = int(obj.ptr), int(mem.ptr) + int(mem.size) - int(obj.ptr)
+            if not 0 <= ptr - int(mem.ptr) <= int(mem.size):
+                raise ValueError(f"usm_ndarray: the MemoryPointer {ptr:#x} lies outside its "
+                                 f"memory ({int(mem.ptr):#x}, {int(mem.size)} bytes)")
+        elif isinstance(obj, _mem.BaseMemory):
+            mem, ptr, nbytes = obj, int(obj.ptr), int(obj.size)
+        else:
+            return None
+        dev = int(mem.device_id)
+        if not 0 <= dev < self._ndev:
+            raise ValueError(f"usm_ndarray: the memory object names CUDA device {dev}, "
+                             f"not one of this machine's {self._ndev}")
+        usm_type = "device"
+        if nbytes:
+            try:
+                usm_type, found = _io.check_memory(ptr, ptr + nbytes - 1, self.usm_types,
+                                                   None, "usm_ndarray: the buffer's memory")
+            except BufferError as exc:
+                raise ValueError(str(exc)) from None
+            if usm_type != "host":
+                dev = found
+        q = self._defaults[dev]
+        return _construct.Extent(ptr, nbytes, q, usm_type, obj), nbytes, q
+
+    def check_alloc(self, nbytes: int, usm_type: builtins.str, q: Any) -> None:
+        if nbytes >= INDEX_LIMIT:
+            raise self.memory_error(nbytes, q, usm_type)
+        self._check_size(nbytes, usm_type, q)
+
+    def alloc_bytes(self, nbytes: int, usm_type: builtins.str, q: CudaQueue) -> Any:
+        with self.placement(q, usm_type):
+            return cupy.empty(nbytes, dtype=np.uint8)
+
+    def extent_view(self, ext: _construct.Extent, byte0: int, shape: tuple, d: np.dtype,
+                    strides: tuple) -> Any:
+        """A cupy.ndarray whose element 0 is ``byte0`` bytes into ``ext``.  A view that
+        addresses the whole extent of plain memory of its queue (a new allocation)
+        keeps that memory object (kernels take their fast path) and is its own root;
+        any other view is over memory whose ``Placed`` owner names the queue and kind
+        and keeps the extent's owner, so ``buffer_of`` of the view finds the whole
+        extent again (CuPy's views made from a memory pointer have no ``base``)."""
+        k = ext.keep
+        if (k.__class__ is _nd and k.data.mem.__class__ in _PLAIN
+                and self.queue_of(k) == ext.queue and math.prod(shape)):
+            lo, hi = _construct.span(shape, strides)
+            covers = byte0 + lo == 0 and byte0 + hi + d.itemsize == ext.nbytes
+        else:
+            covers = False
+        if covers:
+            mp = _mem.MemoryPointer(k.data.mem, ext.ptr + byte0 - k.data.mem.ptr)
+        else:
+            owner = _Placed(ext.queue, ext.usm_type, k)
+            mp = _mem.MemoryPointer(
+                _Unowned(ext.ptr, ext.nbytes, owner, ext.queue.device_id), byte0)
+        return cupy.ndarray(shape, d, mp, strides)
 
     def from_host(self, a: Any, usm_type: Any = None, q: Any = None) -> Any:
         """A raw array on ``q`` of kind ``usm_type`` holding a copy of NumPy array ``a``."""

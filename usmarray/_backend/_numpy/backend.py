@@ -16,8 +16,9 @@ from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
+from numpy.lib.array_utils import byte_bounds
 
-from .. import _dlpack_import
+from .. import _construct, _dlpack_import
 from .._errors import warn_at_caller
 from .._protocol import KERNEL_NAMES, BackendBase, Capabilities, LinAlgError
 
@@ -356,6 +357,20 @@ def _kernel_namespace() -> SimpleNamespace:
     return SimpleNamespace(**ns)
 
 
+class _Bytes:
+    """``__array_interface__`` of an extent's bytes, keeping their owner alive."""
+
+    __slots__ = ("__array_interface__", "_keep")
+
+    def __init__(self, ext: _construct.Extent) -> None:
+        keep = self._keep = ext.keep
+        read_only = isinstance(keep, np.ndarray) and not keep.flags.writeable
+        self.__array_interface__ = {
+            "data": (ext.ptr, read_only), "shape": (ext.nbytes,),
+            "typestr": "|u1", "version": 3,
+        }
+
+
 def _native(fn: Any, args: tuple, kw: dict) -> Any:
     try:
         res = fn(*args, **kw)
@@ -473,8 +488,43 @@ class NumpyBackend(BackendBase):
     def memory_error(nbytes: int, q: Any) -> MemoryError:
         return MemoryError(f"could not allocate {nbytes} bytes of host memory")
 
+    # ---- the usm_ndarray constructor (usmarray/_backend/_construct.py) ---------------------
+    # NumPy has no memory objects of its own: buffer= is "host" or an array of this backend
+    ctor_make = _construct.make_strided
+
     def memory_object(self, obj: Any) -> bool:
         return False
+
+    @staticmethod
+    def buffer_of(raw: np.ndarray) -> _construct.Extent:
+        """The bytes of the allocation ``raw`` views: those of the array its chain of
+        ``base`` arrays starts from (a view's offsets count from there, as from a SYCL
+        array's ``usm_data``)."""
+        root = raw
+        while isinstance(root.base, np.ndarray):
+            root = root.base
+        lo, hi = byte_bounds(root)
+        return _construct.Extent(lo, hi - lo, HOST_QUEUE, "host", root)
+
+    @staticmethod
+    def ctor_memory(obj: Any) -> tuple[Any, int, Any] | None:
+        if type(obj) is _construct.Extent:  # from buffer_of: never a user's object
+            return obj, obj.nbytes, obj.queue
+        return None
+
+    @staticmethod
+    def alloc_bytes(nbytes: int, usm_type: builtins.str, q: Any) -> np.ndarray:
+        return np.empty(nbytes, dtype=np.uint8)
+
+    @staticmethod
+    def extent_view(ext: _construct.Extent, byte0: int, shape: tuple, d: np.dtype,
+                    strides: tuple) -> np.ndarray:
+        """An ndarray whose element 0 is ``byte0`` bytes into ``ext`` (NumPy checks the
+        extent against the bytes once more); read-only where the memory is."""
+        if not ext.nbytes or 0 in shape:
+            return np.lib.stride_tricks.as_strided(np.empty(0, dtype=d), shape, strides)
+        span = np.asarray(_Bytes(ext))
+        return np.ndarray(shape, dtype=d, buffer=span, offset=byte0, strides=strides)
 
     def to_queue(self, raw: np.ndarray, q: Any, stream: Any = None) -> np.ndarray:
         return raw

@@ -180,7 +180,8 @@ _RUNTIME_MEMBERS = (*KERNEL_NAMES, "default_queue", "accelerator_queue", "native
                     "native_stream", "devices", "device_name", "describe", "capabilities",
                     "wait", "device_attribute", "from_host", "to_host", "asarray",
                     "to_queue", "may_share_memory", "repr", "str", "dlpack", "from_dlpack",
-                    "construct", "memory_object", "buffer_of", "linalg", "fft", "gemm", "eig")
+                    "ctor_memory", "ctor_queue", "check_alloc", "ctor_make", "memory_object",
+                    "buffer_of", "linalg", "fft", "gemm", "eig")
 
 FORK_MESSAGE = (
     "this process was started by os.fork() from a process that had loaded the SYCL "
@@ -521,12 +522,23 @@ class SyclBackend(BackendBase):
         return bool(a.usm_data._pointer == b.usm_data._pointer)
 
     def memory_object(self, obj: Any) -> bool:
-        return isinstance(obj, (dpmem.MemoryUSMDevice, dpmem.MemoryUSMShared, dpmem.MemoryUSMHost))
+        """Whether the constructor views ``obj``: a ``dpctl.memory.MemoryUSM*`` object or
+        a raw provider array."""
+        return isinstance(obj, (dpmem.MemoryUSMDevice, dpmem.MemoryUSMShared, dpmem.MemoryUSMHost,
+                                self.array_type))
 
-    def construct(self, *args: Any) -> Any:
-        """The ``usm_ndarray(shape, dtype, buffer, strides, offset, order,
-        buffer_ctor_kwargs)`` constructor's raw array (see ``construct``)."""
-        return _construct.construct(self, *args)
+    # the usm_ndarray constructor's hooks (usmarray/_backend/_construct.py)
+    def ctor_memory(self, obj: Any) -> tuple[Any, int, Any] | None:
+        return _construct.ctor_memory(self, obj)
+
+    def ctor_queue(self, q: Any) -> Any:
+        return _construct.ctor_queue(self, q)
+
+    def check_alloc(self, nbytes: int, usm_type: builtins.str, q: Any) -> None:
+        _construct.check_alloc(self, nbytes, usm_type, q)
+
+    def ctor_make(self, *args: Any) -> Any:
+        return _construct.ctor_make(self, *args)
 
     def buffer_of(self, raw: Any) -> Any:
         """The memory object a ``usm_ndarray(buffer=x)`` shares."""
