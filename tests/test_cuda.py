@@ -913,3 +913,22 @@ def test_det_slogdet_kernel_matches_numpy(dtype):
         np.testing.assert_allclose(float(logabs), l_want, rtol=tol, atol=tol * 50)
         d = float(xp.linalg.det(x))
         np.testing.assert_allclose(d, d_want, rtol=tol * 50, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64])
+def test_index_range_kernel(dtype):
+    rng = np.random.default_rng(13)
+    for size in (1, 100, 70_000):
+        i = rng.integers(-50, 50, size).astype(dtype)
+        g = be.from_host(i, "device", None)
+        assert be.index_out_of_range(g, 50) is False
+        assert be.index_out_of_range(g, 51) is False
+        tight = max(-int(i.min()), int(i.max()) + 1)  # the smallest n that holds every index
+        assert be.index_out_of_range(g, tight) is False
+        assert be.index_out_of_range(g, tight - 1) is True
+        j = i.copy()
+        j[size // 2] = 50
+        assert be.index_out_of_range(be.from_host(j, "device", None), 50) is True
+        j[size // 2] = -51
+        assert be.index_out_of_range(be.from_host(j, "device", None), 50) is True
+    assert be.index_out_of_range(be.from_host(np.arange(3, dtype=np.uint8), "device", None), 3) is None

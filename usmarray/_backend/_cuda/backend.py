@@ -385,6 +385,9 @@ class CudaBackend(BackendBase):
     def take_checked(self, raw: Any, indices: Any, axis: int) -> tuple[Any, int | None] | None:
         return self.gathers.take_checked(raw, indices, axis)
 
+    def index_out_of_range(self, i: Any, n: int) -> bool | None:
+        return self.gathers.out_of_range(i, n)
+
     def accelerator_queue(self) -> CudaQueue:
         """Every CUDA device is a GPU: the first one's default queue (``cuda:0``)."""
         return self._defaults[0]

@@ -49,6 +49,20 @@ extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ src,
 }}
 """
 
+_RANGE = r"""
+typedef {i} I;
+extern "C" __global__ void __launch_bounds__(256) k(const I* __restrict__ idx,
+    long long* __restrict__ report, const long long total, const long long n) {{
+  const long long step = (long long)gridDim.x * blockDim.x;
+  bool bad = false;
+  for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += step) {{
+    const long long t = (long long)idx[e];
+    bad |= t < -n || t >= n;
+  }}
+  if (__syncthreads_or(bad) && threadIdx.x == 0) report[0] = 1;
+}}
+"""
+
 _SIGNED: frozenset[np.dtype] = frozenset(np.dtype(c) for c in "bhiq")
 
 
@@ -105,6 +119,23 @@ class Gathers:
         if not flag:
             return out, None
         return out, hi if hi >= n else lo
+
+    def out_of_range(self, i: Any, n: int) -> bool | None:
+        """Whether an element of the C-contiguous signed integer array ``i`` lies outside
+        ``[-n, n)``: one pass and one 8-byte read-back; None where the kernel does not
+        take ``i``."""
+        if not (self.enabled and i.__class__ is _nd and i.size and i._c_contiguous
+                and i.dtype in _SIGNED and self._is_fast(i)):
+            return None
+        s = stream_ptr()
+        rep = self._report(i.data.device_id if self._multi else 0, s)
+        rep.data.memset_async(0, 8)
+        f = cached(self._fns, ("range", i.dtype), self._multi,
+                   lambda: _RANGE.format(i=_CTYPES[i.dtype]))
+        total = i.size
+        launch(f, (max(1, min(-(-total // 256), 8 * 1024)), 1, 1), (256, 1, 1), "QQqq",
+               i.data.ptr, rep.data.ptr, total, n, stream=s)
+        return bool(int(rep[0].get()))
 
 
 __all__ = ["Gathers"]
