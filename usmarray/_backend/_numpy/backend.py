@@ -373,6 +373,8 @@ class NumpyBackend(BackendBase):
     kernel_family = "numpy"
     #: NumPy's argmax/argmin propagate NaN and return its first occurrence
     first_nan_argmax = True
+    #: NumPy's fancy indexing checks every index before it gathers or writes
+    checks_indices = True
     usm_types = ("host",)
     array_type = np.ndarray
     multi_queue = False

@@ -34,6 +34,7 @@ from .._protocol import (
     BackendBase,
     Capabilities,
 )
+from . import checked as _checked
 from . import construct as _construct
 from . import onemkl as _onemkl
 from . import ranged as _ranged
@@ -236,6 +237,9 @@ class SyclBackend(BackendBase):
 
     name = "sycl"
     kernel_family = "sycl"
+    #: the provider's arg-reductions propagate NaN (any NaN wins), though not always the
+    #: first one (tests/test_cpu_fixes.py checks both halves of that)
+    nan_argmax = True
     usm_types = ("device", "shared", "host")
     #: arrays of one backend may still sit on different queues: compare them per call
     multi_queue = True
@@ -277,6 +281,7 @@ class SyclBackend(BackendBase):
         except ImportError:  # pragma: no cover
             get_coerced_usm_type = pt.get_coerced_usm_type
         self.coerced_usm_type = get_coerced_usm_type  # type: ignore[method-assign]
+        self._checked = _checked.Checked(pt, get_coerced_usm_type)
         self._default_queue: dpctl.SyclQueue | None = None
         self._caps: dict[Any, Capabilities] = {}
         _onemkl.bind_sycl(self)
@@ -284,6 +289,16 @@ class SyclBackend(BackendBase):
         #: True in a child forked from this process (see _after_fork_in_child)
         self.forked = False
         os.register_at_fork(after_in_child=functools.partial(_after_fork_in_child, self))
+
+    # ---- checked gathers and probes (issue 31: see checked.py) ---------------
+    def take_checked(self, raw: Any, indices: Any, axis: int) -> tuple[Any, int | None] | None:
+        return self._checked.take_checked(raw, indices, axis)
+
+    def index_out_of_range(self, i: Any, n: int) -> bool | None:
+        return self._checked.out_of_range(i, n)
+
+    def nan_at(self, a: Any, axis: int, picked: Any) -> bool | None:
+        return self._checked.nan_at(a, axis, picked)
 
     # ---- devices ---------------------------------------------------------
     #: set by the registry: the message for a device string no backend knows, which
