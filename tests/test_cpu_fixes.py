@@ -2,6 +2,8 @@
 bounds checks of take/take_along_axis/setitem, and the 2-norm, with the same results
 and errors as NumPy (and as before the fixes)."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -208,3 +210,36 @@ def test_take_along_axis_and_setitem_errors_as_before(device):
         t[xp.asarray([9], device=device), e]
     with pytest.raises(IndexError, match="index 9 is out of bounds for axis 0 with size 4"):
         t[xp.asarray([9], device=device), e] = 1.0
+
+
+# ---- the 2-norm: NumPy's plain sum of squares where it is safe, scaled elsewhere --------
+def _hypot_rows(a):
+    """math.hypot of each row (overflow- and underflow-safe, correctly rounded-ish)."""
+    return np.array([math.hypot(*map(abs, map(complex, r))) if np.iscomplexobj(r)
+                     else math.hypot(*map(float, r)) for r in a])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64"])
+def test_vector_norm_safe_and_accurate(device, dtype):
+    rng = np.random.default_rng(2)
+    fi = np.finfo(dtype)
+    rows = rng.standard_normal((12, 9)).astype(dtype)
+    big, small = np.sqrt(fi.max) * 4, np.sqrt(fi.tiny) / 64
+    rows[1] *= big  # its squares overflow
+    rows[2] *= small  # its squares underflow into subnormals
+    rows[3] = 0
+    rows[4, :2] = fi.smallest_subnormal
+    rows[4, 2:] = 0
+    rows[5, 3] = np.inf
+    rows[6, 4] = np.nan
+    rows[7, 0] = fi.max  # one element at the top of the range
+    got = xp.asnumpy(xp.linalg.vector_norm(xp.asarray(rows, device=device), axis=1))
+    want = _hypot_rows(rows).astype(got.dtype)  # rounded to the result's precision
+    assert np.isnan(got[6]) and np.isinf(got[5])
+    keep = [k for k in range(12) if k not in (5, 6)]
+    tol = {"rtol": 4 * fi.eps, "atol": fi.smallest_subnormal}
+    np.testing.assert_allclose(got[keep], want[keep], **tol)
+    # the same rows as a Frobenius norm of 3x3 matrices
+    m = xp.asarray(rows[keep].reshape(-1, 3, 3), device=device)
+    np.testing.assert_allclose(xp.asnumpy(xp.linalg.matrix_norm(m)), want[keep], **tol)
