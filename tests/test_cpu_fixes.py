@@ -243,3 +243,32 @@ def test_vector_norm_safe_and_accurate(device, dtype):
     # the same rows as a Frobenius norm of 3x3 matrices
     m = xp.asarray(rows[keep].reshape(-1, 3, 3), device=device)
     np.testing.assert_allclose(xp.asnumpy(xp.linalg.matrix_norm(m)), want[keep], **tol)
+
+
+# ---- per-call paths: the same answers through the shorter ways ---------------------------
+@pytest.mark.parametrize("fname", ["any", "all"])
+def test_numpy_backend_any_all_as_numpy(fname):
+    be = _backend.numpy
+    cases = [np.array([0.0, np.nan]), np.zeros(0, bool), np.zeros((2, 0)),
+             np.array([[1, 0], [1, 1]], np.int8), np.array(3.0), np.array([1 + 0j, 0j]),
+             np.random.default_rng(0).random((3, 4, 5)) > 0.3]
+    for a in cases:
+        for ax in [None, *range(a.ndim)] + ([(0, -1)] if a.ndim > 1 else []):
+            for keep in (False, True):
+                got = getattr(be, fname)(a, axis=ax, keepdims=keep)
+                want = np.asarray(getattr(np, fname)(a, axis=ax, keepdims=keep))
+                assert type(got) is np.ndarray and got.dtype == want.dtype
+                assert got.shape == want.shape and np.array_equal(got, want)
+
+
+def test_device_strings_are_cached_until_a_backend_is_registered():
+    from tests.toy_backend import ToyBackend
+
+    a, b = ToyBackend(), ToyBackend()
+    xp.register_backend("toy", a)
+    d1 = xp.Device.create_device("toy")
+    assert d1._be is a and xp.Device.create_device("toy") is d1
+    xp.register_backend("toy", b)  # the same name, another backend: no stale hit
+    d2 = xp.Device.create_device("toy")
+    assert d2._be is b and d2 != d1
+    assert xp.Device.create_device("numpy") == xp.asarray(1, device="numpy").device

@@ -142,9 +142,21 @@ def _astype(a: np.ndarray, dtype: Any, copy: bool = True, **_: Any) -> np.ndarra
 
 
 def _reshape(a: np.ndarray, shape: Any, copy: Any = None, order: Any = "C") -> np.ndarray:
+    # the method, not np.reshape: its Python wrapper costs as much as the call (issue 31)
     if copy is None:
-        return np.reshape(a, shape, order=order)
-    return np.reshape(a, shape, order=order, copy=copy)
+        return a.reshape(shape, order=order)
+    return a.reshape(shape, order=order, copy=copy)
+
+
+def _truth(reduce: Any) -> Any:
+    """``any``/``all`` as the logical ufunc's reduce that np.any/np.all end in, without
+    their Python wrappers (issue 31: those cost as much as a short-circuited call)."""
+
+    def kernel(a: np.ndarray, axis: Any = None, keepdims: bool = False) -> np.ndarray:
+        r = reduce(a, axis=axis, keepdims=keepdims)
+        return r if type(r) is _ndarray else _asarray(r)
+
+    return kernel
 
 
 def _full(shape: Any, fill_value: Any, dtype: Any = None, order: Any = "C", **_: Any) -> np.ndarray:
@@ -324,6 +336,8 @@ def _asarray_kernel(obj: Any, dtype: Any = None, copy: Any = None, **_: Any) -> 
 _SPECIAL = {
     "astype": _astype,
     "reshape": _reshape,
+    "any": _truth(np.logical_or.reduce),
+    "all": _truth(np.logical_and.reduce),
     "full": _full,
     "arange": _arange,
     "linspace": _linspace,
