@@ -272,3 +272,73 @@ def test_device_strings_are_cached_until_a_backend_is_registered():
     d2 = xp.Device.create_device("toy")
     assert d2._be is b and d2 != d1
     assert xp.Device.create_device("numpy") == xp.asarray(1, device="numpy").device
+
+
+# ---- the SYCL layout copies of issue 14, audited (issue 31) ------------------------------
+_PROVIDER_ROLL = """
+import sys, numpy as np, usmarray as xp
+pt = xp._backend.sycl.provider
+q = xp.Device.create_device("cpu").sycl_queue
+b = np.arange({size}, dtype=np.float32).reshape({bshape})
+v = ({view})(pt, pt.asarray(b, sycl_queue=q))
+got = pt.asnumpy(pt.roll(v, 3))  # the provider's flattened roll, no copy first
+sys.exit(0 if np.array_equal(got, np.roll(({view})(np, b), 3)) else 3)
+"""
+
+
+@sycl_only
+@pytest.mark.parametrize("size,bshape,view", [
+    (90, (5, 18), "lambda m, b: b[:, ::3]"),  # stepped on the last axis: a segfault
+    (20, (1, 4, 5), "lambda m, b: m.broadcast_to(b, (3, 4, 5))"),  # heap corruption
+])
+def test_sycl_flat_roll_copy_is_still_needed(size, bshape, view):
+    # the provider's axis=None roll misreads these layouts (a crash or wrong values, in a
+    # child process); when this fails, the provider is fixed and the copy can go
+    import subprocess
+    import sys
+
+    code = _PROVIDER_ROLL.format(size=size, bshape=bshape, view=view)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=300)
+    assert r.returncode != 0, "the provider's flattened roll now reads this layout"
+    # usmarray copies first and gets NumPy's values
+    b = np.arange(size, dtype=np.float32).reshape(bshape)
+    make = eval(view)
+    got = xp.roll(make(xp, xp.asarray(b, device="cpu")), 3)
+    np.testing.assert_array_equal(xp.asnumpy(got), np.roll(make(np, b), 3))
+
+
+@sycl_only
+def test_sycl_where_copy_is_still_needed_for_negative_strides_only(monkeypatch):
+    pt = _backend.sycl.provider
+    q = xp.Device.create_device("cpu").sycl_queue
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((7, 8)).astype(np.float32)
+    c = rng.random((7, 8)) > 0.5
+    d, dc = pt.asarray(a, sycl_queue=q), pt.asarray(c, sycl_queue=q)
+    # the provider itself, no copy: flipped condition and operand beside a 0-d view
+    got = pt.asnumpy(pt.where(dc[::-1], d[::-1], d[1, 2]))
+    assert not np.array_equal(got, np.where(c[::-1], a[::-1], a[1, 2])), \
+        "the provider's where now reads negative strides: the copy can go"
+    x, xc = xp.asarray(a, device="cpu"), xp.asarray(c, device="cpu")
+    np.testing.assert_array_equal(xp.asnumpy(xp.where(xc[::-1], x[::-1], x[1, 2])),
+                                  np.where(c[::-1], a[::-1], a[1, 2]))
+    # no copy for the layouts the provider reads: stepped, transposed, broadcast
+    copies = []
+    real = pt.copy
+    monkeypatch.setattr(pt, "copy", lambda *a, **k: copies.append(1) or real(*a, **k))
+    xf = xp.permute_dims(xp.asarray(np.ascontiguousarray(a.T), device="cpu"), (1, 0))
+    cases = [(xc[:, ::2], x[:, ::2], xf[:, 1::2]),
+             (xp.broadcast_to(xc[:1], (7, 8)), x.mT.mT, xp.broadcast_to(x[:, :1], (7, 8)))]
+    for cc, v1, v2 in cases:
+        want = np.where(xp.asnumpy(cc), xp.asnumpy(v1), xp.asnumpy(v2))
+        copies.clear()
+        got = xp.where(cc, v1, v2)
+        assert not copies
+        np.testing.assert_array_equal(xp.asnumpy(got), want)
+    # the per-axis roll copies nothing either
+    bc = xp.broadcast_to(xp.reshape(x[0], (1, 1, 8)), (3, 4, 8))
+    copies.clear()
+    got = xp.roll(bc, (2, -3), axis=(1, 2))
+    assert not copies
+    np.testing.assert_array_equal(
+        xp.asnumpy(got), np.roll(np.broadcast_to(a[0], (3, 4, 8)), (2, -3), axis=(1, 2)))

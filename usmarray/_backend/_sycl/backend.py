@@ -120,34 +120,50 @@ def _placed(fn: Any) -> Any:
     return kernel
 
 
-#: provider kernels that misread some strided layouts (broadcast, flipped, stepped 3-D):
-#: garbage, heap corruption or a segfault (issue 14 family 1); their array operands that
-#: are not C-contiguous are copied to C order first (:func:`_dense_operands`).
-#: tests/test_reliability_layouts.py finds the members: every public function, every
-#: layout (``where`` read 6.9e-310-like values for a flipped operand beside a broadcast one)
-LAYOUT_SENSITIVE = frozenset({"roll", "where"})
+#: provider kernels that misread some strided layouts (issue 14 family 1), each with the
+#: wrapper that copies only the layouts it misreads (issue 31 audit: a dense copy a
+#: kernel does not need is a regression).  tests/test_reliability_layouts.py checks
+#: every public function on every layout; tests/test_cpu_fixes.py shows per kept copy
+#: that the provider still misreads that layout.
+def _roll_dense_flat(fn: Any, pt: Any) -> Any:
+    """``fn`` (the provider's roll) with a C-order copy of ``x`` only for the flattened
+    roll (``axis=None``) of a layout that is not C-contiguous: that path's 1-D kernel
+    segfaults, corrupts the heap or returns wrong values for views stepped on the last
+    axis and for broadcast views of two or more dimensions.  The per-axis roll takes
+    every layout (3000 random views, stepped, flipped, transposed and broadcast, gave
+    NumPy's values), so it gets no copy."""
+
+    @functools.wraps(fn)
+    def kernel(x: Any, shift: Any, *, axis: Any = None) -> Any:
+        if axis is None and not x.flags.c_contiguous:
+            x = pt.copy(x, order="C")
+        return fn(x, shift, axis=axis)
+
+    return kernel
 
 
-def _dense_operands(fn: Any, pt: Any) -> Any:
-    """``fn`` with each array operand (or array in a list/tuple operand) that is not
-    C-contiguous replaced by a C-order copy on its queue: the provider's ``roll`` reads
-    outside stride-0, negative-stride and stepped 3-D views (segfaults found by the
-    layout property test); both produce a new array anyway, so a compact copy of an odd
-    operand costs one more pass over it."""
+def _where_no_negative_strides(fn: Any, pt: Any) -> Any:
+    """``fn`` (the provider's where) with C-order copies of the operands that have a
+    negative stride: beside them (a 0-d operand, a broadcast or otherwise strided one)
+    the kernel reads from the wrong positions (30 of 5000 random layout triples, every
+    one with a negative stride).  None of the triples without a negative stride went
+    wrong, so stepped, transposed and broadcast operands go through as they are."""
+
     at = pt.usm_ndarray
 
-    def fix(a: Any) -> Any:
-        if type(a) is at:
-            return a if a.flags.c_contiguous else pt.copy(a, order="C")
-        if type(a) in (list, tuple):
-            return type(a)(fix(v) for v in a)
+    def fix(a: Any) -> Any:  # scalars pass as they are
+        if type(a) is at and builtins.min(a.strides, default=0) < 0:
+            return pt.copy(a, order="C")
         return a
 
     @functools.wraps(fn)
-    def kernel(*args: Any, **kwargs: Any) -> Any:
-        return fn(*[fix(a) for a in args], **{k: fix(v) for k, v in kwargs.items()})
+    def kernel(condition: Any, x1: Any, x2: Any) -> Any:
+        return fn(fix(condition), fix(x1), fix(x2))
 
     return kernel
+
+
+LAYOUT_SENSITIVE = {"roll": _roll_dense_flat, "where": _where_no_negative_strides}
 
 
 def _read_only(fn: Any) -> Any:
@@ -266,7 +282,7 @@ class SyclBackend(BackendBase):
             fn = getattr(pt, kname, None)
             if fn is not None and kname not in type(self).__dict__:  # methods here win
                 if kname in LAYOUT_SENSITIVE:
-                    fn = _dense_operands(fn, pt)
+                    fn = LAYOUT_SENSITIVE[kname](fn, pt)
                 elif kname == "broadcast_to":
                     fn = _read_only(fn)
                 elif kname == "meshgrid":
