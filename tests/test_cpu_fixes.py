@@ -342,3 +342,15 @@ def test_sycl_where_copy_is_still_needed_for_negative_strides_only(monkeypatch):
     assert not copies
     np.testing.assert_array_equal(
         xp.asnumpy(got), np.roll(np.broadcast_to(a[0], (3, 4, 8)), (2, -3), axis=(1, 2)))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_unsigned_keys_are_still_checked_before_the_call(device):
+    # NumPy reads a uint64 index of 2**64 - 1 as -1; the check before the call refuses it
+    x = xp.arange(5, dtype=xp.int32, device=device)
+    key = xp.asarray([2**64 - 1], dtype=xp.uint64, device=device)
+    with pytest.raises(IndexError, match="index 18446744073709551615 is out of bounds"):
+        x[key]
+    with pytest.raises(IndexError, match="index 18446744073709551615 is out of bounds"):
+        x[key] = 1
+    assert xp.asnumpy(x).tolist() == [0, 1, 2, 3, 4]

@@ -117,7 +117,8 @@ def _array_key(be: Any, raw: Any, k: Any, axis: int, deferred: list | None) -> A
                 f"{want} of an array of shape {raw.shape}"
             )
     elif a.size and axis < raw.ndim:
-        if deferred is not None and be.checks_indices:
+        if deferred is not None and be.checks_indices and d.kind == "i":
+            # (unsigned keys are checked first: NumPy would read 2**64 - 1 as -1)
             deferred.append((a, axis, raw.shape[axis]))
         else:
             _check_index(be, a, axis, raw.shape[axis])
