@@ -65,6 +65,8 @@ def _device_memory(q: Any) -> int | None:
         pass
     except TypeError:  # a queue that cannot be hashed
         return getattr(getattr(q, "sycl_device", None), "global_mem_size", None)
+    if len(_MEMORY) >= 64:  # queues of short-lived streams: hold few of them
+        _MEMORY.clear()
     limit = _MEMORY[q] = getattr(getattr(q, "sycl_device", None), "global_mem_size", None)
     return limit
 

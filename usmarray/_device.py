@@ -303,6 +303,8 @@ def capabilities(q: Any) -> Capabilities:
     try:
         return _CAPABILITIES[q]
     except KeyError:
+        if len(_CAPABILITIES) >= 64:  # queues of short-lived streams: hold few of them
+            _CAPABILITIES.clear()
         caps = _CAPABILITIES[q] = backend_of_queue(q).capabilities(q)
         return caps
     except TypeError:  # a queue that cannot be hashed: ask every time
