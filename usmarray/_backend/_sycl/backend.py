@@ -197,7 +197,8 @@ _RUNTIME_MEMBERS = (*KERNEL_NAMES, "default_queue", "accelerator_queue", "native
                     "native_stream", "devices", "device_name", "describe", "capabilities",
                     "wait", "device_attribute", "from_host", "to_host", "asarray",
                     "to_queue", "may_share_memory", "repr", "str", "dlpack", "from_dlpack",
-                    "construct", "memory_object", "buffer_of", "linalg", "fft", "gemm", "eig")
+                    "construct", "memory_object", "buffer_of", "linalg", "fft", "gemm", "eig",
+                    "take_checked", "index_out_of_range", "nan_at")
 
 FORK_MESSAGE = (
     "this process was started by os.fork() from a process that had loaded the SYCL "
