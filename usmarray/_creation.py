@@ -33,6 +33,12 @@ _SCALARS = (bool, int, float, complex)
 
 
 def _shape(shape: Any, fname: str) -> tuple[int, ...]:
+    if type(shape) is tuple and len(shape) <= 64:  # the common case, checked cheaply
+        for n in shape:
+            if type(n) is not int or n < 0:
+                break
+        else:
+            return shape
     if isinstance(shape, int) and not isinstance(shape, bool):
         shape = (shape,)
     if not isinstance(shape, (tuple, list)):
@@ -48,13 +54,36 @@ def _shape(shape: Any, fname: str) -> tuple[int, ...]:
     return out
 
 
+#: queue -> the bytes its device holds (None where the backend does not say)
+_MEMORY: dict[Any, int | None] = {}
+
+
+def _device_memory(q: Any) -> int | None:
+    try:
+        return _MEMORY[q]
+    except KeyError:
+        pass
+    except TypeError:  # a queue that cannot be hashed
+        return getattr(getattr(q, "sycl_device", None), "global_mem_size", None)
+    if len(_MEMORY) >= 64:  # queues of short-lived streams: hold few of them
+        _MEMORY.clear()
+    limit = _MEMORY[q] = getattr(getattr(q, "sycl_device", None), "global_mem_size", None)
+    return limit
+
+
+def _room(be: Any, q: Any, nbytes: int) -> int:
+    """``nbytes``, unless more than the device holds: a MemoryError naming the size
+    (NumPy and CuPy would say "array is too big")."""
+    limit = _device_memory(q)
+    if nbytes > MAX_NBYTES or (limit is not None and nbytes > limit):
+        raise be.memory_error(nbytes, q)
+    return nbytes
+
+
 def _alloc_n(be: Any, q: Any, d: np.dtype, count: int, fn: Any, *args: Any, **kwargs: Any) -> Any:
     """``fn(*args, **kwargs)`` for a new array of ``count`` elements of ``d``: more than
     the device holds, or a failed allocation, is a MemoryError naming the size."""
-    nbytes = count * d.itemsize
-    limit = getattr(getattr(q, "sycl_device", None), "global_mem_size", None)
-    if nbytes > MAX_NBYTES or (limit is not None and nbytes > limit):
-        raise be.memory_error(nbytes, q)  # NumPy and CuPy would say "array is too big"
+    nbytes = _room(be, q, count * d.itemsize)
     try:
         return fn(*args, **kwargs)
     except getattr(be, "alloc_errors", ()) as exc:
@@ -62,7 +91,13 @@ def _alloc_n(be: Any, q: Any, d: np.dtype, count: int, fn: Any, *args: Any, **kw
 
 
 def _alloc(be: Any, q: Any, d: np.dtype, fn: Any, shape: tuple, *args: Any, **kwargs: Any) -> Any:
-    return _alloc_n(be, q, d, math.prod(shape), fn, shape, *args, **kwargs)
+    """:func:`_alloc_n` for ``fn(shape, *args, **kwargs)`` (without passing the arguments
+    on once more: that cost a third of ``empty``'s time on the NumPy backend)."""
+    nbytes = _room(be, q, math.prod(shape) * d.itemsize)
+    try:
+        return fn(shape, *args, **kwargs)
+    except getattr(be, "alloc_errors", ()) as exc:
+        raise be.memory_error(nbytes, q) from exc
 
 
 def _dtype_or(dtype: Any, default: np.dtype, q: Any, fname: str) -> np.dtype:

@@ -25,6 +25,11 @@ class ExecutionPlacementError(*_EPE_BASES):  # type: ignore[misc]
     """
 
 
+#: filter string -> (backend registry generation, Device): looking a string up again
+#: costs the SYCL backend a new SyclDevice (issue 31: a per-call cost of device="cpu")
+_BY_STRING: dict[str, tuple[int, Any]] = {}
+
+
 class Device:
     """A device in the array API sense: a backend plus one of its queues.
 
@@ -62,13 +67,20 @@ class Device:
         if obj is None:
             return default_device()
         if isinstance(obj, str):
+            hit = _BY_STRING.get(obj)
+            if hit is not None and hit[0] == _backend.generation:
+                return hit[1]
             be = _backend.get_backend(obj.split(":", 1)[0])
             if be is None:  # SYCL filter strings name no backend: "cpu", "opencl:cpu:0"
                 be = _backend.get_backend("sycl")
             if be is None:  # no SYCL runtime to read it as a filter string
                 raise ValueError(_backend.unknown_device(
                     obj, "no SYCL runtime here to read it as a SYCL filter string"))
-            return cls._make(be, be.native_queue(obj))
+            gen = _backend.generation
+            d = cls._make(be, be.native_queue(obj))
+            if len(_BY_STRING) < 256:  # a filter string names the same queue every time
+                _BY_STRING[obj] = (gen, d)
+            return d
         be = _backend.for_native(obj)
         if be is None:
             raise TypeError(
@@ -282,6 +294,18 @@ def backend_of_queue(q: Any) -> Any:
     return be
 
 
+_CAPABILITIES: dict[Any, Capabilities] = {}
+
+
 def capabilities(q: Any) -> Capabilities:
-    """What the device of native queue ``q`` can compute in (``fp64``, ``fp16``)."""
-    return backend_of_queue(q).capabilities(q)
+    """What the device of native queue ``q`` can compute in (``fp64``, ``fp16``); asked
+    of its backend once per queue (every creation call without ``dtype=`` asks)."""
+    try:
+        return _CAPABILITIES[q]
+    except KeyError:
+        if len(_CAPABILITIES) >= 64:  # queues of short-lived streams: hold few of them
+            _CAPABILITIES.clear()
+        caps = _CAPABILITIES[q] = backend_of_queue(q).capabilities(q)
+        return caps
+    except TypeError:  # a queue that cannot be hashed: ask every time
+        return backend_of_queue(q).capabilities(q)

@@ -15,7 +15,7 @@ import numpy as np
 from . import _dtypes as dt
 from ._array import usm_ndarray
 from ._device import Device, placement_error
-from ._helpers import alloc_failed, check_scalar
+from ._helpers import alloc_failed, bad_index, check_scalar
 from ._scalars import py_scalar
 
 _new = object.__new__
@@ -30,14 +30,17 @@ def _bad_key(key: Any) -> IndexError:
     )
 
 
-def raw_key(be: Any, raw: Any, key: Any) -> Any:
+def raw_key(be: Any, raw: Any, key: Any, deferred: list | None = None) -> Any:
     """Validate ``key`` for ``raw`` (an array of backend ``be``) and return it with
     usm_ndarrays unwrapped.
 
     Keys of ints, slices, ``...`` and ``None`` pass straight to the provider, which
     checks their ranges and counts; array keys are unwrapped, device-checked (an
     index array on another backend or queue is ExecutionPlacementError) and, for
-    integer arrays, bounds-checked (the provider would clip silently).
+    integer arrays, bounds-checked (the provider would clip silently).  Given a list
+    ``deferred`` and a backend that checks indices itself (``checks_indices``), the
+    bounds checks are appended to it instead, for :func:`check_deferred` after the
+    backend's call failed (for a key with one index array only).
     """
     t = type(key)
     if t is slice:
@@ -47,7 +50,7 @@ def raw_key(be: Any, raw: Any, key: Any) -> Any:
     if t in _SIMPLE:
         return key
     if t is usm_ndarray:
-        return _array_key(be, raw, key, 0)
+        return _array_key(be, raw, key, 0, deferred)
     if isinstance(key, np.generic):
         return _numpy_key(key)
     if t is not tuple:
@@ -58,6 +61,9 @@ def raw_key(be: Any, raw: Any, key: Any) -> Any:
     else:
         return key
     key = tuple([_numpy_key(k) if isinstance(k, np.generic) else k for k in key])
+    if deferred is not None and sum(type(k) is usm_ndarray for k in key) != 1:
+        # NumPy skips its check where index arrays broadcast to an empty selection
+        deferred = None
     out = list(key)
     n_after = [0] * (len(key) + 1)  # axes consumed by the keys after position i
     for i in range(len(key) - 1, -1, -1):
@@ -69,7 +75,7 @@ def raw_key(be: Any, raw: Any, key: Any) -> Any:
             axis = raw.ndim - n_after[i + 1]
             continue
         if tk is usm_ndarray:
-            out[i] = _array_key(be, raw, k, axis)
+            out[i] = _array_key(be, raw, k, axis, deferred)
         elif tk is slice and axis < raw.ndim:
             out[i] = _sane_step(k, raw.shape[axis])
         elif tk not in _SIMPLE:
@@ -95,7 +101,7 @@ def _axes_of(k: Any) -> int:
     return 1 if tk is int or tk is slice else 0
 
 
-def _array_key(be: Any, raw: Any, k: Any, axis: int) -> Any:
+def _array_key(be: Any, raw: Any, k: Any, axis: int, deferred: list | None) -> Any:
     a = k._arr
     d = a.dtype
     if d not in dt.INTEGER_OR_BOOLEAN:
@@ -111,14 +117,28 @@ def _array_key(be: Any, raw: Any, k: Any, axis: int) -> Any:
                 f"{want} of an array of shape {raw.shape}"
             )
     elif a.size and axis < raw.ndim:
-        n = raw.shape[axis]
-        lo, hi = int(be.scalar(be.min(a))), int(be.scalar(be.max(a)))
-        if lo < -n or hi >= n:
-            bad = hi if hi >= n else lo
-            raise IndexError(
-                f"integer array index {bad} is out of bounds for axis {axis} with size {n}"
-            )
+        if deferred is not None and be.checks_indices and d.kind == "i":
+            # (unsigned keys are checked first: NumPy would read 2**64 - 1 as -1)
+            deferred.append((a, axis, raw.shape[axis]))
+        else:
+            _check_index(be, a, axis, raw.shape[axis])
     return a
+
+
+def _check_index(be: Any, a: Any, axis: int, n: int) -> None:
+    bad = bad_index(be, a, n)
+    if bad is not None:
+        raise IndexError(
+            f"integer array index {bad} is out of bounds for axis {axis} with size {n}"
+        )
+
+
+def check_deferred(be: Any, deferred: list) -> None:
+    """The IndexError of the first deferred integer-array key (see :func:`raw_key`)
+    with an index out of bounds, as :func:`raw_key` would have raised it; nothing when
+    every index is in bounds."""
+    for a, axis, n in deferred:
+        _check_index(be, a, axis, n)
 
 
 def gather_failed(exc: Exception, be: Any, raw: Any, rk: Any) -> NoReturn:
@@ -167,10 +187,12 @@ def getitem(self: usm_ndarray, key: Any, /) -> usm_ndarray:
     if lk is not None:
         lk.acquire()
     try:
-        rk = raw_key(be, self._arr, key)
+        deferred: list = []
+        rk = raw_key(be, self._arr, key, deferred)
         try:
             r = be.getitem(self._arr, rk)
         except Exception as exc:
+            check_deferred(be, deferred)
             gather_failed(exc, be, self._arr, rk)
     finally:
         if lk is not None:
@@ -243,7 +265,19 @@ def read_only_message(be: Any, raw: Any) -> str:
 def setitem(x: Any, key: Any, value: Any, /) -> None:
     """``x[key] = value`` with the 2025.12 rule: value's dtype must promote to x's."""
     raw = x._arr
-    rk = raw_key(x._be, raw, key)
+    deferred: list = []
+    rk = raw_key(x._be, raw, key, deferred)
+    if not deferred:
+        _assign(x, raw, rk, value)
+        return
+    try:  # any error, the index's first as before: see raw_key
+        _assign(x, raw, rk, value)
+    except Exception:
+        check_deferred(x._be, deferred)
+        raise
+
+
+def _assign(x: Any, raw: Any, rk: Any, value: Any) -> None:
     d = raw.dtype
     if type(value) is usm_ndarray:
         v = value._arr

@@ -28,6 +28,30 @@ _INDEX = dt.int64
 _SCALARS = (bool, int, float, complex)
 
 
+def _has_nan(be: Any, a: Any, ax: int | None, out: Any) -> bool:
+    """Whether the floating ``a`` holds a NaN (along ``ax``) where ``argmax``/``argmin``
+    of it gave ``out``.  A backend whose kernels pick some NaN wherever one is present
+    (``nan_argmax``) is asked about the elements at ``out`` only: one element for
+    ``axis=None``, one per result otherwise (the backend's ``nan_at`` kernel, else a
+    gather); else one ``max`` reduction of ``a``."""
+    if not a.size:
+        return False
+    if not be.nan_argmax:
+        return math.isnan(be.to_host(be.max(a))[()])
+    if ax is None:
+        flat, at = int(be.to_host(out).reshape(-1)[0]), []
+        for n in reversed(a.shape):
+            flat, k = divmod(flat, n)
+            at.append(k)
+        return math.isnan(be.to_host(be.getitem(a, tuple(reversed(at))))[()])
+    found = be.nan_at(a, ax, out)
+    if found is not None:
+        return found
+    idx = out if out.ndim == a.ndim else be.expand_dims(out, axis=ax)
+    picked = be.take_along_axis(a, idx, axis=ax)
+    return bool(be.to_host(be.any(be.isnan(picked))))
+
+
 # ---- argmax / argmin ----------------------------------------------------------------------
 def _arg_extremum(fname: str, x: Any, axis: Any, keepdims: Any) -> usm_ndarray:
     a = check_x(x, fname, dt.REAL_NUMERIC, "real numeric")
@@ -47,12 +71,10 @@ def _arg_extremum(fname: str, x: Any, axis: Any, keepdims: Any) -> usm_ndarray:
         out = getattr(be, fname)(a, axis=ax, keepdims=keepdims)
     except Exception as exc:
         alloc_failed(exc, be, a, kept_size(a, None if ax is None else (ax,)) * 8, fname)
-    if (not be.first_nan_argmax and a.dtype in dt.REAL_FLOATING and a.size
-            and math.isnan(be.to_host(be.max(a))[()])):
+    if not be.first_nan_argmax and a.dtype in dt.REAL_FLOATING and _has_nan(be, a, ax, out):
         # NaN is the extremum and its first occurrence is the answer; the provider may
-        # pick a later NaN, so take the first NaN explicitly where there is one (the
-        # NaN-free case, told by one max reduction, needs no fix); a backend whose
-        # kernels return the first NaN says so (``first_nan_argmax``) and skips this
+        # pick a later NaN, so take the first NaN explicitly where there is one; a
+        # backend whose kernels return the first NaN says so (``first_nan_argmax``)
         nans = be.isnan(a)
         first_nan = be.argmax(nans, axis=ax, keepdims=keepdims)
         out = be.where(be.any(nans, axis=ax, keepdims=keepdims), first_nan, out)

@@ -128,6 +128,8 @@ if cuda is not None:
     _REGISTRY["cuda"] = cuda
 _REGISTRY["numpy"] = numpy
 _entry_points_loaded = False
+#: counts registrations: a cache of name look-ups is valid while this is unchanged
+generation = 0
 
 
 def register_backend(name: str, backend: Any) -> None:
@@ -141,7 +143,9 @@ def register_backend(name: str, backend: Any) -> None:
         complete(backend)
     except TypeError as exc:
         raise TypeError(f"register_backend: {exc}") from None
+    global generation
     _REGISTRY[name] = backend
+    generation += 1
 
 
 def _load_entry_points() -> None:

@@ -121,12 +121,24 @@ class Backend(Protocol):
     #: the first NaN wherever a NaN is present (the standard's rule); when False the
     #: namespace layer finds that NaN itself (one more reduction and a host sync)
     first_nan_argmax: bool
+    #: whether its ``argmax``/``argmin`` of floating arrays return the index of *some*
+    #: NaN wherever a NaN is present (not necessarily the first): then the namespace
+    #: layer tells whether a NaN is present from the elements at the result alone
+    #: instead of a ``max`` reduction of the whole array
+    nan_argmax: bool
+    #: whether its ``take_along_axis`` and its ``getitem``/``setitem`` with integer-array
+    #: keys raise IndexError for an index outside ``[-n, n)`` before writing anything:
+    #: then the namespace layer checks the indices only after such a call failed, to
+    #: name the index in its own words, instead of before every call
+    checks_indices: bool
 
     # ---- devices
     def available(self) -> bool: ...
     def default_queue(self) -> Any: ...
     def accelerator_queue(self) -> Any: ...
     def take_checked(self, raw: Any, indices: Any, axis: int) -> tuple[Any, int | None] | None: ...
+    def index_out_of_range(self, i: Any, n: int) -> bool | None: ...
+    def nan_at(self, a: Any, axis: int, picked: Any) -> bool | None: ...
     def device_name(self, q: Any) -> builtins.str: ...
     def native_queue(self, obj: Any) -> Any: ...
     def read_only_view(self, raw: Any) -> Any: ...
@@ -194,6 +206,8 @@ class BackendBase:
     dlpack_device_types: frozenset[int] = frozenset()
     provider_name = ""
     first_nan_argmax = False
+    nan_argmax = False
+    checks_indices = False
 
     @property
     def kernel_family(self) -> builtins.str:
@@ -219,6 +233,18 @@ class BackendBase:
         ``[-n, n)`` (the largest such, else the smallest: what a check before the gather
         names), in which case the caller raises.  None (the default) where the backend
         has no such kernel for these operands: the caller checks, then calls ``take``."""
+        return None
+
+    def index_out_of_range(self, i: Any, n: int) -> bool | None:
+        """Whether an element of the raw integer array ``i`` lies outside ``[-n, n)``,
+        told by one kernel pass; None (the default) where the backend has no such
+        kernel for ``i``: the caller then finds the range with ``min`` and ``max``."""
+        return None
+
+    def nan_at(self, a: Any, axis: int, picked: Any) -> bool | None:
+        """Whether the floating ``a`` is NaN at any position that ``picked`` (the
+        result of ``argmax``/``argmin`` of ``a`` along ``axis``) names; None (the
+        default) where the backend has no kernel for it."""
         return None
 
     def writable(self, raw: Any) -> bool:

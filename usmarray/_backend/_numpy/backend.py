@@ -143,9 +143,21 @@ def _astype(a: np.ndarray, dtype: Any, copy: bool = True, **_: Any) -> np.ndarra
 
 
 def _reshape(a: np.ndarray, shape: Any, copy: Any = None, order: Any = "C") -> np.ndarray:
+    # the method, not np.reshape: its Python wrapper costs as much as the call (issue 31)
     if copy is None:
-        return np.reshape(a, shape, order=order)
-    return np.reshape(a, shape, order=order, copy=copy)
+        return a.reshape(shape, order=order)
+    return a.reshape(shape, order=order, copy=copy)
+
+
+def _truth(reduce: Any) -> Any:
+    """``any``/``all`` as the logical ufunc's reduce that np.any/np.all end in, without
+    their Python wrappers (issue 31: those cost as much as a short-circuited call)."""
+
+    def kernel(a: np.ndarray, axis: Any = None, keepdims: bool = False) -> np.ndarray:
+        r = reduce(a, axis=axis, keepdims=keepdims)
+        return r if type(r) is _ndarray else _asarray(r)
+
+    return kernel
 
 
 def _full(shape: Any, fill_value: Any, dtype: Any = None, order: Any = "C", **_: Any) -> np.ndarray:
@@ -247,13 +259,30 @@ def _searchsorted(x1: np.ndarray, x2: Any, side: Any = "left", sorter: Any = Non
 
 
 def _reduce_hypot(a: np.ndarray, axis: Any = None, keepdims: bool = False, dtype: Any = None) -> np.ndarray:
-    """sqrt(sum(|a|**2)) without overflow or underflow: scaled by the largest |a|."""
-    x = np.abs(a)
+    """sqrt(sum(|a|**2)) without overflow or underflow.
+
+    NumPy's own ``sqrt(sum(|a|**2))`` (two passes) wherever that sum is finite and so far
+    above the underflow range that squares lost to it cannot move it by a rounding step
+    (``s >= tiny * count / eps``); there it differs from a scaled sum by rounding only,
+    having one rounding fewer per element.  Slices whose sum overflowed, may have lost
+    squares to underflow, or hold inf or NaN are summed again scaled by their largest
+    ``|a|`` (issue 31: the scaled sum for every slice cost 4x NumPy's norm)."""
+    x = np.abs(a) if a.dtype.kind == "c" else a
     if x.size == 0:
         return _as_array(np.sqrt(np.sum(np.square(x), axis=axis, keepdims=keepdims, dtype=dtype)))
-    m = np.max(x, axis=axis, keepdims=True)
-    scale = np.where((m == 0) | ~np.isfinite(m), 1, m)
-    r = scale * np.sqrt(np.sum(np.square(x / scale), axis=axis, keepdims=True, dtype=dtype))
+    with np.errstate(over="ignore"):  # an overflowed sum is summed again, scaled
+        s = np.sum(np.square(x), axis=axis, keepdims=True, dtype=dtype)
+    fi = np.finfo(s.dtype)
+    with np.errstate(invalid="ignore"):  # NaN sums compare False: scaled below
+        ok = s >= fi.tiny * ((x.size // s.size) / fi.eps)
+        ok &= s < np.inf
+    r = np.sqrt(s)
+    if not ok.all():
+        x = np.abs(x)
+        m = np.max(x, axis=axis, keepdims=True)
+        scale = np.where((m == 0) | ~np.isfinite(m), 1, m)
+        scaled = scale * np.sqrt(np.sum(np.square(x / scale), axis=axis, keepdims=True, dtype=dtype))
+        r = np.where(ok, r, scaled)
     if not keepdims:
         r = np.squeeze(r, axis=tuple(range(r.ndim)) if axis is None else axis)
     return _as_array(r)
@@ -308,6 +337,8 @@ def _asarray_kernel(obj: Any, dtype: Any = None, copy: Any = None, **_: Any) -> 
 _SPECIAL = {
     "astype": _astype,
     "reshape": _reshape,
+    "any": _truth(np.logical_or.reduce),
+    "all": _truth(np.logical_and.reduce),
     "full": _full,
     "arange": _arange,
     "linspace": _linspace,
@@ -388,6 +419,8 @@ class NumpyBackend(BackendBase):
     kernel_family = "numpy"
     #: NumPy's argmax/argmin propagate NaN and return its first occurrence
     first_nan_argmax = True
+    #: NumPy's fancy indexing checks every index before it gathers or writes
+    checks_indices = True
     usm_types = ("host",)
     array_type = np.ndarray
     multi_queue = False
