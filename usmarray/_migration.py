@@ -8,6 +8,7 @@ import numpy as np
 
 from . import _backend
 from . import _dtypes as dt
+from . import _trace
 from ._array import usm_ndarray, wrap_with
 from ._backend import _dlpack_import as _dl
 from ._backend import _host_memory
@@ -45,6 +46,8 @@ def asnumpy(x: usm_ndarray, /) -> np.ndarray:
     """Copy ``x`` to a host NumPy array (always allowed)."""
     if type(x) is not usm_ndarray:
         raise TypeError(f"asnumpy: expected a usm_ndarray, got {type(x).__name__}")
+    if _trace.ACTIVE:
+        _trace.impure("asnumpy")
     return x._be.to_host(x._arr)
 
 

@@ -82,12 +82,18 @@ class Kernel:
     optionally, ``bounds=`` (None, "clamp", "skip", "check" or "unchecked")."""
 
     def __init__(self, signature: str, body: str, *, shape: Any, axes: Any = None,
-                 device: Any = None, name: str | None = None) -> None:
+                 device: Any = None, name: str | None = None,
+                 bodies: dict[str, str] | None = None,
+                 intrinsics: frozenset[str] = frozenset()) -> None:
         self.params: tuple[Param, ...] = parse_signature(signature)
         self.signature = signature
         if not isinstance(body, str):
             raise TypeError(f"kernel body must be a str, got {type(body).__name__}")
         self.body = body
+        #: per target language ("opencl", "cuda"), a body to use instead of ``body``
+        #: (generated kernels only: usmarray.fuse); ``intrinsics`` as for translate()
+        self._bodies = bodies or {}
+        self._intrinsics = intrinsics
         self.name = name if name is not None else "kernel"
         by_name = {p.name: k for k, p in enumerate(self.params)}
         if isinstance(shape, str):
@@ -434,7 +440,8 @@ class Kernel:
         tr = self._translations.get(tkey)
         if tr is None:
             tr = self._translations[tkey] = translate(
-                self.body, self.params, self.ndim, target.types, tmode
+                self._bodies.get(target.language, self.body), self.params, self.ndim,
+                target.types, tmode, self._intrinsics
             )
         if tr.uses_fp64 and not prog.has_fp64(q):
             raise TypeError(

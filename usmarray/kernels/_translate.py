@@ -149,8 +149,9 @@ def _index_form(toks: list[Tok], ndim: int) -> Form:
 
 class _Translator:
     def __init__(self, params: tuple[Param, ...], ndim: int, types: dict[str, str],
-                 bounds: str, body: str) -> None:
+                 bounds: str, body: str, intrinsics: frozenset[str] = frozenset()) -> None:
         self.arrays = {p.name: p for p in params if p.is_array}
+        self.intrinsics = intrinsics
         self.ndim = ndim
         self.types = types
         self.bounds = bounds
@@ -312,6 +313,8 @@ class _Translator:
                 t, "'return' is not allowed (the body may run inside loops over serial "
                 "axes); use 'continue' to skip the rest of the body for this index"
             )
+        if t.text in self.intrinsics:
+            return
         what = _REFUSED_WORDS.get(t.text)
         if what is None and t.text.startswith("__"):
             what = "names the compiler reserves (builtins, intrinsics, qualifiers)"
@@ -493,10 +496,12 @@ class _Translator:
 
 
 def translate(body: str, params: tuple[Param, ...], ndim: int, types: dict[str, str],
-              bounds: str) -> Translation:
+              bounds: str, intrinsics: frozenset[str] = frozenset()) -> Translation:
     """Translate ``body`` for an ``ndim``-D iteration space; ``types`` maps dtype names to
-    the target's C types; ``bounds`` is the bounds mode."""
-    tr = _Translator(params, ndim, types, bounds, body)
+    the target's C types; ``bounds`` is the bounds mode; ``intrinsics``: compiler
+    builtins the body may call although their names start with ``__`` (value-only
+    functions such as CUDA's ``__fmul_rn``; only generated bodies pass any)."""
+    tr = _Translator(params, ndim, types, bounds, body, intrinsics)
     toks = tokenize(body)
     tr.check_text(toks)
     code = tr.run(toks)
