@@ -302,6 +302,19 @@ def test_scalars_arguments_globals_and_aliasing():
         globals()["SCALE"] = 2.0
     assert g.stats["traced"] == 2
 
+    def act(x):
+        return xp.tanh(x)
+
+    k = xp.fuse(lambda x: act(x) * 2)
+    same_bits(k(x), xp.tanh(x) * 2)
+    same_bits(k(x), xp.tanh(x) * 2)
+
+    def act(x):  # noqa: F811 - the closure now reads another function
+        return xp.sin(x)
+
+    same_bits(k(x), xp.sin(x) * 2)
+    assert k.stats["traced"] == 2
+
     h = xp.fuse(lambda a, b: a - b)
     y = xp.asarray(np.array([5.0, 6.0, 7.0]), device=DEVICE)
     same_bits(h(x, x), x - x)

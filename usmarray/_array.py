@@ -17,9 +17,8 @@ from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
 
-from . import _backend
+from . import _backend, _trace
 from . import _dtypes as dt
-from . import _trace
 from ._device import Device, default_device
 from ._hints import no_such_method
 

@@ -6,9 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from . import _backend
+from . import _backend, _trace
 from . import _dtypes as dt
-from . import _trace
 from ._array import usm_ndarray, wrap_with
 from ._backend import _dlpack_import as _dl
 from ._backend import _host_memory

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import operator
 import types
 from typing import Any
 
@@ -34,7 +35,7 @@ import numpy as np
 
 from .. import _dtypes as dt
 from .. import _statistical, _trace
-from .._array import usm_ndarray
+from .._array import usm_ndarray, wrap_with
 from .._scalars import py_scalar
 from .._special_cases import FIXUPS
 from ._compilers import COMPILERS
@@ -88,15 +89,17 @@ class _Plan:
     """A fused signature: the kernel, which argument positions it reads, the scalar
     constants it takes, and the trailing reduction (name, keyword arguments) if any."""
 
-    __slots__ = ("kernel", "positions", "consts", "reduction", "source_body")
+    __slots__ = ("kernel", "positions", "consts", "reduction", "source_body", "out_dtype")
 
     def __init__(self, kernel: ElementwiseKernel, positions: tuple[int, ...],
-                 consts: tuple, reduction: tuple | None, source_body: dict[str, str]) -> None:
+                 consts: tuple, reduction: tuple | None, source_body: dict[str, str],
+                 out_dtype: np.dtype) -> None:
         self.kernel = kernel
         self.positions = positions
         self.consts = consts
         self.reduction = reduction
         self.source_body = source_body
+        self.out_dtype = out_dtype
 
 
 # ---- the recorded graph ----------------------------------------------------------------------
@@ -360,7 +363,8 @@ def _compile_plan(nodes: list[_Node], out: int, family: str, fname: str) -> _Pla
     sig = ", ".join(arrays + scalars) + f" -> {node.dtype.name}[] z"
     kernel = ElementwiseKernel(sig, bodies["opencl"], name=f"fused {fname}", bodies=bodies,
                                intrinsics=CUDA_INTRINSICS)
-    return _Plan(kernel, positions, tuple(v for v, _ in consts), reduction, bodies)
+    return _Plan(kernel, positions, tuple(v for v, _ in consts), reduction, bodies,
+                 node.dtype)
 
 
 def _signame(nodes: list[_Node], position: int) -> str:
@@ -371,16 +375,15 @@ def _signame(nodes: list[_Node], position: int) -> str:
 
 
 # ---- the decorator ----------------------------------------------------------------------------
-def _scalar_reads(fn: Any) -> tuple[tuple[str, ...], tuple[int, ...]]:
-    """The global names and closure cells ``fn`` (and the code nested in it) reads."""
+def _global_reads(fn: Any) -> tuple[str, ...]:
+    """The names ``fn`` (and the code nested in it) may read from its globals."""
     names: set[str] = set()
     stack = [fn.__code__]
     while stack:
         co = stack.pop()
         names.update(co.co_names)
         stack.extend(c for c in co.co_consts if isinstance(c, types.CodeType))
-    cells = tuple(range(len(fn.__closure__ or ())))
-    return tuple(sorted(names)), cells
+    return tuple(sorted(names))
 
 
 class FusedFunction:
@@ -390,7 +393,7 @@ class FusedFunction:
         self.fn = fn
         functools.update_wrapper(self, fn)
         self._plans: dict[tuple, Any] = {}
-        g_names, self._cells = _scalar_reads(fn)
+        g_names = _global_reads(fn)
         self._globals = fn.__globals__
         self._g_names = g_names
         #: counters for tests and benchmarks: traces, fused launches, unfused calls
@@ -404,19 +407,17 @@ class FusedFunction:
             return self
         return functools.partial(self, obj)
 
-    def _frozen(self) -> tuple:
-        """The Python scalars the function reads from its globals and closure, by
-        identity: a trace is valid only while these are the same objects."""
+    def _frozen(self) -> list:
+        """What the function reads from its globals and closure cells (functions,
+        modules, Python scalars, ...): a trace holds while these are the same objects."""
         g = self._globals
         vals = [g.get(n, _MISSING) for n in self._g_names]
-        out: list[Any] = [v if type(v) in (bool, int, float, complex) else None for v in vals]
         for c in self.fn.__closure__ or ():
             try:
-                v = c.cell_contents
-            except ValueError:
-                v = None
-            out.append(v if type(v) in (bool, int, float, complex) else None)
-        return tuple(id(v) if v is not None else None for v in out)
+                vals.append(c.cell_contents)
+            except ValueError:  # an empty cell
+                vals.append(_MISSING)
+        return vals
 
     def _key(self, flat: list) -> tuple | None:
         key: list[Any] = []
@@ -461,7 +462,7 @@ class FusedFunction:
             if plan is _UNFUSED:
                 self.stats["unfused"] += 1
                 return self.fn(*args, **kwargs)
-            if frozen == self._frozen():
+            if all(map(operator.is_, frozen, self._frozen())):
                 try:
                     res = self._launch(plan, flat)
                 except Exception as exc:  # the namespace reports it, or computes it
@@ -500,17 +501,34 @@ class FusedFunction:
 
     @staticmethod
     def _launch(plan: _Plan, flat: list) -> Any:
-        arrays = [flat[p] for p in plan.positions]
-        shape: tuple[int, ...] = ()
-        for a in arrays:
-            s = a._arr.shape
+        """The fused result for arguments of the plan's signature, or None when the
+        call must run unfused (shapes that do not broadcast: the namespace's error; a
+        0-D result).  Dtypes and the device are the signature's, checked by its key."""
+        arrays = [flat[p]._arr for p in plan.positions]
+        shape: tuple[int, ...] = arrays[0].shape
+        for r in arrays:
+            s = r.shape
             if s != shape:
-                shape = _broadcast(shape, s)
-                if shape is None:
-                    return None  # the namespace raises its error
+                b = _broadcast(shape, s)
+                if b is None:
+                    return None
+                shape = b
         if not shape:
-            return None  # 0-D: the unfused call is as cheap
-        res = plan.kernel(*arrays, *plan.consts)
+            return None
+        be = flat[plan.positions[0]]._be
+        q = be.queue_of(arrays[0])
+        ek = plan.kernel
+        usm = be.coerced_usm_type([be.usm_type_of(r) for r in arrays])
+        out = ek._empty(be, shape, plan.out_dtype, usm, q)
+        size = out.size
+        if size:
+            if all(r.shape == shape and r.flags.c_contiguous for r in arrays):
+                ek._kernel(1).run_flat(be, q, [*arrays, *plan.consts, out], size)
+            else:
+                vals = [r if r.shape == shape else be.broadcast_to(r, shape) for r in arrays]
+                ek._kernel(len(shape))._run(be, q, [*vals, *plan.consts, out], "unchecked",
+                                            shape, False)
+        res = wrap_with(be, out)
         if plan.reduction is not None:
             name, kw = plan.reduction
             res = getattr(_statistical, name)(res, **kw)

@@ -291,6 +291,32 @@ class Kernel:
             return None
         return launch, packed, gsize, launch.scalar_slots
 
+    def run_flat(self, be: Any, q: Any, values: list, size: int) -> None:
+        """Launch a 1-D kernel on checked ``values`` whose arrays are C-contiguous with
+        ``size`` elements: :meth:`_run`'s flat case without its general bookkeeping
+        (the launch path of usmarray.fuse, where the signature checks already ran)."""
+        prog = program_module(be)
+        limit = prog.MAX_WORK_ITEMS
+        if size == 0:
+            return
+        if limit is not None and size > limit:
+            self._run(be, q, values, "unchecked", (size,), True)
+            return
+        of = prog.offset
+        key = (q, "unchecked", True, False, None, None,
+               tuple([of(values[k]) != 0 for k in self._arrays]))
+        var = self._variants.get(key)
+        if var is None:
+            var = self._prepare(prog, q, "unchecked", key, values)
+        launch = var.launch
+        packed = launch.pack(values, ())
+        lock = getattr(be, "lock", None)
+        if lock is not None:
+            with lock:
+                launch.submit(q, packed, (size,))
+        else:
+            launch.submit(q, packed, (size,))
+
     def _pieces(self, par: tuple[int, ...], lo: list[int], hi: list[int],
                 gsize: tuple[int, ...], limit: int | None) -> list[tuple[list[int], list[int]]]:
         """The (low, high) index ranges of the launches that cover ``lo``..``hi``: one,
