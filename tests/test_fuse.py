@@ -22,6 +22,23 @@ sycl = pytest.mark.skipif(_backend.sycl is None or not _backend.sycl.available()
 DEVICE = "opencl:cpu"
 
 
+def _cuda_usable() -> bool:
+    try:
+        return _backend.get_backend("cuda") is not None
+    except Exception:  # no CuPy, no driver
+        return False
+
+
+#: the devices the fused kernel compiles for: the SYCL CPU device here, a GPU on a
+#: GPU machine (``python -m pytest -m gpu tests/test_fuse.py``)
+DEVICES = [
+    pytest.param("opencl:cpu", marks=sycl, id="sycl"),
+    pytest.param("cuda:0", id="cuda", marks=[
+        pytest.mark.gpu, pytest.mark.skipif(not _cuda_usable(), reason="needs CuPy and a GPU")]),
+]
+on_devices = pytest.mark.parametrize("device", DEVICES)
+
+
 def same_bits(r1, r2):
     """Equal dtype, shape and bits (any NaN equals any NaN)."""
     h1, h2 = xp.asnumpy(r1), xp.asnumpy(r2)
@@ -125,22 +142,22 @@ def _check_chain(tree, hosts, device):
     return fused
 
 
-@sycl
+@on_devices
 @given(tree=chains("f"), shapes=_shapes(), dtype=st.sampled_from(["float32", "float64"]),
        data=st.data())
-def test_random_float_chains_bit_for_bit(tree, shapes, dtype, data):
+def test_random_float_chains_bit_for_bit(device, tree, shapes, dtype, data):
     hosts = [data.draw(_float_arrays(dtype, s)) for s in shapes]
     with np.errstate(all="ignore"):
-        _check_chain(tree, hosts, DEVICE)
+        _check_chain(tree, hosts, device)
 
 
-@sycl
+@on_devices
 @given(tree=chains("i"), shapes=_shapes(),
        dtypes=st.lists(st.sampled_from(["int8", "uint8", "int16", "int32", "int64"]),
                        min_size=3, max_size=3), data=st.data())
-def test_random_integer_chains_bit_for_bit(tree, shapes, dtypes, data):
+def test_random_integer_chains_bit_for_bit(device, tree, shapes, dtypes, data):
     hosts = [data.draw(hnp.arrays(d, s)) for d, s in zip(dtypes, shapes, strict=True)]
-    _check_chain(tree, hosts, DEVICE)
+    _check_chain(tree, hosts, device)
 
 
 # ---- the issue's chain, fused and launched -----------------------------------------------------
@@ -148,11 +165,11 @@ def issue_chain(a, b, c):
     return xp.clip((a * b + c) * 0.5, -1, 1) + xp.sin(a) - c
 
 
-@sycl
+@on_devices
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_issue_chain_is_one_kernel_and_exact(dtype):
+def test_issue_chain_is_one_kernel_and_exact(device, dtype):
     rng = np.random.default_rng(1)
-    a, b, c = (xp.asarray(rng.standard_normal((7, 33)).astype(dtype), device=DEVICE)
+    a, b, c = (xp.asarray(rng.standard_normal((7, 33)).astype(dtype), device=device)
                for _ in range(3))
     f = xp.fuse(issue_chain)
     same_bits(f(a, b, c), issue_chain(a, b, c))
@@ -162,19 +179,19 @@ def test_issue_chain_is_one_kernel_and_exact(dtype):
     assert "FP_CONTRACT OFF" in src["opencl"]
     assert ("__fmul_rn" if dtype == "float32" else "__dmul_rn") in src["cuda"]
     # another shape, views, broadcasting: the same kernel, the same bits
-    a2 = xp.asarray(rng.standard_normal((5, 40)).astype(dtype), device=DEVICE)[:, ::3]
-    b2 = xp.asarray(rng.standard_normal((1, 14)).astype(dtype), device=DEVICE)
+    a2 = xp.asarray(rng.standard_normal((5, 40)).astype(dtype), device=device)[:, ::3]
+    b2 = xp.asarray(rng.standard_normal((1, 14)).astype(dtype), device=device)
     same_bits(f(a2, b2, a2), issue_chain(a2, b2, a2))
     assert f.stats["traced"] == 2  # f(a2, b2, a2) aliases: a signature of its own
-    c2 = xp.asarray(rng.standard_normal((5, 1)).astype(dtype), device=DEVICE)
+    c2 = xp.asarray(rng.standard_normal((5, 1)).astype(dtype), device=device)
     same_bits(f(a2, b2, c2), issue_chain(a2, b2, c2))  # the first signature's kernel
     assert f.stats == {"traced": 2, "fused": 2, "unfused": 0}
 
 
-@sycl
-def test_no_fma_contraction():
+@on_devices
+def test_no_fma_contraction(device):
     rng = np.random.default_rng(2)
-    a, b, c = (xp.asarray(rng.standard_normal(4096).astype(np.float32), device=DEVICE)
+    a, b, c = (xp.asarray(rng.standard_normal(4096).astype(np.float32), device=device)
                for _ in range(3))
     f = xp.fuse(lambda a, b, c: a * b + c)
     f(a, b, c)
@@ -182,10 +199,10 @@ def test_no_fma_contraction():
     assert f.stats["fused"] == 1
 
 
-@sycl
-def test_trailing_reductions_run_the_namespace_reduction():
+@on_devices
+def test_trailing_reductions_run_the_namespace_reduction(device):
     rng = np.random.default_rng(3)
-    x = xp.asarray(rng.standard_normal((6, 50)).astype(np.float32), device=DEVICE)
+    x = xp.asarray(rng.standard_normal((6, 50)).astype(np.float32), device=device)
     for fn in (lambda x: xp.sum(x * x), lambda x: xp.max(xp.abs(x) - 1, axis=-1),
                lambda x: xp.mean(xp.exp(x), axis=1, keepdims=True),
                lambda x: xp.sum(xp.astype(x > 0, xp.int32), axis=-1)):
@@ -195,10 +212,10 @@ def test_trailing_reductions_run_the_namespace_reduction():
         assert f.stats["fused"] == 1
 
 
-@sycl
-def test_integer_semantics():
-    x = xp.asarray(np.array([-128, -1, 0, 1, 127], np.int8), device=DEVICE)
-    y = xp.asarray(np.array([3, -7, 0, 2, 5], np.int16), device=DEVICE)
+@on_devices
+def test_integer_semantics(device):
+    x = xp.asarray(np.array([-128, -1, 0, 1, 127], np.int8), device=device)
+    y = xp.asarray(np.array([3, -7, 0, 2, 5], np.int16), device=device)
     for fn in (lambda x, y: -x + x * y, lambda x, y: xp.abs(x) * 3 - y,
                lambda x, y: x / y, lambda x, y: (x ^ y) & ~x, lambda x, y: xp.astype(x, xp.float32) * xp.astype(y, xp.float32) + xp.astype(x > y, xp.float32)):
         f = xp.fuse(fn)
@@ -209,19 +226,19 @@ def test_integer_semantics():
 
 
 # ---- errors: the namespace's, on the first and on later calls ----------------------------------
-@sycl
-def test_errors_are_the_namespaces():
-    a = xp.ones((3, 4), device=DEVICE)
+@on_devices
+def test_errors_are_the_namespaces(device):
+    a = xp.ones((3, 4), device=device)
     f = xp.fuse(issue_chain)
     f(a, a + 1, a)
-    bad = xp.ones((3, 5), device=DEVICE)
-    for args in ((a, bad, a), (a, xp.ones((3, 4), dtype=xp.int32, device=DEVICE), a)):
+    bad = xp.ones((3, 5), device=device)
+    for args in ((a, bad, a), (a, xp.ones((3, 4), dtype=xp.int32, device=device), a)):
         assert outcome(f, *args)[1] == outcome(issue_chain, *args)[1] is not None
     g = xp.fuse(lambda x: xp.sin(x))
-    assert outcome(g, xp.ones(3, dtype=xp.int8, device=DEVICE))[1] == (
+    assert outcome(g, xp.ones(3, dtype=xp.int8, device=device))[1] == (
         TypeError, "sin is defined for floating-point dtypes only, got dtype int8")
     h = xp.fuse(lambda x: x + 300)
-    assert outcome(h, xp.ones(3, dtype=xp.int8, device=DEVICE))[1][0] is OverflowError
+    assert outcome(h, xp.ones(3, dtype=xp.int8, device=device))[1][0] is OverflowError
 
 
 @sycl
@@ -276,9 +293,14 @@ def test_in_place_writes_fall_back_and_happen_once():
     assert xp.asnumpy(x).tolist() == [1, 1, 1] and xp.asnumpy(r).tolist() == [2, 2, 2]
     r = f(x)
     assert xp.asnumpy(x).tolist() == [2, 2, 2] and f.stats["fused"] == 0
+    # a read-only argument: the namespace's refusal, on the trace and after it
     ro = xp.zeros(3, device=DEVICE)
-    ro_np = xp.asnumpy(ro)
-    del ro_np
+    ro.flags.writable = False
+    errs = {outcome(f, ro)[1] for _ in range(2)}
+    ro2 = xp.zeros(3, device=DEVICE)
+    ro2.flags.writable = False
+    assert errs == {outcome(bump, ro2)[1]} and next(iter(errs))[0] is ValueError
+    assert xp.asnumpy(ro).tolist() == [0, 0, 0]
 
 
 @sycl
