@@ -95,7 +95,7 @@ class Kernel:
         self._bodies = bodies or {}
         self._intrinsics = intrinsics
         self.name = name if name is not None else "kernel"
-        by_name = {p.name: k for k, p in enumerate(self.params)}
+        by_name = self._by_name = {p.name: k for k, p in enumerate(self.params)}
         if isinstance(shape, str):
             k = by_name.get(shape)
             if k is None or not self.params[k].is_array:
@@ -403,6 +403,9 @@ class Kernel:
                 )
             for k, pos, f, text in self._coverage:
                 n = values[k].shape[pos]
+                if f[0] == "loop":
+                    self._check_loop(values, k, pos, f, text)
+                    continue
                 if f[0] == "var" and n < ext[f[1]]:
                     raise ValueError(
                         f"{kname}: {text} indexes axis {pos} of {params[k].name} (size {n}) "
@@ -424,6 +427,9 @@ class Kernel:
                 )
             for k, pos, f, text in self._coverage:
                 n = values[k].shape[pos]
+                if f[0] == "loop":
+                    self._check_loop(values, k, pos, f, text)
+                    continue
                 if f[0] == "var":
                     a, c = f[1], f[2]
                     lo[a] = max(lo[a], -c)
@@ -442,6 +448,25 @@ class Kernel:
                     f"{params[k].name}, which is empty"
                 )
         return lo, hi
+
+    def _check_loop(self, values: list, k: int, pos: int, f: tuple, text: str) -> None:
+        """ValueError unless the loop counter ``f`` (``for (T j = 0; j < b.shape[a];
+        j++)``) stays inside axis ``pos`` of argument ``k`` and its type holds it."""
+        bk = self._by_name[f[1]]
+        bound = values[bk].shape[f[2]]
+        n = values[k].shape[pos]
+        p = self.params
+        if bound > n:
+            raise ValueError(
+                f"{self.name}: {text} indexes axis {pos} of {p[k].name} (size {n}) with a "
+                f"loop counter that runs to {f[1]}.shape[{f[2]}] - 1 = {bound - 1}; make the "
+                "array cover the loop or pass bounds="
+            )
+        if bound - 1 > f[3]:
+            raise ValueError(
+                f"{self.name}: the loop counter of {text} runs to {bound - 1}, past the "
+                f"largest value of its type ({f[3]}); declare it int64"
+            )
 
     def _raise_recorded(self, rec: Any, var: _Variant) -> None:
         if int(rec[0]) == 0:
