@@ -30,7 +30,7 @@ import numpy as np
 import usmarray as xp
 from usmarray import _backend
 
-from .kernels import host_loop, report, rounds
+from .kernels import cuda_timed, host_loop, report, rounds
 
 
 def chain(a, b, c):
@@ -143,18 +143,7 @@ def cuda_section(quick: bool) -> None:
     def cp_sumsq(x):
         return cupy.sum(x * x)
 
-    def timed(f: Callable[[], object], reps: int = 10) -> Callable[[], float]:
-        def sample() -> float:
-            e0, e1 = cupy.cuda.Event(), cupy.cuda.Event()
-            f()
-            e0.record()
-            for _ in range(reps):
-                f()
-            e1.record()
-            e1.synchronize()
-            return cupy.cuda.get_elapsed_time(e0, e1) / 1e3 / reps
-        return sample
-
+    timed = cuda_timed
     v_chain = {
         "usmarray.fuse": timed(lambda: fchain(a, b, c)),
         "usmarray.fuse (A/A)": timed(lambda: fchain(a, b, c)),

@@ -50,6 +50,23 @@ def host_loop(f: Callable[[], object], sync: Callable[[], object], inner: int) -
     return sample
 
 
+def cuda_timed(f: Callable[[], object], reps: int = 10) -> Callable[[], float]:
+    """A sample: seconds per call of ``f`` on the current CUDA stream (CUDA events
+    around ``reps`` calls, after one call outside them)."""
+    import cupy
+
+    def sample() -> float:
+        e0, e1 = cupy.cuda.Event(), cupy.cuda.Event()
+        f()
+        e0.record()
+        for _ in range(reps):
+            f()
+        e1.record()
+        e1.synchronize()
+        return cupy.cuda.get_elapsed_time(e0, e1) / 1e3 / reps
+    return sample
+
+
 def report(title: str, med: dict[str, float], base: str, unit: str = "us", scale: float = 1e6) -> None:
     print(f"\n{title}")
     for k, v in med.items():
@@ -142,18 +159,7 @@ def cuda_section(quick: bool) -> None:
     assert bool(xp.all(c == a + b))
     ac, bc, cc = a._arr, b._arr, c._arr
 
-    def timed(f: Callable[[], object], reps: int = 10) -> Callable[[], float]:
-        def sample() -> float:
-            e0, e1 = cupy.cuda.Event(), cupy.cuda.Event()
-            f()
-            e0.record()
-            for _ in range(reps):
-                f()
-            e1.record()
-            e1.synchronize()
-            return cupy.cuda.get_elapsed_time(e0, e1) / 1e3 / reps
-        return sample
-
+    timed = cuda_timed
     med = rounds({
         "factory elementwise c = a + b": timed(lambda: add(a, b, out=c)),
         "factory elementwise (A/A)": timed(lambda: add(a, b, out=c)),
