@@ -21,16 +21,14 @@ Chains: the issue's 6-op chain ``clip((a*b + c) * 0.5, -1, 1) + sin(a) - c``, th
 
 from __future__ import annotations
 
-import argparse
 import time
 from collections.abc import Callable
 
 import numpy as np
 
 import usmarray as xp
-from usmarray import _backend
 
-from .kernels import cuda_timed, host_loop, report, rounds
+from .kernels import cuda_timed, host_loop, report, rounds, run_sections
 
 
 def chain(a, b, c):
@@ -205,15 +203,7 @@ def cuda_section(quick: bool) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--sycl-only", action="store_true")
-    ap.add_argument("--cuda-only", action="store_true")
-    ns = ap.parse_args()
-    if not ns.cuda_only and _backend.sycl is not None and _backend.sycl.available():
-        sycl_section(ns.quick)
-    if not ns.sycl_only and _backend.get_backend("cuda") is not None:
-        cuda_section(ns.quick)
+    run_sections(__doc__, sycl_section, cuda_section)
 
 
 if __name__ == "__main__":

@@ -174,16 +174,22 @@ def cuda_section(quick: bool) -> None:
               f"{r / rates['device copy c[...] = a']:.3f}")
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def run_sections(doc: str, sycl: Callable[[bool], None], cuda: Callable[[bool], None]) -> None:
+    """The command line of a benchmark with a SYCL and a CUDA section: ``--quick``,
+    ``--sycl-only``, ``--cuda-only``; a section runs where its device is."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--sycl-only", action="store_true")
     ap.add_argument("--cuda-only", action="store_true")
     ns = ap.parse_args()
     if not ns.cuda_only and _backend.sycl is not None and _backend.sycl.available():
-        sycl_section(ns.quick)
+        sycl(ns.quick)
     if not ns.sycl_only and _backend.get_backend("cuda") is not None:
-        cuda_section(ns.quick)
+        cuda(ns.quick)
+
+
+def main() -> None:
+    run_sections(__doc__, sycl_section, cuda_section)
 
 
 if __name__ == "__main__":
