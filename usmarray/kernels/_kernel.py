@@ -151,7 +151,8 @@ class Kernel:
         )
         self._variants: dict[tuple, _Variant] = {}
         #: (bounds, weak references to the arrays, backend, queue, launcher, packed
-        #: arguments, nd-range, scalar slots) of the last call, for a repeated call
+        #: arguments, nd-range, scalar slots, (index, raw array) of each written array)
+        #: of the last call, for a repeated call
         self._last: tuple | None = None
         self._translations: dict[tuple[str, str], Translation] = {}
 
@@ -171,11 +172,13 @@ class Kernel:
                 if w is not None and w() is not a:
                     break
             else:
-                for k in self._written_idx:
-                    if not getattr(args[k].flags, "writable", True):
+                # a written array whose raw array is the last call's is still writable: a
+                # usm_ndarray changes its raw array only when its writability changes
+                for k, raw in last[-1]:
+                    if args[k]._arr is not raw:
                         break
                 else:
-                    be, q, launch, packed, gsize, slots = last[2:]
+                    be, q, launch, packed, gsize, slots = last[2:-1]
                     if slots:
                         packed = list(packed)
                         params = self.params
@@ -245,7 +248,7 @@ class Kernel:
             self._last = (bounds, tuple(
                 weakref.ref(a, self._forget) if p.shape is not None else None
                 for p, a in zip(params, args, strict=False)
-            ), be, q) + done
+            ), be, q) + done + (tuple((k, args[k]._arr) for k in self._written_idx),)
 
     def _run(self, be: Any, q: Any, values: list, mode: str, ext: tuple[int, ...],
              flat: bool) -> tuple | None:
