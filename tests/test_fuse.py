@@ -367,3 +367,25 @@ def test_fuse_takes_a_function():
     with pytest.raises(TypeError, match="expected a function"):
         xp.fuse(3)
     assert xp.fuse(issue_chain).__name__ == "issue_chain"
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _cuda_usable(), reason="needs CuPy and a GPU")
+def test_cuda_flat_path_vector_loop_tails_and_unaligned_views():
+    """The CUDA flat path loads 16 bytes per array and thread where every pointer is
+    aligned; tails and unaligned views run the scalar loop: all give the same bits."""
+    rng = np.random.default_rng(5)
+    f = xp.fuse(issue_chain)
+    for n in (1, 3, 4, 1003, 1 << 16):
+        a, b, c = (xp.asarray(rng.standard_normal(n + 1).astype(np.float32), device="cuda:0")
+                   for _ in range(3))
+        for args in ((a, b, c), (a[1:], b[1:], c[1:]), (a[1:], b[:-1], c[1:])):
+            f(*args)
+            same_bits(f(*args), issue_chain(*args))
+    plan = next(p for _, p in f._plans.values() if p != "unfused")
+    sources = [v.source for v in plan.kernel._kernel(1)._variants.values()]
+    assert any("_uk_vec<float, 4>" in s for s in sources), sources[:1]
+    g = xp.fuse(lambda x, y: (x * 2.0 + y) > 0.5)  # float64 in, bool out: 2 per thread
+    x, y = (xp.asarray(rng.standard_normal(1001), device="cuda:0") for _ in range(2))
+    g(x, y)
+    same_bits(g(x, y), (x * 2.0 + y) > 0.5)

@@ -9,6 +9,7 @@ encodes the dtypes, fixed sizes, stride specialisation, axis plan and bounds mod
 from __future__ import annotations
 
 import itertools
+import logging
 import math
 import threading
 import weakref
@@ -27,12 +28,13 @@ from ._checks import (
     unprovable,
 )
 from ._compilers import program_module
-from ._emit import KERNEL_NAME, TARGETS, emit, error_record_len
+from ._emit import KERNEL_NAME, TARGETS, emit, error_record_len, vector_width
 from ._errors import KernelSyntaxError
 from ._plan import check_axes, make_plan, stride_order
 from ._signature import Param, parse_signature
-from ._translate import Translation, translate
+from ._translate import Translation, tokenize, translate
 
+log = logging.getLogger("usmarray.kernels")
 #: compiled kernels: (language, program key of the device, source) -> native kernel
 _PROGRAMS: dict[tuple, Any] = {}
 _PROGRAMS_LOCK = threading.Lock()
@@ -66,15 +68,18 @@ def compiled_kernel(prog: Any, q: Any, source: str) -> Any:
 
 
 class _Variant:
-    __slots__ = ("launch", "plan", "err_len", "accesses", "source")
+    __slots__ = ("launch", "plan", "err_len", "accesses", "source", "per_thread")
 
     def __init__(self, launch: Any, plan: Any, err_len: int, accesses: list,
-                 source: str) -> None:
+                 source: str, per_thread: int = 1) -> None:
         self.launch = launch
         self.plan = plan
         self.err_len = err_len
         self.accesses = accesses
         self.source = source
+        #: elements per thread of a vector loop (CUDA's flat path), else 1: the launch
+        #: needs that many times fewer threads
+        self.per_thread = per_thread
 
 
 class Kernel:
@@ -283,6 +288,8 @@ class Kernel:
                 extra = extra + (err,)
             packed = launch.pack(values, extra)
             psize = tuple(phi[a] - plo[a] for a in par)
+            if var.per_thread > 1:  # a vector loop (never ranged): fewer threads
+                psize = gsize = (-(-psize[0] // var.per_thread),) + psize[1:]
             if lock is not None:
                 with lock:
                     launch.submit(q, packed, psize)
@@ -313,12 +320,13 @@ class Kernel:
             var = self._prepare(prog, q, "unchecked", key, values)
         launch = var.launch
         packed = launch.pack(values, ())
+        gsize = (-(-size // var.per_thread),)
         lock = getattr(be, "lock", None)
         if lock is not None:
             with lock:
-                launch.submit(q, packed, (size,))
+                launch.submit(q, packed, gsize)
         else:
-            launch.submit(q, packed, (size,))
+            launch.submit(q, packed, gsize)
 
     def _pieces(self, par: tuple[int, ...], lo: list[int], hi: list[int],
                 gsize: tuple[int, ...], limit: int | None) -> list[tuple[list[int], list[int]]]:
@@ -508,12 +516,32 @@ class Kernel:
         if self._axes is not None:
             check_axes(self._axes, self.ndim, maxp)
         plan = make_plan(order, self._axes, maxp)
-        source, layout = emit(target, self.params, tr, plan, tmode if mode != "skip" else "skip",
-                              classes, self._extents_spec, ranged, offsets)
-        native = compiled_kernel(prog, q, source)
+        emode = tmode if mode != "skip" else "skip"
+        width = 0
+        if target.language == "cuda" and flat and mode == "unchecked" and not ranged:
+            body = self._bodies.get(target.language, self.body)
+            vtr = translate(body, self.params, self.ndim, target.types, "vector",
+                            self._intrinsics)
+            width = vector_width(self.params, tr, vtr,
+                                 {t.text for t in tokenize(body) if t.kind == "id"})
+        native = None
+        if width:
+            source, layout = emit(target, self.params, tr, plan, emode, classes,
+                                  self._extents_spec, ranged, offsets, (vtr, width))
+            try:
+                native = compiled_kernel(prog, q, source)
+            except KernelSyntaxError as exc:  # the scalar loop is always there
+                log.debug("%s: the vector loop did not compile, the scalar one runs: %s",
+                          self.name, exc)
+                width = 0
+        if native is None:
+            source, layout = emit(target, self.params, tr, plan, emode, classes,
+                                  self._extents_spec, ranged, offsets)
+            native = compiled_kernel(prog, q, source)
         launch = prog.launcher(native, layout.params, layout.n_extra, layout.error_record,
                                flat)
-        var = _Variant(launch, plan, error_record_len(self.ndim), tr.accesses, source)
+        var = _Variant(launch, plan, error_record_len(self.ndim), tr.accesses, source,
+                       max(width, 1))
         if len(self._variants) >= _MAX_VARIANTS:
             self._variants.clear()
         self._variants[key] = var

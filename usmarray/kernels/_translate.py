@@ -588,6 +588,8 @@ class _Translator:
         return k
 
     def _access(self, name: str, idx: list[str], site: int) -> str:
+        if self.bounds == "vector":  # the element of the thread's vector (see _emit)
+            return f"_uk_{name}_v.v[_uk_k]"
         if self.bounds == "check":
             args = ", ".join(f"(_uk_i)({e})" for e in idx)
             return f"(*_uk_at_{name}({name}, {args}, {site}))"
