@@ -307,9 +307,9 @@ def test_in_place_writes_fall_back_and_happen_once():
 def test_scalars_arguments_globals_and_aliasing():
     x = xp.asarray(np.array([1.0, -2.0, 0.0]), device=DEVICE)
     f = xp.fuse(lambda x, s: x * s)
-    for s in (2.0, 3.0, -0.0, 0.0, 2.0):
+    for s in (2.0, 3.0, -0.0, 0.0, 2.0, np.float64(-0.0), np.float32(3.0)):
         same_bits(f(x, s), x * s)
-    assert f.stats["traced"] == 4 and f.stats["fused"] == 1
+    assert f.stats["traced"] == 4 and f.stats["fused"] == 3
 
     def scaled(x):
         return x * SCALE

@@ -431,10 +431,14 @@ class FusedFunction:
                     be = a._be
                 key.append((raw.dtype, raw.ndim, a._be.name, a._be.queue_of(raw), first))
             else:
+                if isinstance(a, np.generic):
+                    a = py_scalar(a)
                 t = type(a)
                 if t is float:
-                    key.append((t, a.hex()))
-                elif t in (bool, int, complex, str, type(None)):
+                    key.append((t, a.hex()))  # -0.0 and 0.0 apart
+                elif t is complex:
+                    key.append((t, a.real.hex(), a.imag.hex()))
+                elif t in (bool, int, str, type(None)):
                     key.append((t, a))
                 else:
                     try:
