@@ -346,6 +346,21 @@ def test_scalars_arguments_globals_and_aliasing():
 
 
 @sycl
+def test_dtype_axis_and_other_arguments():
+    x = xp.asarray(np.arange(6.0).reshape(2, 3), device=DEVICE)
+    f = xp.fuse(lambda x, d, axis: xp.sum(xp.astype(x * 2, d), axis=axis))
+    for d, axis in ((xp.float32, -1), (xp.float32, -1), (xp.float64, (0,)), (xp.float64, (0,))):
+        same_bits(f(x, d, axis), xp.sum(xp.astype(x * 2, d), axis=axis))
+    assert f.stats == {"traced": 2, "fused": 2, "unfused": 0}
+    for _ in range(2):  # a list axis: the namespace's refusal, every time
+        with pytest.raises(TypeError, match=r"write axis=\(0,\)"):
+            f(x, xp.float64, [0])
+    with pytest.raises(TypeError, match="axis"):  # no key for an arbitrary object: unfused
+        f(x, xp.float32, object())
+    assert f.stats == {"traced": 2, "fused": 2, "unfused": 1}
+
+
+@sycl
 def test_nested_fused_functions_trace_through():
     inner = xp.fuse(lambda x: xp.exp(x) + 1)
     outer = xp.fuse(lambda x: xp.log(inner(x)))

@@ -431,21 +431,10 @@ class FusedFunction:
                     be = a._be
                 key.append((raw.dtype, raw.ndim, a._be.name, a._be.queue_of(raw), first))
             else:
-                if isinstance(a, np.generic):
-                    a = py_scalar(a)
-                t = type(a)
-                if t is float:
-                    key.append((t, a.hex()))  # -0.0 and 0.0 apart
-                elif t is complex:
-                    key.append((t, a.real.hex(), a.imag.hex()))
-                elif t in (bool, int, str, type(None)):
-                    key.append((t, a))
-                else:
-                    try:
-                        hash(a)
-                    except TypeError:
-                        return None
-                    key.append((t, a))
+                v = _value_key(a)
+                if v is None:
+                    return None
+                key.append(v)
         if be is None or be.name not in COMPILERS:
             return None
         return tuple(key)
@@ -551,6 +540,25 @@ class FusedFunction:
             self._trace(key, flat, args, kwargs)
         plan = self._plans[key][1]
         return None if plan is _UNFUSED else dict(plan.source_body)
+
+
+def _value_key(a: Any) -> tuple | None:
+    """A non-array argument as part of a signature: equal keys mean values the function
+    cannot tell apart (floats by their bits, so -0.0 and 0.0 differ); None for a value
+    without such a key (the call then runs unfused)."""
+    if isinstance(a, np.generic):
+        a = py_scalar(a)
+    t = type(a)
+    if t is float:
+        return (t, a.hex())
+    if t is complex:
+        return (t, a.real.hex(), a.imag.hex())
+    if t in (bool, int, str, type(None)) or isinstance(a, dt.DType):
+        return (t, a)
+    if t in (tuple, list):
+        items = [_value_key(x) for x in a]
+        return None if any(x is None for x in items) else (t, tuple(items))
+    return None
 
 
 def _broadcast(s1: tuple[int, ...], s2: tuple[int, ...]) -> tuple[int, ...] | None:
