@@ -89,7 +89,8 @@ class _Plan:
     """A fused signature: the kernel, which argument positions it reads, the scalar
     constants it takes, and the trailing reduction (name, keyword arguments) if any."""
 
-    __slots__ = ("kernel", "positions", "consts", "reduction", "source_body", "out_dtype")
+    __slots__ = ("kernel", "positions", "consts", "reduction", "source_body", "out_dtype",
+                 "c_shape", "c_strides")
 
     def __init__(self, kernel: ElementwiseKernel, positions: tuple[int, ...],
                  consts: tuple, reduction: tuple | None, source_body: dict[str, str],
@@ -100,6 +101,9 @@ class _Plan:
         self.reduction = reduction
         self.source_body = source_body
         self.out_dtype = out_dtype
+        #: the last launch's shape and its C-contiguous element strides
+        self.c_shape: tuple[int, ...] = ()
+        self.c_strides: tuple[int, ...] = ()
 
 
 # ---- the recorded graph ----------------------------------------------------------------------
@@ -515,7 +519,11 @@ class FusedFunction:
         out = ek._empty(be, shape, plan.out_dtype, usm, q)
         size = out.size
         if size:
-            if all(r.shape == shape and r.flags.c_contiguous for r in arrays):
+            if shape != plan.c_shape:
+                plan.c_shape, plan.c_strides = shape, _c_strides(shape)
+            es = be.element_strides
+            cs = plan.c_strides
+            if all(r.shape == shape and es(r) == cs for r in arrays):
                 ek._kernel(1).run_flat(be, q, [*arrays, *plan.consts, out], size)
             else:
                 vals = [r if r.shape == shape else be.broadcast_to(r, shape) for r in arrays]
@@ -559,6 +567,17 @@ def _value_key(a: Any) -> tuple | None:
         items = [_value_key(x) for x in a]
         return None if any(x is None for x in items) else (t, tuple(items))
     return None
+
+
+def _c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The element strides of a C-contiguous array of ``shape`` (as the backends report
+    them: an axis of length 1 keeps the stride it would have)."""
+    out = []
+    step = 1
+    for n in reversed(shape):
+        out.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(out))
 
 
 def _broadcast(s1: tuple[int, ...], s2: tuple[int, ...]) -> tuple[int, ...] | None:
