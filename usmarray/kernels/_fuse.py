@@ -225,17 +225,52 @@ class _Emitter:
             c = self.operand(ins[0], dt.bool)
             return f"({c} ? {self.operand(ins[1], d)} : {self.operand(ins[2], d)})"
         if op == "clip":
-            x = self.operand(ins[0], d)
-            if ins[1] is not None:
-                lo = self.operand(ins[1], d)
-                x = self.bind(f"(({x} > {lo} || {self.isnan(x, d)}) ? {x} : {lo})", d)
-            if ins[2] is not None:
-                hi = self.operand(ins[2], d)
-                x = f"(({x} < {hi} || {self.isnan(x, d)}) ? {x} : {hi})"
-            return x
+            return self.clip(ins, d)
         if len(ins) == 2:
             return self.binary(op, ins, d)
         raise _Unfusable(f"{op} is not fused")
+
+    def clip(self, ins: tuple, d: np.dtype) -> str:
+        """``clip`` as the backend computes it: the provider's ``max(x, lo)`` then
+        ``min(., hi)`` keeping x where it equals a bound on SYCL; on CUDA the backend's
+        one-pass kernel for bounds that are Python scalars other than NaN (x kept unless
+        strictly outside), else CuPy's ``minimum(maximum(x, lo), hi)``."""
+        x = self.operand(ins[0], d)
+        lo, hi = ins[1], ins[2]
+        if self.family == "cuda":
+            scalar = all(r is None or (isinstance(r, tuple) and r[1] == r[1]) for r in (lo, hi))
+            if scalar:
+                if lo is not None:
+                    b = self.operand(lo, d)
+                    x = self.bind(f"({x} < {b} ? {b} : {x})", d)
+                if hi is not None:
+                    b = self.operand(hi, d)
+                    x = f"({x} > {b} ? {b} : {x})"
+                return x
+            if lo is not None:
+                x = self.bind(self.extremum("maximum", x, self.operand(lo, d), d), d)
+            if hi is not None:
+                x = self.extremum("minimum", x, self.operand(hi, d), d)
+            return x
+        if lo is not None:
+            b = self.operand(lo, d)
+            x = self.bind(f"(({x} > {b} || {self.isnan(x, d)}) ? {x} : {b})", d)
+        if hi is not None:
+            b = self.operand(hi, d)
+            x = f"(({x} < {b} || {self.isnan(x, d)}) ? {x} : {b})"
+        return x
+
+    def extremum(self, op: str, a: str, b: str, cd: np.dtype) -> str:
+        """``maximum``/``minimum`` as the backend computes them (NaN propagates): the
+        provider's ``(a > b || isnan(a)) ? a : b`` on SYCL; on CUDA CuPy's ``NaN if either
+        is NaN, else fmax/fmin`` (which differ for signed zeros)."""
+        sym = ">" if op == "maximum" else "<"
+        if self.family == "cuda":
+            if cd.kind == "f":
+                fn = "fmax" if op == "maximum" else "fmin"
+                return f"((isnan({a}) || isnan({b})) ? ({a} + {b}) : {fn}({a}, {b}))"
+            return f"({a} {sym} {b} ? {a} : {b})"
+        return f"(({a} {sym} {b} || {self.isnan(a, cd)}) ? {a} : {b})"
 
     def bind(self, expr: str, d: np.dtype) -> str:
         var = f"u{len(self.lines)}"
@@ -273,6 +308,10 @@ class _Emitter:
         if op == "abs" and k in "iu":
             return x if k == "u" else f"({x} < 0 ? {self.arith('-', '0', x, sd)} : {x})"
         if op == "sign":
+            if k == "f" and self.family == "cuda":
+                # CuPy's (x > 0) - (x < 0): what the namespace gives for NaN there is
+                # not settled here; run it unfused
+                raise _Unfusable("sign of a floating dtype on the CUDA backend")
             if k == "f":
                 return (f"({self.isnan(x, sd)} ? {x} : (({x} > 0) ? ({_cname(sd)})1 : "
                         f"(({x} < 0) ? ({_cname(sd)})-1 : ({_cname(sd)})0)))")
@@ -311,8 +350,7 @@ class _Emitter:
                 return f"({a} {_BITWISE[op]} {b})"
             return f"(({_cname(cd)})({a} {_BITWISE[op]} {b}))"
         if op in ("maximum", "minimum"):
-            sym = ">" if op == "maximum" else "<"
-            return f"(({a} {sym} {b} || {self.isnan(a, cd)}) ? {a} : {b})"
+            return self.extremum(op, a, b, cd)
         if op in _MATH2 and k == "f":
             return f"{_MATH2[op]}({a}, {b})"
         raise _Unfusable(f"{op} of dtype {cd}")
