@@ -411,3 +411,28 @@ def test_cuda_flat_path_vector_loop_tails_and_unaligned_views():
     x, y = (xp.asarray(rng.standard_normal(1001), device="cuda:0") for _ in range(2))
     g(x, y)
     same_bits(g(x, y), (x * 2.0 + y) > 0.5)
+
+
+@sycl
+def test_the_trace_keeps_no_intermediate_alive():
+    """The trace records without holding results: an intermediate freed during the
+    trace is forgotten (its address may be reused by the next array)."""
+    import gc
+    import weakref
+
+    seen = []
+
+    def f(x):
+        t = x * 2
+        seen.append(weakref.ref(t))
+        del t
+        u = x + 1  # may take t's address
+        return xp.sin(u)
+
+    x = xp.asarray(np.linspace(0, 1, 16), device=DEVICE)
+    g = xp.fuse(f)
+    g(x)
+    gc.collect()
+    assert seen[0]() is None
+    same_bits(g(x), xp.sin(x + 1))
+    assert g.stats["fused"] == 1

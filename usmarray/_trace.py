@@ -20,20 +20,23 @@ _lock = threading.Lock()
 
 
 class Recorder:
-    """What one trace saw: ``notes`` in call order, as (name, operands, result,
-    params), and ``impure``, the first value-reading or writing operation (or None)."""
-
-    __slots__ = ("notes", "impure")
+    """What one trace saw: :meth:`note` is called per recorded namespace call (this
+    class keeps them in ``notes``, as (name, operands, result, params): a subclass may
+    keep less), ``impure`` is the first value-reading or writing operation (or None)."""
 
     def __init__(self) -> None:
         self.notes: list[tuple[str, tuple, Any, tuple]] = []
         self.impure: str | None = None
 
+    def note(self, name: str, operands: tuple, result: Any, params: tuple) -> None:
+        self.notes.append((name, operands, result, params))
 
-def start() -> Recorder:
-    """Begin recording this thread's namespace calls."""
+
+def start(rec: Recorder | None = None) -> Recorder:
+    """Begin recording this thread's namespace calls into ``rec`` (a new
+    :class:`Recorder` when None)."""
     global ACTIVE
-    rec = Recorder()
+    rec = rec if rec is not None else Recorder()
     prev = getattr(_local, "rec", None)
     if prev is not None:
         raise RuntimeError("usmarray.fuse: a fused function is already being traced in "
@@ -63,7 +66,7 @@ def note(name: str, operands: tuple, result: Any, *params: Any) -> None:
     (arrays or Python scalars) with ``params`` (what else it took, hashable)."""
     rec = getattr(_local, "rec", None)
     if rec is not None:
-        rec.notes.append((name, operands, result, params))
+        rec.note(name, operands, result, params)
 
 
 def impure(what: str) -> None:

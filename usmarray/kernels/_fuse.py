@@ -29,6 +29,7 @@ import functools
 import logging
 import operator
 import types
+import weakref
 from typing import Any
 
 import numpy as np
@@ -107,15 +108,28 @@ class _Plan:
 
 
 # ---- the recorded graph ----------------------------------------------------------------------
-def _graph(rec: _trace.Recorder, flat: list, out: Any) -> tuple[list[_Node], int]:
-    """The nodes the trace computed from the argument arrays, and the output's node."""
-    ids: dict[int, int] = {}
-    nodes: list[_Node] = []
-    for k, a in enumerate(flat):
-        if type(a) is usm_ndarray and id(a) not in ids:
-            ids[id(a)] = len(nodes)
-            nodes.append(_Node("arg", (k,), a._arr.dtype, ()))
-    for name, operands, res, params in rec.notes:
+class _GraphRecorder(_trace.Recorder):
+    """Builds the graph while the trace runs: each recorded result gets a node whose
+    inputs are argument arrays, earlier nodes or Python scalars; a result computed from
+    anything else gets none.  Results are not kept alive (the trace holds no more
+    memory than the unfused run): a result's node is forgotten when it is freed, so a
+    later array at the same address cannot be taken for it."""
+
+    def __init__(self, flat: list) -> None:
+        super().__init__()
+        self.ids: dict[int, int] = {}
+        self.nodes: list[_Node] = []
+        for k, a in enumerate(flat):
+            if type(a) is usm_ndarray and id(a) not in self.ids:
+                self.ids[id(a)] = len(self.nodes)
+                self.nodes.append(_Node("arg", (k,), a._arr.dtype, ()))
+
+    def _forget(self, key: int) -> None:
+        # runs as the result is freed, before its address can be reused
+        self.ids.pop(key, None)
+
+    def note(self, name: str, operands: tuple, result: Any, params: tuple) -> None:
+        ids = self.ids
         ins: list[Any] = []
         for o in operands:
             if type(o) is usm_ndarray:
@@ -131,18 +145,25 @@ def _graph(rec: _trace.Recorder, flat: list, out: Any) -> tuple[list[_Node], int
                     break
                 ins.append(("const", v))
         else:
-            ids[id(res)] = len(nodes)
-            nodes.append(_Node(name, tuple(ins), res._arr.dtype, params))
-            continue
-        ids.pop(id(res), None)  # computed from something that is not an argument
-    if type(out) is not usm_ndarray:
-        raise _Unfusable(f"the function returned {type(out).__name__}, not one array")
-    n = ids.get(id(out))
-    if n is None:
-        raise _Unfusable("the result depends on an array that is not an argument or on "
-                         "an operation that is not recorded (indexing, creation, "
-                         "manipulation, linear algebra, ...)")
-    return nodes, n
+            index = len(self.nodes)
+            self.nodes.append(_Node(name, tuple(ins), result._arr.dtype, params))
+            known = id(result) in ids
+            ids[id(result)] = index
+            if not known:  # an argument (or a result noted twice) is alive anyway
+                weakref.finalize(result, self._forget, id(result))
+            return
+        ids.pop(id(result), None)  # computed from something that is not an argument
+
+    def output(self, out: Any) -> int:
+        """The node of the function's result."""
+        if type(out) is not usm_ndarray:
+            raise _Unfusable(f"the function returned {type(out).__name__}, not one array")
+        n = self.ids.get(id(out))
+        if n is None:
+            raise _Unfusable("the result depends on an array that is not an argument or on "
+                             "an operation that is not recorded (indexing, creation, "
+                             "manipulation, linear algebra, ...)")
+        return n
 
 
 # ---- emitting C -------------------------------------------------------------------------------
@@ -514,7 +535,8 @@ class FusedFunction:
 
     def _trace(self, key: tuple, flat: list, args: tuple, kwargs: dict) -> Any:
         frozen = self._frozen()
-        rec = _trace.start()
+        rec = _GraphRecorder(flat)
+        _trace.start(rec)
         try:
             out = self.fn(*args, **kwargs)
         finally:
@@ -524,8 +546,8 @@ class FusedFunction:
         try:
             if rec.impure is not None:
                 raise _Unfusable(f"it uses {rec.impure}")
-            nodes, n = _graph(rec, flat, out)
-            plan: Any = _compile_plan(nodes, n, family, getattr(self.fn, "__name__", "?"))
+            n = rec.output(out)
+            plan: Any = _compile_plan(rec.nodes, n, family, getattr(self.fn, "__name__", "?"))
         except _Unfusable as why:
             log.debug("%r: not fused for this signature: %s; it runs unfused", self, why)
             plan = _UNFUSED
