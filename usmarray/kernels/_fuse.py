@@ -258,27 +258,30 @@ class _Emitter:
         strictly outside), else CuPy's ``minimum(maximum(x, lo), hi)``."""
         x = self.operand(ins[0], d)
         lo, hi = ins[1], ins[2]
-        if self.family == "cuda":
-            scalar = all(r is None or (isinstance(r, tuple) and r[1] == r[1]) for r in (lo, hi))
-            if scalar:
-                if lo is not None:
-                    b = self.operand(lo, d)
-                    x = self.bind(f"({x} < {b} ? {b} : {x})", d)
-                if hi is not None:
-                    b = self.operand(hi, d)
-                    x = f"({x} > {b} ? {b} : {x})"
-                return x
-            if lo is not None:
-                x = self.bind(self.extremum("maximum", x, self.operand(lo, d), d), d)
-            if hi is not None:
-                x = self.extremum("minimum", x, self.operand(hi, d), d)
-            return x
+        nan = self.isnan
+        if self.family == "cuda" and all(
+                r is None or (isinstance(r, tuple) and r[1] == r[1]) for r in (lo, hi)):
+            def low(v: str, b: str) -> str:
+                return f"({v} < {b} ? {b} : {v})"
+
+            def high(v: str, b: str) -> str:
+                return f"({v} > {b} ? {b} : {v})"
+        elif self.family == "cuda":
+            def low(v: str, b: str) -> str:
+                return self.extremum("maximum", v, b, d)
+
+            def high(v: str, b: str) -> str:
+                return self.extremum("minimum", v, b, d)
+        else:
+            def low(v: str, b: str) -> str:
+                return f"(({v} > {b} || {nan(v, d)}) ? {v} : {b})"
+
+            def high(v: str, b: str) -> str:
+                return f"(({v} < {b} || {nan(v, d)}) ? {v} : {b})"
         if lo is not None:
-            b = self.operand(lo, d)
-            x = self.bind(f"(({x} > {b} || {self.isnan(x, d)}) ? {x} : {b})", d)
+            x = self.bind(low(x, self.operand(lo, d)), d)
         if hi is not None:
-            b = self.operand(hi, d)
-            x = f"(({x} < {b} || {self.isnan(x, d)}) ? {x} : {b})"
+            x = high(x, self.operand(hi, d))
         return x
 
     def extremum(self, op: str, a: str, b: str, cd: np.dtype) -> str:

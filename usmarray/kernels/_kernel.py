@@ -67,6 +67,16 @@ def compiled_kernel(prog: Any, q: Any, source: str) -> Any:
     return k
 
 
+def _submit(be: Any, launch: Any, q: Any, packed: Any, gsize: tuple[int, ...]) -> None:
+    """Launch under the backend's lock, where it has one."""
+    lock = getattr(be, "lock", None)
+    if lock is not None:
+        with lock:
+            launch.submit(q, packed, gsize)
+    else:
+        launch.submit(q, packed, gsize)
+
+
 class _Variant:
     __slots__ = ("launch", "plan", "err_len", "accesses", "source", "per_thread")
 
@@ -189,12 +199,7 @@ class Kernel:
                         params = self.params
                         for pos, k, conv in slots:
                             packed[pos] = conv(cast_scalar(params[k], args[k], self.name))
-                    lock = getattr(be, "lock", None)
-                    if lock is not None:
-                        with lock:
-                            launch.submit(q, packed, gsize)
-                    else:
-                        launch.submit(q, packed, gsize)
+                    _submit(be, launch, q, packed, gsize)
                     return
         kname = self.name
         mode = check_bounds_mode(bounds, kname)
@@ -279,7 +284,6 @@ class Kernel:
         if mode == "check":
             err = be.from_host(np.zeros(var.err_len, dtype=np.int64), be.usm_types[0], q)
         launch = var.launch
-        lock = getattr(be, "lock", None)
         ranges = self._pieces(par, lo, hi, gsize, limit) if ranged else [(lo, hi)]
         for plo, phi in ranges:
             extra: tuple = (tuple(v for a in range(self.ndim) for v in (plo[a], phi[a]))
@@ -290,11 +294,7 @@ class Kernel:
             psize = tuple(phi[a] - plo[a] for a in par)
             if var.per_thread > 1:  # a vector loop (never ranged): fewer threads
                 psize = gsize = (-(-psize[0] // var.per_thread),) + psize[1:]
-            if lock is not None:
-                with lock:
-                    launch.submit(q, packed, psize)
-            else:
-                launch.submit(q, packed, psize)
+            _submit(be, launch, q, packed, psize)
         if err is not None:
             self._raise_recorded(be.to_host(err), var)
         if len(ranges) != 1:
@@ -320,13 +320,7 @@ class Kernel:
             var = self._prepare(prog, q, "unchecked", key, values)
         launch = var.launch
         packed = launch.pack(values, ())
-        gsize = (-(-size // var.per_thread),)
-        lock = getattr(be, "lock", None)
-        if lock is not None:
-            with lock:
-                launch.submit(q, packed, gsize)
-        else:
-            launch.submit(q, packed, gsize)
+        _submit(be, launch, q, packed, (-(-size // var.per_thread),))
 
     def _pieces(self, par: tuple[int, ...], lo: list[int], hi: list[int],
                 gsize: tuple[int, ...], limit: int | None) -> list[tuple[list[int], list[int]]]:
