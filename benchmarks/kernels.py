@@ -50,6 +50,23 @@ def host_loop(f: Callable[[], object], sync: Callable[[], object], inner: int) -
     return sample
 
 
+def cuda_timed(f: Callable[[], object], reps: int = 10) -> Callable[[], float]:
+    """A sample: seconds per call of ``f`` on the current CUDA stream (CUDA events
+    around ``reps`` calls, after one call outside them)."""
+    import cupy
+
+    def sample() -> float:
+        e0, e1 = cupy.cuda.Event(), cupy.cuda.Event()
+        f()
+        e0.record()
+        for _ in range(reps):
+            f()
+        e1.record()
+        e1.synchronize()
+        return cupy.cuda.get_elapsed_time(e0, e1) / 1e3 / reps
+    return sample
+
+
 def report(title: str, med: dict[str, float], base: str, unit: str = "us", scale: float = 1e6) -> None:
     print(f"\n{title}")
     for k, v in med.items():
@@ -142,18 +159,7 @@ def cuda_section(quick: bool) -> None:
     assert bool(xp.all(c == a + b))
     ac, bc, cc = a._arr, b._arr, c._arr
 
-    def timed(f: Callable[[], object], reps: int = 10) -> Callable[[], float]:
-        def sample() -> float:
-            e0, e1 = cupy.cuda.Event(), cupy.cuda.Event()
-            f()
-            e0.record()
-            for _ in range(reps):
-                f()
-            e1.record()
-            e1.synchronize()
-            return cupy.cuda.get_elapsed_time(e0, e1) / 1e3 / reps
-        return sample
-
+    timed = cuda_timed
     med = rounds({
         "factory elementwise c = a + b": timed(lambda: add(a, b, out=c)),
         "factory elementwise (A/A)": timed(lambda: add(a, b, out=c)),
@@ -168,16 +174,22 @@ def cuda_section(quick: bool) -> None:
               f"{r / rates['device copy c[...] = a']:.3f}")
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def run_sections(doc: str, sycl: Callable[[bool], None], cuda: Callable[[bool], None]) -> None:
+    """The command line of a benchmark with a SYCL and a CUDA section: ``--quick``,
+    ``--sycl-only``, ``--cuda-only``; a section runs where its device is."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--sycl-only", action="store_true")
     ap.add_argument("--cuda-only", action="store_true")
     ns = ap.parse_args()
     if not ns.cuda_only and _backend.sycl is not None and _backend.sycl.available():
-        sycl_section(ns.quick)
+        sycl(ns.quick)
     if not ns.sycl_only and _backend.get_backend("cuda") is not None:
-        cuda_section(ns.quick)
+        cuda(ns.quick)
+
+
+def main() -> None:
+    run_sections(__doc__, sycl_section, cuda_section)
 
 
 if __name__ == "__main__":

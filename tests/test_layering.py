@@ -24,7 +24,7 @@ FLOORS: list[tuple[str, ...]] = [
     ("_array",),
     ("_device",),
     ("_backend",),
-    ("_dtypes", "_constants", "_env", "_scalars", "_name", "_hints"),
+    ("_dtypes", "_constants", "_env", "_scalars", "_name", "_hints", "_trace"),
 ]
 BACKEND_FLOOR = next(i for i, f in enumerate(FLOORS) if f == ("_backend",))
 RUNTIMES = ("dpctl", "dpnp", "cupy", "cupyx", "torch", "jax")

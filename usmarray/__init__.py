@@ -56,6 +56,7 @@ from ._elementwise import (  # noqa: E402
     sinh, sqrt, square, subtract, tan, tanh, trunc,
 )
 from ._indexing_functions import *  # noqa: E402,F403
+from .kernels._fuse import fuse  # noqa: E402
 from ._linalg_main import matmul, matrix_transpose, tensordot, vecdot  # noqa: E402
 from ._manipulation import *  # noqa: E402,F403
 from ._migration import asnumpy  # noqa: E402

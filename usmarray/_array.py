@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
 
-from . import _backend
+from . import _backend, _trace
 from . import _dtypes as dt
 from ._backend import _construct
 from ._device import Device, default_device
@@ -329,6 +329,8 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
         import, ``flags.writable = False``) exports with DLPack 1.0's read-only flag;
         a consumer of an older DLPack (no ``max_version``, or a major version 0)
         cannot be told, so it gets a copy, and ``copy=False`` is BufferError."""
+        if _trace.ACTIVE:
+            _trace.impure("__dlpack__ of an array")
         be, raw = self._be, self._arr
         own = tuple(int(v) for v in be.dlpack_device(raw))
         _check_dlpack_args(max_version, dl_device, copy, own)
@@ -350,6 +352,8 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
         host DLPack export gives it: writes through it reach this array (SciPy's
         ``output=`` arrays rely on it); a copy with ``copy=True`` or a new ``dtype``.
         Memory the host cannot read is refused (``usmarray.asnumpy`` copies it)."""
+        if _trace.ACTIVE:
+            _trace.impure("__array__ of an array")
         a = self._arr
         if not self._be.host_accessible(a):
             raise TypeError(
@@ -373,6 +377,8 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
 
     # ---- Python scalars -----------------------------------------------------------
     def _scalar_raw(self, kind: str, allowed: frozenset) -> Any:
+        if _trace.ACTIVE:
+            _trace.impure(f"{kind}() of an array")
         a = self._arr
         if a.ndim != 0:
             raise TypeError(

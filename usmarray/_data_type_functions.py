@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from . import _dtypes as dt
+from . import _trace
 from ._array import usm_ndarray, wrap_with
 from ._device import Device
 from ._helpers import alloc_failed
@@ -114,9 +115,12 @@ def astype(x: usm_ndarray, dtype: Any, /, *, copy: bool = True, device: Any = No
     if src is d and not copy:
         return x
     try:
-        return wrap_with(be, be.copy(a) if src is d else be.astype(a, d))
+        res = wrap_with(be, be.copy(a) if src is d else be.astype(a, d))
     except Exception as exc:
         alloc_failed(exc, be, a, a.size * d.itemsize, "astype")
+    if _trace.ACTIVE:
+        _trace.note("astype", (x,), res)
+    return res
 
 
 # ---- can_cast / result_type -------------------------------------------------------------

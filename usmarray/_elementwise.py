@@ -15,6 +15,7 @@ from typing import Any, NoReturn
 import numpy as np
 
 from . import _dtypes as dt
+from . import _trace
 from ._array import usm_ndarray, wrap_with
 from ._device import placement_error
 from ._helpers import (
@@ -144,7 +145,10 @@ def _make_unary(name: str) -> Callable[..., usm_ndarray]:
         finally:
             if lk is not None:
                 lk.release()
-        return wrap_with(be, out)
+        res = wrap_with(be, out)
+        if _trace.ACTIVE:
+            _trace.note(name, (x,), res)
+        return res
 
     func.__name__ = func.__qualname__ = name
     func.__doc__ = f"Elementwise ``{name}`` for arrays of {catname} dtype (array API standard)."
@@ -241,6 +245,8 @@ def _make_binary(name: str) -> Callable[..., usm_ndarray]:
         res = _new(usm_ndarray)
         res._arr = out
         res._be = be
+        if _trace.ACTIVE:
+            _trace.note(name, (x1, x2), res)
         return res
 
     func.__name__ = func.__qualname__ = name
@@ -331,7 +337,10 @@ def divide(x1: Any, x2: Any, /) -> usm_ndarray:
     finally:
         if lk is not None:
             lk.release()
-    return _float_divide(o1, o2)
+    res = _float_divide(o1, o2)
+    if _trace.ACTIVE:
+        _trace.note("divide", (x1, x2), res)
+    return res
 equal = _make_binary("equal")
 floor_divide = _make_binary("floor_divide")
 greater = _make_binary("greater")
@@ -405,7 +414,12 @@ def clip(
     except Exception as exc:
         shape = broadcast_shape("clip", *(b.shape for b in (a, lo, hi) if hasattr(b, "shape")))
         alloc_failed(exc, be, a, math.prod(shape) * d.itemsize, "clip")
-    return wrap_with(be, out)
+    res = wrap_with(be, out)
+    if _trace.ACTIVE:
+        # the bounds as the kernel used them: arrays, or scalars after the clamping above
+        _trace.note("clip", (x, min if type(min) is usm_ndarray else lo,
+                             max if type(max) is usm_ndarray else hi), res)
+    return res
 
 
 # ---- operator forms -------------------------------------------------------------------
@@ -467,6 +481,8 @@ def make_inplace(fn: Callable[..., usm_ndarray], opname: str) -> Callable[..., A
             other = py_scalar(other)
             if type(other) not in (bool, int, float, complex):
                 return _not_implemented(other, opname)
+        if _trace.ACTIVE:
+            _trace.impure(f"{opname} (an in-place operator)")
         res = fn(self, other)
         a = self._arr
         r = res._arr

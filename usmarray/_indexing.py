@@ -13,6 +13,7 @@ from typing import Any, NoReturn
 import numpy as np
 
 from . import _dtypes as dt
+from . import _trace
 from ._array import usm_ndarray
 from ._device import Device, placement_error
 from ._helpers import alloc_failed, bad_index, check_scalar
@@ -264,6 +265,8 @@ def read_only_message(be: Any, raw: Any) -> str:
 
 def setitem(x: Any, key: Any, value: Any, /) -> None:
     """``x[key] = value`` with the 2025.12 rule: value's dtype must promote to x's."""
+    if _trace.ACTIVE:
+        _trace.impure("x[key] = value")
     raw = x._arr
     deferred: list = []
     rk = raw_key(x._be, raw, key, deferred)

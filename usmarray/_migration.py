@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _backend
+from . import _backend, _trace
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
 from ._backend import _dlpack_import as _dl
@@ -45,6 +45,8 @@ def asnumpy(x: usm_ndarray, /) -> np.ndarray:
     """Copy ``x`` to a host NumPy array (always allowed)."""
     if type(x) is not usm_ndarray:
         raise TypeError(f"asnumpy: expected a usm_ndarray, got {type(x).__name__}")
+    if _trace.ACTIVE:
+        _trace.impure("asnumpy")
     return x._be.to_host(x._arr)
 
 

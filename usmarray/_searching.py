@@ -7,6 +7,7 @@ import math
 from typing import Any
 
 from . import _dtypes as dt
+from . import _trace
 from ._array import usm_ndarray, wrap_with
 from ._data_type_functions import scalar_result_dtype
 from ._device import placement_error
@@ -248,7 +249,10 @@ def where(
             a1 = be.astype(a1, d)
         if a2.dtype is not d:
             a2 = be.astype(a2, d)
-        return wrap_with(be, be.where(c, a1, a2))
+        res = wrap_with(be, be.where(c, a1, a2))
     except Exception as exc:
         shape = broadcast_shape("where", *(c.shape, a1.shape, a2.shape))
         alloc_failed(exc, be, c, math.prod(shape) * d.itemsize, "where")
+    if _trace.ACTIVE:
+        _trace.note("where", (condition, x1, x2), res)
+    return res

@@ -10,6 +10,7 @@ import math
 from typing import Any
 
 from . import _dtypes as dt
+from . import _trace
 from ._array import usm_ndarray, wrap_with
 from ._helpers import alloc_failed, normalize_axis, refuse_axis_list
 
@@ -114,7 +115,10 @@ def sum(  # noqa: A001 - the standard's name
 ) -> usm_ndarray:
     """Sum over ``axis``; ``dtype=None`` keeps floating dtypes and widens integers to
     int64 (signed) or uint64 (unsigned)."""
-    return _sum_prod("sum", x, axis, dtype, keepdims)
+    res = _sum_prod("sum", x, axis, dtype, keepdims)
+    if _trace.ACTIVE:
+        _trace.note("sum", (x,), res, axis, dtype, keepdims)
+    return res
 
 
 def prod(
@@ -126,7 +130,10 @@ def prod(
     keepdims: bool = False,
 ) -> usm_ndarray:
     """Product over ``axis``; dtype rules as for :func:`sum`."""
-    return _sum_prod("prod", x, axis, dtype, keepdims)
+    res = _sum_prod("prod", x, axis, dtype, keepdims)
+    if _trace.ACTIVE:
+        _trace.note("prod", (x,), res, axis, dtype, keepdims)
+    return res
 
 
 # ---- max / min ----------------------------------------------------------------------------------
@@ -152,14 +159,20 @@ def max(  # noqa: A001 - the standard's name
     x: usm_ndarray, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False
 ) -> usm_ndarray:
     """Maximum over ``axis`` (real numeric dtypes; NaN propagates)."""
-    return _extremum("max", x, axis, keepdims)
+    res = _extremum("max", x, axis, keepdims)
+    if _trace.ACTIVE:
+        _trace.note("max", (x,), res, axis, keepdims)
+    return res
 
 
 def min(  # noqa: A001 - the standard's name
     x: usm_ndarray, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False
 ) -> usm_ndarray:
     """Minimum over ``axis`` (real numeric dtypes; NaN propagates)."""
-    return _extremum("min", x, axis, keepdims)
+    res = _extremum("min", x, axis, keepdims)
+    if _trace.ACTIVE:
+        _trace.note("min", (x,), res, axis, keepdims)
+    return res
 
 
 # ---- mean / var / std ----------------------------------------------------------------------------
@@ -175,9 +188,12 @@ def mean(
     try:
         if axes == ():
             return wrap_with(be, be.copy(a))
-        return wrap_with(be, be.mean(a, axis=axes, keepdims=keepdims))
+        res = wrap_with(be, be.mean(a, axis=axes, keepdims=keepdims))
     except Exception as exc:
         alloc_failed(exc, be, a, kept_size(a, axes) * a.itemsize, "mean")
+    if _trace.ACTIVE:
+        _trace.note("mean", (x,), res, axis, keepdims)
+    return res
 
 
 def _moment(fname: str, x: Any, axis: Any, correction: Any, keepdims: Any) -> usm_ndarray:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from ._elementwise import ElementwiseKernel, elementwise
 from ._errors import KernelSyntaxError
+from ._fuse import FusedFunction, fuse
 from ._kernel import Kernel, kernel
 
-__all__ = ["ElementwiseKernel", "Kernel", "KernelSyntaxError", "elementwise", "kernel"]
+__all__ = ["ElementwiseKernel", "FusedFunction", "Kernel", "KernelSyntaxError", "elementwise", "fuse",
+           "kernel"]

@@ -95,12 +95,17 @@ def _broadcast(shapes: list[tuple[int, ...]], fname: str) -> tuple[int, ...]:
 class ElementwiseKernel:
     """An elementwise kernel; see :func:`elementwise`."""
 
-    def __init__(self, signature: str, body: str, *, name: str | None = None) -> None:
+    def __init__(self, signature: str, body: str, *, name: str | None = None,
+                 bodies: dict[str, str] | None = None,
+                 intrinsics: frozenset[str] = frozenset()) -> None:
         self.inputs, self.outputs = _parse(signature)
         if not isinstance(body, str):
             raise TypeError(f"elementwise body must be a str, got {type(body).__name__}")
         self.signature = signature
         self.body = body
+        #: per target language, a body to use instead (generated kernels: usmarray.fuse)
+        self._bodies = bodies or {}
+        self._intrinsics = intrinsics
         self.name = name if name is not None else "elementwise"
         self._all = self.inputs + self.outputs
         self._array_names = {p.name for p in self._all if p.is_array}
@@ -121,16 +126,19 @@ class ElementwiseKernel:
         if k is not None:
             return k
         ivars = ", ".join(f"i{a}" for a in range(ndim))
-        parts = []
-        prev = None
-        for t in tokenize(self.body):
-            if (t.kind == "id" and t.text in self._array_names
-                    and (prev is None or prev.text not in (".", "->"))):
-                parts.append(f"{t.text}({ivars})")
-            else:
-                parts.append(t.text)
-            if t.kind not in ("ws", "comment"):
-                prev = t
+
+        def indexed(body: str) -> str:
+            parts = []
+            prev = None
+            for t in tokenize(body):
+                if (t.kind == "id" and t.text in self._array_names
+                        and (prev is None or prev.text not in (".", "->"))):
+                    parts.append(f"{t.text}({ivars})")
+                else:
+                    parts.append(t.text)
+                if t.kind not in ("ws", "comment"):
+                    prev = t
+            return "".join(parts) + ";"
         sig = ", ".join(
             (f"{p.dtype.name}[{','.join(':' * ndim)}] {p.name}" if p.is_array
              else f"{p.dtype.name} {p.name}")
@@ -139,7 +147,9 @@ class ElementwiseKernel:
         sig = sig.replace("[" + ",".join(":" * ndim) + "]",
                           "[" + ", ".join([":"] * ndim) + "]")
         try:
-            k = Kernel(sig, "".join(parts) + ";", shape=self.outputs[0].name, name=self.name)
+            k = Kernel(sig, indexed(self.body), shape=self.outputs[0].name, name=self.name,
+                       bodies={lang: indexed(b) for lang, b in self._bodies.items()},
+                       intrinsics=self._intrinsics)
         except KernelSyntaxError as exc:
             raise KernelSyntaxError(str(exc).replace(
                 "(" + ivars + ")", "")) from None

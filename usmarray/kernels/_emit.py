@@ -74,16 +74,43 @@ def error_record_len(ndim: int) -> int:
     return 5 + ndim + 2
 
 
+def vector_width(params: tuple[Param, ...], tr: Translation, vtr: Translation,
+                 body_words: set[str]) -> int:
+    """Elements per thread of the CUDA flat path's vector loop (16-byte accesses for the
+    widest array), or 0 when the body does not allow one: every access must be ``x(i0)``,
+    a written array accessed once (its store), and no ``continue``/``break``/``goto``
+    (a point that skips its store would store the vector's unset element)."""
+    if body_words & {"continue", "break", "goto"}:
+        return 0
+    counts: dict[str, int] = {}
+    for a in tr.accesses:
+        if a.forms != (("var", 0, 0),):
+            return 0
+        counts[a.array] = counts.get(a.array, 0) + 1
+    if any(counts.get(n, 0) != 1 for n in tr.written):
+        return 0
+    if len(vtr.accesses) != len(tr.accesses):  # pragma: no cover - one translator
+        return 0
+    widest = max((p.dtype.itemsize for p in params if p.is_array), default=0)
+    return 16 // widest if widest and 16 // widest >= 2 else 0
+
+
 def emit(t: Target, params: tuple[Param, ...], tr: Translation, plan: Plan, bounds: str,
          stride_classes: tuple[tuple[int | None, ...] | None, ...],
          extents: tuple[tuple, ...], ranged: bool = False,
-         offsets: tuple[bool, ...] | None = None) -> tuple[str, ArgLayout]:
+         offsets: tuple[bool, ...] | None = None,
+         vector: tuple[Translation, int] | None = None) -> tuple[str, ArgLayout]:
     """The kernel source and its argument layout.
 
     ``stride_classes[k]`` is, for array parameter k, a tuple per axis of 0 or 1 (a
     stride fixed at compile time) or None (passed at run time); ``extents[a]`` is
     ("const", n) or ("param", name, axis) for iteration axis a; ``ranged``: the low
-    and high index of every axis are arguments (else 0 and the extent)."""
+    and high index of every axis are arguments (else 0 and the extent).  ``vector``
+    (CUDA, the flat unchecked variant only): the body translated in "vector" mode and
+    the elements per thread V; each thread then loads V consecutive elements of every
+    array it reads with one aligned access (16 bytes for the widest dtype), runs the
+    body V times and stores its outputs the same way, while every pointer is aligned;
+    the rest (a tail, or unaligned views) runs the scalar loop."""
     ndim = plan.ndim
     I = t.index_type  # noqa: E741
     G = t.global_q
@@ -192,6 +219,8 @@ def emit(t: Target, params: tuple[Param, ...], tr: Translation, plan: Plan, boun
         heads = [f"const _uk_i _uk_ix{a} = _uk_lo{a} + (_uk_i)get_global_id({h});"
                  for h, a in enumerate(plan.parallel)]
         inner = "\n".join(heads) + "\n" + body
+    elif vector is not None:
+        inner = _vector_loops(t, params, tr, vector, body)
     else:
         inner = body
         hw = ("x", "y", "z")
@@ -215,11 +244,52 @@ def emit(t: Target, params: tuple[Param, ...], tr: Translation, plan: Plan, boun
                     kparams.remove(f"_uk_i _uk_{p.name}_n{d}")
             entry[1] = tuple(keep)
         used.append(tuple(entry))
+    if vector is not None:
+        lines.append("template <typename T, int V> struct alignas(sizeof(T) * V) _uk_vec "
+                     "{ T v[V]; };")
     src = "\n".join(lines)
     src += f"\n{t.kernel_q} {KERNEL_NAME}(\n    " + ",\n    ".join(kparams) + ")\n{\n"
     src += _indent("\n".join(prologue + ext_lines), 2) + "\n"
     src += _indent(inner, 2) + "\n}\n"
     return src, ArgLayout(tuple(used), n_extra, bounds == "check")
+
+
+def _vector_loops(t: Target, params: tuple[Param, ...], tr: Translation,
+                  vector: tuple[Translation, int], body: str) -> str:
+    """The CUDA flat path with V elements per thread (see :func:`emit`): a vector loop
+    over the whole vectors while every array is aligned, then the scalar loop."""
+    vtr, V = vector  # noqa: N806 - the width's usual name
+    read = {a.array for a in tr.accesses} - set(tr.written)
+    arrays = [p for p in params if p.is_array and (p.name in read or p.name in tr.written)]
+    aligned = " && ".join(
+        f"((unsigned long long)({p.name}) % {p.dtype.itemsize * V}) == 0" for p in arrays) or "true"
+    loads, stores, vars_ = [], [], []
+    for p in arrays:
+        vt = f"_uk_vec<{ctype(t, p.dtype)}, {V}>"
+        if p.name in read:
+            loads.append(f"const {vt} _uk_{p.name}_v = ((const {vt} *){p.name})[_uk_j];")
+        else:
+            vars_.append(f"{vt} _uk_{p.name}_v;")
+            stores.append(f"(({vt} *){p.name})[_uk_j] = _uk_{p.name}_v;")
+    vbody = "do {\n" + _indent(vtr.code.strip("\n"), 2) + "\n} while (0);"
+    step = "(_uk_i)blockDim.x * gridDim.x"
+    start = "(_uk_i)blockIdx.x * blockDim.x + threadIdx.x"
+    return "\n".join([
+        f"const _uk_i _uk_nv = ({aligned}) ? (_uk_hi0 - _uk_lo0) / {V} : 0;",
+        f"for (_uk_i _uk_j = {start}; _uk_j < _uk_nv; _uk_j += {step}) {{",
+        _indent("\n".join(loads + vars_), 2),
+        "  #pragma unroll",
+        f"  for (int _uk_k = 0; _uk_k < {V}; ++_uk_k) {{",
+        f"    const _uk_i _uk_ix0 = _uk_lo0 + _uk_j * {V} + _uk_k;",
+        _indent(vbody, 4),
+        "  }",
+        _indent("\n".join(stores), 2),
+        "}",
+        f"for (_uk_i _uk_ix0 = _uk_lo0 + _uk_nv * {V} + {start}; _uk_ix0 < _uk_hi0; "
+        f"_uk_ix0 += {step}) {{",
+        _indent(body, 2),
+        "}",
+    ])
 
 
 def _indent(text: str, n: int) -> str:

@@ -9,6 +9,7 @@ encodes the dtypes, fixed sizes, stride specialisation, axis plan and bounds mod
 from __future__ import annotations
 
 import itertools
+import logging
 import math
 import threading
 import weakref
@@ -27,12 +28,13 @@ from ._checks import (
     unprovable,
 )
 from ._compilers import program_module
-from ._emit import KERNEL_NAME, TARGETS, emit, error_record_len
+from ._emit import KERNEL_NAME, TARGETS, emit, error_record_len, vector_width
 from ._errors import KernelSyntaxError
 from ._plan import check_axes, make_plan, stride_order
 from ._signature import Param, parse_signature
-from ._translate import Translation, translate
+from ._translate import Translation, tokenize, translate
 
+log = logging.getLogger("usmarray.kernels")
 #: compiled kernels: (language, program key of the device, source) -> native kernel
 _PROGRAMS: dict[tuple, Any] = {}
 _PROGRAMS_LOCK = threading.Lock()
@@ -65,16 +67,29 @@ def compiled_kernel(prog: Any, q: Any, source: str) -> Any:
     return k
 
 
+def _submit(be: Any, launch: Any, q: Any, packed: Any, gsize: tuple[int, ...]) -> None:
+    """Launch under the backend's lock, where it has one."""
+    lock = getattr(be, "lock", None)
+    if lock is not None:
+        with lock:
+            launch.submit(q, packed, gsize)
+    else:
+        launch.submit(q, packed, gsize)
+
+
 class _Variant:
-    __slots__ = ("launch", "plan", "err_len", "accesses", "source")
+    __slots__ = ("launch", "plan", "err_len", "accesses", "source", "per_thread")
 
     def __init__(self, launch: Any, plan: Any, err_len: int, accesses: list,
-                 source: str) -> None:
+                 source: str, per_thread: int = 1) -> None:
         self.launch = launch
         self.plan = plan
         self.err_len = err_len
         self.accesses = accesses
         self.source = source
+        #: elements per thread of a vector loop (CUDA's flat path), else 1: the launch
+        #: needs that many times fewer threads
+        self.per_thread = per_thread
 
 
 class Kernel:
@@ -82,14 +97,20 @@ class Kernel:
     optionally, ``bounds=`` (None, "clamp", "skip", "check" or "unchecked")."""
 
     def __init__(self, signature: str, body: str, *, shape: Any, axes: Any = None,
-                 device: Any = None, name: str | None = None) -> None:
+                 device: Any = None, name: str | None = None,
+                 bodies: dict[str, str] | None = None,
+                 intrinsics: frozenset[str] = frozenset()) -> None:
         self.params: tuple[Param, ...] = parse_signature(signature)
         self.signature = signature
         if not isinstance(body, str):
             raise TypeError(f"kernel body must be a str, got {type(body).__name__}")
         self.body = body
+        #: per target language ("opencl", "cuda"), a body to use instead of ``body``
+        #: (generated kernels only: usmarray.fuse); ``intrinsics`` as for translate()
+        self._bodies = bodies or {}
+        self._intrinsics = intrinsics
         self.name = name if name is not None else "kernel"
-        by_name = {p.name: k for k, p in enumerate(self.params)}
+        by_name = self._by_name = {p.name: k for k, p in enumerate(self.params)}
         if isinstance(shape, str):
             k = by_name.get(shape)
             if k is None or not self.params[k].is_array:
@@ -145,7 +166,8 @@ class Kernel:
         )
         self._variants: dict[tuple, _Variant] = {}
         #: (bounds, weak references to the arrays, backend, queue, launcher, packed
-        #: arguments, nd-range, scalar slots) of the last call, for a repeated call
+        #: arguments, nd-range, scalar slots, (index, raw array) of each written array)
+        #: of the last call, for a repeated call
         self._last: tuple | None = None
         self._translations: dict[tuple[str, str], Translation] = {}
 
@@ -165,22 +187,19 @@ class Kernel:
                 if w is not None and w() is not a:
                     break
             else:
-                for k in self._written_idx:
-                    if not getattr(args[k].flags, "writable", True):
+                # a written array whose raw array is the last call's is still writable: a
+                # usm_ndarray changes its raw array only when its writability changes
+                for k, raw in last[-1]:
+                    if args[k]._arr is not raw:
                         break
                 else:
-                    be, q, launch, packed, gsize, slots = last[2:]
+                    be, q, launch, packed, gsize, slots = last[2:-1]
                     if slots:
                         packed = list(packed)
                         params = self.params
                         for pos, k, conv in slots:
                             packed[pos] = conv(cast_scalar(params[k], args[k], self.name))
-                    lock = getattr(be, "lock", None)
-                    if lock is not None:
-                        with lock:
-                            launch.submit(q, packed, gsize)
-                    else:
-                        launch.submit(q, packed, gsize)
+                    _submit(be, launch, q, packed, gsize)
                     return
         kname = self.name
         mode = check_bounds_mode(bounds, kname)
@@ -239,7 +258,7 @@ class Kernel:
             self._last = (bounds, tuple(
                 weakref.ref(a, self._forget) if p.shape is not None else None
                 for p, a in zip(params, args, strict=False)
-            ), be, q) + done
+            ), be, q) + done + (tuple((k, args[k]._arr) for k in self._written_idx),)
 
     def _run(self, be: Any, q: Any, values: list, mode: str, ext: tuple[int, ...],
              flat: bool) -> tuple | None:
@@ -265,7 +284,6 @@ class Kernel:
         if mode == "check":
             err = be.from_host(np.zeros(var.err_len, dtype=np.int64), be.usm_types[0], q)
         launch = var.launch
-        lock = getattr(be, "lock", None)
         ranges = self._pieces(par, lo, hi, gsize, limit) if ranged else [(lo, hi)]
         for plo, phi in ranges:
             extra: tuple = (tuple(v for a in range(self.ndim) for v in (plo[a], phi[a]))
@@ -274,16 +292,35 @@ class Kernel:
                 extra = extra + (err,)
             packed = launch.pack(values, extra)
             psize = tuple(phi[a] - plo[a] for a in par)
-            if lock is not None:
-                with lock:
-                    launch.submit(q, packed, psize)
-            else:
-                launch.submit(q, packed, psize)
+            if var.per_thread > 1:  # a vector loop (never ranged): fewer threads
+                psize = gsize = (-(-psize[0] // var.per_thread),) + psize[1:]
+            _submit(be, launch, q, packed, psize)
         if err is not None:
             self._raise_recorded(be.to_host(err), var)
         if len(ranges) != 1:
             return None
         return launch, packed, gsize, launch.scalar_slots
+
+    def run_flat(self, be: Any, q: Any, values: list, size: int) -> None:
+        """Launch a 1-D kernel on checked ``values`` whose arrays are C-contiguous with
+        ``size`` elements: :meth:`_run`'s flat case without its general bookkeeping
+        (the launch path of usmarray.fuse, where the signature checks already ran)."""
+        prog = program_module(be)
+        limit = prog.MAX_WORK_ITEMS
+        if size == 0:
+            return
+        if limit is not None and size > limit:
+            self._run(be, q, values, "unchecked", (size,), True)
+            return
+        of = prog.offset
+        key = (q, "unchecked", True, False, None, None,
+               tuple([of(values[k]) != 0 for k in self._arrays]))
+        var = self._variants.get(key)
+        if var is None:
+            var = self._prepare(prog, q, "unchecked", key, values)
+        launch = var.launch
+        packed = launch.pack(values, ())
+        _submit(be, launch, q, packed, (-(-size // var.per_thread),))
 
     def _pieces(self, par: tuple[int, ...], lo: list[int], hi: list[int],
                 gsize: tuple[int, ...], limit: int | None) -> list[tuple[list[int], list[int]]]:
@@ -371,6 +408,9 @@ class Kernel:
                 )
             for k, pos, f, text in self._coverage:
                 n = values[k].shape[pos]
+                if f[0] == "loop":
+                    self._check_loop(values, k, pos, f, text)
+                    continue
                 if f[0] == "var" and n < ext[f[1]]:
                     raise ValueError(
                         f"{kname}: {text} indexes axis {pos} of {params[k].name} (size {n}) "
@@ -392,6 +432,9 @@ class Kernel:
                 )
             for k, pos, f, text in self._coverage:
                 n = values[k].shape[pos]
+                if f[0] == "loop":
+                    self._check_loop(values, k, pos, f, text)
+                    continue
                 if f[0] == "var":
                     a, c = f[1], f[2]
                     lo[a] = max(lo[a], -c)
@@ -410,6 +453,25 @@ class Kernel:
                     f"{params[k].name}, which is empty"
                 )
         return lo, hi
+
+    def _check_loop(self, values: list, k: int, pos: int, f: tuple, text: str) -> None:
+        """ValueError unless the loop counter ``f`` (``for (T j = 0; j < b.shape[a];
+        j++)``) stays inside axis ``pos`` of argument ``k`` and its type holds it."""
+        bk = self._by_name[f[1]]
+        bound = values[bk].shape[f[2]]
+        n = values[k].shape[pos]
+        p = self.params
+        if bound > n:
+            raise ValueError(
+                f"{self.name}: {text} indexes axis {pos} of {p[k].name} (size {n}) with a "
+                f"loop counter that runs to {f[1]}.shape[{f[2]}] - 1 = {bound - 1}; make the "
+                "array cover the loop or pass bounds="
+            )
+        if bound - 1 > f[3]:
+            raise ValueError(
+                f"{self.name}: the loop counter of {text} runs to {bound - 1}, past the "
+                f"largest value of its type ({f[3]}); declare it int64"
+            )
 
     def _raise_recorded(self, rec: Any, var: _Variant) -> None:
         if int(rec[0]) == 0:
@@ -434,7 +496,8 @@ class Kernel:
         tr = self._translations.get(tkey)
         if tr is None:
             tr = self._translations[tkey] = translate(
-                self.body, self.params, self.ndim, target.types, tmode
+                self._bodies.get(target.language, self.body), self.params, self.ndim,
+                target.types, tmode, self._intrinsics
             )
         if tr.uses_fp64 and not prog.has_fp64(q):
             raise TypeError(
@@ -447,12 +510,32 @@ class Kernel:
         if self._axes is not None:
             check_axes(self._axes, self.ndim, maxp)
         plan = make_plan(order, self._axes, maxp)
-        source, layout = emit(target, self.params, tr, plan, tmode if mode != "skip" else "skip",
-                              classes, self._extents_spec, ranged, offsets)
-        native = compiled_kernel(prog, q, source)
+        emode = tmode if mode != "skip" else "skip"
+        width = 0
+        if target.language == "cuda" and flat and mode == "unchecked" and not ranged:
+            body = self._bodies.get(target.language, self.body)
+            vtr = translate(body, self.params, self.ndim, target.types, "vector",
+                            self._intrinsics)
+            width = vector_width(self.params, tr, vtr,
+                                 {t.text for t in tokenize(body) if t.kind == "id"})
+        native = None
+        if width:
+            source, layout = emit(target, self.params, tr, plan, emode, classes,
+                                  self._extents_spec, ranged, offsets, (vtr, width))
+            try:
+                native = compiled_kernel(prog, q, source)
+            except KernelSyntaxError as exc:  # the scalar loop is always there
+                log.debug("%s: the vector loop did not compile, the scalar one runs: %s",
+                          self.name, exc)
+                width = 0
+        if native is None:
+            source, layout = emit(target, self.params, tr, plan, emode, classes,
+                                  self._extents_spec, ranged, offsets)
+            native = compiled_kernel(prog, q, source)
         launch = prog.launcher(native, layout.params, layout.n_extra, layout.error_record,
                                flat)
-        var = _Variant(launch, plan, error_record_len(self.ndim), tr.accesses, source)
+        var = _Variant(launch, plan, error_record_len(self.ndim), tr.accesses, source,
+                       max(width, 1))
         if len(self._variants) >= _MAX_VARIANTS:
             self._variants.clear()
         self._variants[key] = var

@@ -100,8 +100,101 @@ def tokenize(body: str) -> list[Tok]:
     return toks
 
 
-#: an index form: ("var", axis, offset) for ``iK + c``, ("const", c), or ("other",)
+#: an index form: ("var", axis, offset) for ``iK + c``, ("const", c), ("loop", array,
+#: axis, largest value of the counter's type) for the counter of a loop
+#: ``for (T j = 0; j < array.shape[axis]; j++)``, or ("other",)
 Form = tuple
+
+#: the counter types of an inferred loop, and the largest value each holds
+_COUNTER_MAX = {
+    "int8": 2**7 - 1, "uint8": 2**8 - 1, "int16": 2**15 - 1, "uint16": 2**16 - 1,
+    "int32": 2**31 - 1, "uint32": 2**32 - 1, "int64": 2**63 - 1, "uint64": 2**64 - 1,
+    "int": 2**31 - 1, "unsigned": 2**32 - 1, "long": 2**63 - 1,
+}
+
+
+@dataclass(frozen=True)
+class Loop:
+    """A loop the bounds analysis understands: ``for (T j = 0; j < a.shape[k]; j++)``
+    (or ``++j``, ``j += 1``) whose body (from ``start`` to ``end``, source positions)
+    never assigns, increments or declares ``j``: there ``j`` runs over 0 ..
+    ``a.shape[k] - 1`` (when ``T`` holds that size: checked per call)."""
+
+    var: str
+    start: int
+    end: int
+    array: str
+    axis: int
+    max_value: int
+
+
+def find_loops(toks: list[Tok], arrays: dict[str, Param]) -> list[Loop]:
+    """The loops of ``toks`` of the form :class:`Loop` describes; none in a body with
+    ``goto`` or ``switch`` (which can jump into a loop past its header)."""
+    sig = [t for t in toks if t.kind not in ("ws", "comment")]
+    texts = [t.text for t in sig]
+    if "goto" in texts or "switch" in texts:
+        return []
+    loops = []
+    for i, t in enumerate(sig):
+        if t.text != "for":
+            continue
+        h = texts[i + 1:i + 20]
+        if len(h) < 18 or h[0] != "(" or h[1] not in _COUNTER_MAX:
+            continue
+        var = h[2]
+        if (not re.fullmatch(r"[A-Za-z_]\w*", var) or var in arrays or _IVAR.match(var)
+                or h[3:6] != ["=", "0", ";"] or h[6] != var or h[7] != "<"
+                or h[8] not in arrays or h[9:12] != [".", "shape", "["]
+                or not _INT.match(h[12]) or h[13:15] != ["]", ";"]):
+            continue
+        inc = h[15:18]
+        if inc[:2] in ([var, "++"], ["++", var]) and inc[2] == ")":
+            close = i + 1 + 17
+        elif h[15:19] == [var, "+=", "1", ")"]:
+            close = i + 1 + 18
+        else:
+            continue
+        # the body: a braced block, or one statement up to its ';' (a shorter scope than
+        # C's for an if/else body: its later accesses stay unproven, never wrongly proven)
+        b = close + 1
+        if b >= len(sig):
+            continue
+        depth = 0
+        e = b
+        while e < len(sig):
+            x = sig[e].text
+            if x in ("(", "[", "{"):
+                depth += 1
+            elif x in (")", "]", "}"):
+                depth -= 1
+                if depth == 0 and sig[b].text == "{" and x == "}":
+                    break
+                if depth < 0:
+                    break
+            elif x == ";" and depth == 0 and sig[b].text != "{":
+                break
+            e += 1
+        if e >= len(sig):
+            continue
+        body = sig[b:e + 1]
+        changed = False
+        for k, bt in enumerate(body):
+            if bt.text != var:
+                continue
+            nxt = body[k + 1].text if k + 1 < len(body) else ""
+            prv = body[k - 1].text if k > 0 else ""
+            if nxt in _ASSIGN or prv in ("++", "--") or prv in _TYPE_WORDS or prv in (".", "->"):
+                changed = True
+                break
+        if changed:
+            continue
+        array = h[8]
+        axis = int(_INT.match(h[12]).group(1))  # type: ignore[union-attr]
+        if axis >= arrays[array].ndim:
+            continue
+        loops.append(Loop(var, sig[b].pos, sig[e].pos + 1, array, axis, _COUNTER_MAX[h[1]]))
+    return loops
 
 
 @dataclass
@@ -149,8 +242,10 @@ def _index_form(toks: list[Tok], ndim: int) -> Form:
 
 class _Translator:
     def __init__(self, params: tuple[Param, ...], ndim: int, types: dict[str, str],
-                 bounds: str, body: str) -> None:
+                 bounds: str, body: str, intrinsics: frozenset[str] = frozenset()) -> None:
         self.arrays = {p.name: p for p in params if p.is_array}
+        self.intrinsics = intrinsics
+        self.loops: list[Loop] = []
         self.ndim = ndim
         self.types = types
         self.bounds = bounds
@@ -312,6 +407,8 @@ class _Translator:
                 t, "'return' is not allowed (the body may run inside loops over serial "
                 "axes); use 'continue' to skip the rest of the body for this index"
             )
+        if t.text in self.intrinsics:
+            return
         what = _REFUSED_WORDS.get(t.text)
         if what is None and t.text.startswith("__"):
             what = "names the compiler reserves (builtins, intrinsics, qualifiers)"
@@ -419,7 +516,7 @@ class _Translator:
                                f"{name}({''.join(x.text for x in toks[j + 1:k])})")
         site = len(self.out.accesses)
         text = name + "(" + "".join(x.text for x in toks[j + 1:k]) + ")"
-        forms = tuple(_index_form(a, self.ndim) for a in args)
+        forms = tuple(self._loop_form(a) or _index_form(a, self.ndim) for a in args)
         self.out.accesses.append(Access(name, site, " ".join(text.split()), forms))
         idx = [self.run(a).strip() for a in args]
         acc = self._access(name, idx, site)
@@ -450,6 +547,18 @@ class _Translator:
                                "may not change a variable; compute the index first")
         return f"{acc} = !!({acc} {op[:-1]} ({rhs}))", rhs_end
 
+    def _loop_form(self, arg: list[Tok]) -> Form | None:
+        """("loop", ...) for an index that is a loop counter in its loop's body."""
+        sig = [x for x in arg if x.kind not in ("ws", "comment")]
+        if len(sig) != 1 or sig[0].kind != "id":
+            return None
+        t = sig[0]
+        inner = [lp for lp in self.loops if lp.var == t.text and lp.start <= t.pos < lp.end]
+        if not inner:
+            return None
+        lp = max(inner, key=lambda x: x.start)  # the innermost loop of that name
+        return ("loop", lp.array, lp.axis, lp.max_value)
+
     @staticmethod
     def _rhs_end(toks: list[Tok], k: int) -> int:
         """Where the right-hand side of an assignment that starts at ``toks[k]`` ends:
@@ -479,6 +588,8 @@ class _Translator:
         return k
 
     def _access(self, name: str, idx: list[str], site: int) -> str:
+        if self.bounds == "vector":  # the element of the thread's vector (see _emit)
+            return f"_uk_{name}_v.v[_uk_k]"
         if self.bounds == "check":
             args = ", ".join(f"(_uk_i)({e})" for e in idx)
             return f"(*_uk_at_{name}({name}, {args}, {site}))"
@@ -493,12 +604,15 @@ class _Translator:
 
 
 def translate(body: str, params: tuple[Param, ...], ndim: int, types: dict[str, str],
-              bounds: str) -> Translation:
+              bounds: str, intrinsics: frozenset[str] = frozenset()) -> Translation:
     """Translate ``body`` for an ``ndim``-D iteration space; ``types`` maps dtype names to
-    the target's C types; ``bounds`` is the bounds mode."""
-    tr = _Translator(params, ndim, types, bounds, body)
+    the target's C types; ``bounds`` is the bounds mode; ``intrinsics``: compiler
+    builtins the body may call although their names start with ``__`` (value-only
+    functions such as CUDA's ``__fmul_rn``; only generated bodies pass any)."""
+    tr = _Translator(params, ndim, types, bounds, body, intrinsics)
     toks = tokenize(body)
     tr.check_text(toks)
+    tr.loops = find_loops(toks, tr.arrays)
     code = tr.run(toks)
     tr.out.code = code
     if any(p.dtype == KERNEL_DTYPES["float64"] for p in params):

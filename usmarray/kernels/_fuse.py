@@ -1,0 +1,673 @@
+"""``usmarray.fuse``: one kernel for a chain of array-API calls (docs/fusion.md).
+
+The decorated function is ordinary array-API code.  The first call per *signature*
+(per argument: an array's dtype, rank and device, a Python scalar's type and value,
+any other argument's value; which arguments are the same array; the Python scalars
+the function reads from its globals and closure) runs the function unfused while
+the namespace functions record what they compute (``usmarray._trace``): its result
+is that call's result.  When everything between the array arguments and the result
+is an elementwise function, operator, ``where``, ``clip`` or ``astype`` of a dtype
+and form this module can emit exactly (the table below), the recorded chain becomes
+one kernel of the factory (``elementwise``), compiled once; a trailing ``sum``,
+``prod``, ``max``, ``min`` or ``mean`` runs as the namespace's own reduction on the
+kernel's result.  Later calls with that signature launch the kernel.  Anything else
+(an unsupported function or dtype, an array that is not an argument, a value read
+into Python, a write into an array, the NumPy backend) makes that signature run the
+function unfused, logged at debug level on the ``usmarray.fuse`` logger.
+
+Exactness: each operation is emitted as the backend's own kernel computes it (the
+same math library functions, NaN and signed-zero rules, wrap-around integer
+arithmetic in unsigned types, no contraction of ``a * b + c`` into an FMA); an
+operation whose backend result needs a fix-up (``usmarray._special_cases``) is not
+fused.  A later call whose shapes do not broadcast, or that fails in any other way,
+runs the function unfused, so its error is the namespace's.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import operator
+import types
+import weakref
+from typing import Any
+
+import numpy as np
+
+from .. import _dtypes as dt
+from .. import _statistical, _trace
+from .._array import usm_ndarray, wrap_with
+from .._scalars import py_scalar
+from .._special_cases import FIXUPS
+from ._compilers import COMPILERS
+from ._elementwise import ElementwiseKernel
+
+log = logging.getLogger("usmarray.fuse")
+
+#: signatures kept per fused function (the oldest is dropped beyond this)
+MAX_SIGNATURES = 64
+
+_UNFUSED = "unfused"
+_MISSING = object()
+
+#: elementwise functions emitted as a C function of the same name (floating dtypes)
+_MATH = {
+    "sin": "sin", "cos": "cos", "tan": "tan", "asin": "asin", "acos": "acos",
+    "atan": "atan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "asinh": "asinh",
+    "acosh": "acosh", "atanh": "atanh", "exp": "exp", "expm1": "expm1", "log": "log",
+    "log1p": "log1p", "log2": "log2", "log10": "log10", "sqrt": "sqrt",
+    "floor": "floor", "ceil": "ceil", "trunc": "trunc", "round": "rint", "abs": "fabs",
+}
+_MATH2 = {"atan2": "atan2", "hypot": "hypot", "copysign": "copysign", "pow": "pow"}
+_ARITH = {"add": "+", "subtract": "-", "multiply": "*", "divide": "/"}
+_CUDA_ARITH = {"+": "add", "-": "sub", "*": "mul", "/": "div"}
+_COMPARE = {"equal": "==", "not_equal": "!=", "less": "<", "less_equal": "<=",
+            "greater": ">", "greater_equal": ">="}
+_BITWISE = {"bitwise_and": "&", "bitwise_or": "|", "bitwise_xor": "^"}
+_LOGICAL = {"logical_and": "&&", "logical_or": "||", "logical_xor": "!="}
+_REDUCTIONS = frozenset({"sum", "prod", "max", "min", "mean"})
+#: CUDA intrinsics the generated CUDA body uses (round-to-nearest arithmetic that
+#: NVRTC will not contract into an FMA)
+CUDA_INTRINSICS = frozenset(
+    f"__{p}{op}_rn" for p in ("f", "d") for op in ("add", "sub", "mul", "div"))
+
+
+class _Unfusable(Exception):
+    """The recorded chain cannot be emitted exactly; ``args[0]`` says why."""
+
+
+class _Node:
+    __slots__ = ("op", "ins", "dtype", "params")
+
+    def __init__(self, op: str, ins: tuple, dtype: np.dtype, params: tuple) -> None:
+        self.op = op  # "arg" for an argument array (ins = (position,))
+        self.ins = ins  # node indices, ("const", value) or None
+        self.dtype = dtype
+        self.params = params
+
+
+class _Plan:
+    """A fused signature: the kernel, which argument positions it reads, the scalar
+    constants it takes, and the trailing reduction (name, keyword arguments) if any."""
+
+    __slots__ = ("kernel", "positions", "consts", "reduction", "source_body", "out_dtype",
+                 "c_shape", "c_strides")
+
+    def __init__(self, kernel: ElementwiseKernel, positions: tuple[int, ...],
+                 consts: tuple, reduction: tuple | None, source_body: dict[str, str],
+                 out_dtype: np.dtype) -> None:
+        self.kernel = kernel
+        self.positions = positions
+        self.consts = consts
+        self.reduction = reduction
+        self.source_body = source_body
+        self.out_dtype = out_dtype
+        #: the last launch's shape and its C-contiguous element strides
+        self.c_shape: tuple[int, ...] = ()
+        self.c_strides: tuple[int, ...] = ()
+
+
+# ---- the recorded graph ----------------------------------------------------------------------
+class _GraphRecorder(_trace.Recorder):
+    """Builds the graph while the trace runs: each recorded result gets a node whose
+    inputs are argument arrays, earlier nodes or Python scalars; a result computed from
+    anything else gets none.  Results are not kept alive (the trace holds no more
+    memory than the unfused run): a result's node is forgotten when it is freed, so a
+    later array at the same address cannot be taken for it."""
+
+    def __init__(self, flat: list) -> None:
+        super().__init__()
+        self.ids: dict[int, int] = {}
+        self.nodes: list[_Node] = []
+        for k, a in enumerate(flat):
+            if type(a) is usm_ndarray and id(a) not in self.ids:
+                self.ids[id(a)] = len(self.nodes)
+                self.nodes.append(_Node("arg", (k,), a._arr.dtype, ()))
+
+    def _forget(self, key: int) -> None:
+        # runs as the result is freed, before its address can be reused
+        self.ids.pop(key, None)
+
+    def note(self, name: str, operands: tuple, result: Any, params: tuple) -> None:
+        ids = self.ids
+        ins: list[Any] = []
+        for o in operands:
+            if type(o) is usm_ndarray:
+                n = ids.get(id(o))
+                if n is None:
+                    break
+                ins.append(n)
+            elif o is None:
+                ins.append(None)
+            else:
+                v = py_scalar(o)
+                if type(v) not in (bool, int, float):
+                    break
+                ins.append(("const", v))
+        else:
+            index = len(self.nodes)
+            self.nodes.append(_Node(name, tuple(ins), result._arr.dtype, params))
+            known = id(result) in ids
+            ids[id(result)] = index
+            if not known:  # an argument (or a result noted twice) is alive anyway
+                weakref.finalize(result, self._forget, id(result))
+            return
+        ids.pop(id(result), None)  # computed from something that is not an argument
+
+    def output(self, out: Any) -> int:
+        """The node of the function's result."""
+        if type(out) is not usm_ndarray:
+            raise _Unfusable(f"the function returned {type(out).__name__}, not one array")
+        n = self.ids.get(id(out))
+        if n is None:
+            raise _Unfusable("the result depends on an array that is not an argument or on "
+                             "an operation that is not recorded (indexing, creation, "
+                             "manipulation, linear algebra, ...)")
+        return n
+
+
+# ---- emitting C -------------------------------------------------------------------------------
+class _Emitter:
+    """The body of one fused kernel, for one target language."""
+
+    def __init__(self, nodes: list[_Node], family: str, language: str) -> None:
+        self.nodes = nodes
+        self.family = family
+        self.language = language
+        self.lines: list[str] = []
+        self.consts: list[tuple[Any, np.dtype]] = []
+        self.done: dict[int, str] = {}
+
+    def const(self, value: Any, d: np.dtype) -> str:
+        for j, (v, cd) in enumerate(self.consts):
+            if type(v) is type(value) and v == value and cd == d and (
+                    type(v) is not float or np.copysign(1.0, v) == np.copysign(1.0, value)):
+                return f"s{j}"
+        self.consts.append((value, d))
+        return f"s{len(self.consts) - 1}"
+
+    def operand(self, ref: Any, cd: np.dtype) -> str:
+        """``ref`` (a node index or a constant) as a C expression of dtype ``cd``."""
+        if isinstance(ref, tuple):
+            v = ref[1]
+            if type(v) is float and cd.kind != "f" or type(v) is bool and cd.kind != "b" \
+                    or type(v) is int and cd.kind == "b":
+                raise _Unfusable(f"a Python {type(v).__name__} with dtype {cd}")
+            return self.const(v, cd)
+        name = self.value(ref)
+        if self.nodes[ref].dtype == cd:
+            return name
+        return f"(({_cname(cd)})({name}))"
+
+    def value(self, i: int) -> str:
+        got = self.done.get(i)
+        if got is not None:
+            return got
+        node = self.nodes[i]
+        if node.op == "arg":
+            expr = f"a{node.ins[0]}"
+        else:
+            expr = self.expr(node)
+        var = f"t{i}"
+        self.lines.append(f"{_cname(node.dtype)} {var} = {expr};")
+        self.done[i] = var
+        return var
+
+    def arith(self, sym: str, a: str, b: str, cd: np.dtype) -> str:
+        if cd.kind == "f":
+            if self.language == "cuda":
+                return f"__{'f' if cd.itemsize == 4 else 'd'}{_CUDA_ARITH[sym]}_rn({a}, {b})"
+            return f"({a} {sym} {b})"
+        if sym == "/":  # pragma: no cover - integer division is not dispatched here
+            raise _Unfusable("integer division")
+        u = "uint32" if cd.itemsize <= 4 else "uint64"
+        return f"(({_cname(cd)})(({u})({a}) {sym} ({u})({b})))"
+
+    def expr(self, node: _Node) -> str:
+        op, d = node.op, node.dtype
+        ins = node.ins
+        fx = FIXUPS.get(self.family)
+        if fx is not None and (op in fx[0] or op in fx[1]):
+            table = fx[0] if op in fx[0] else fx[1]
+            in_dtypes = {self.nodes[r].dtype for r in ins if isinstance(r, int)}
+            if in_dtypes & table[op][0] or d in table[op][0]:
+                raise _Unfusable(f"{op} has a fix-up on the {self.family} backend")
+        if d.kind == "c" or any(isinstance(r, int) and self.nodes[r].dtype.kind == "c"
+                                for r in ins):
+            raise _Unfusable(f"{op} on complex dtypes")
+        if op in _REDUCTIONS:
+            raise _Unfusable(f"{op} in the middle of the chain (only the last call may "
+                             "reduce)")
+        if len(ins) == 1 and op not in ("astype",):
+            return self.unary(op, ins[0], d)
+        if op == "astype":
+            return self.astype(ins[0], d)
+        if op == "where":
+            c = self.operand(ins[0], dt.bool)
+            return f"({c} ? {self.operand(ins[1], d)} : {self.operand(ins[2], d)})"
+        if op == "clip":
+            return self.clip(ins, d)
+        if len(ins) == 2:
+            return self.binary(op, ins, d)
+        raise _Unfusable(f"{op} is not fused")
+
+    def clip(self, ins: tuple, d: np.dtype) -> str:
+        """``clip`` as the backend computes it: the provider's ``max(x, lo)`` then
+        ``min(., hi)`` keeping x where it equals a bound on SYCL; on CUDA the backend's
+        one-pass kernel for bounds that are Python scalars other than NaN (x kept unless
+        strictly outside), else CuPy's ``minimum(maximum(x, lo), hi)``."""
+        x = self.operand(ins[0], d)
+        lo, hi = ins[1], ins[2]
+        nan = self.isnan
+        if self.family == "cuda" and all(
+                r is None or (isinstance(r, tuple) and r[1] == r[1]) for r in (lo, hi)):
+            def low(v: str, b: str) -> str:
+                return f"({v} < {b} ? {b} : {v})"
+
+            def high(v: str, b: str) -> str:
+                return f"({v} > {b} ? {b} : {v})"
+        elif self.family == "cuda":
+            def low(v: str, b: str) -> str:
+                return self.extremum("maximum", v, b, d)
+
+            def high(v: str, b: str) -> str:
+                return self.extremum("minimum", v, b, d)
+        else:
+            def low(v: str, b: str) -> str:
+                return f"(({v} > {b} || {nan(v, d)}) ? {v} : {b})"
+
+            def high(v: str, b: str) -> str:
+                return f"(({v} < {b} || {nan(v, d)}) ? {v} : {b})"
+        if lo is not None:
+            x = self.bind(low(x, self.operand(lo, d)), d)
+        if hi is not None:
+            x = high(x, self.operand(hi, d))
+        return x
+
+    def extremum(self, op: str, a: str, b: str, cd: np.dtype) -> str:
+        """``maximum``/``minimum`` as the backend computes them (NaN propagates): the
+        provider's ``(a > b || isnan(a)) ? a : b`` on SYCL; on CUDA CuPy's ``NaN if either
+        is NaN, else fmax/fmin`` (which differ for signed zeros)."""
+        sym = ">" if op == "maximum" else "<"
+        if self.family == "cuda":
+            if cd.kind == "f":
+                fn = "fmax" if op == "maximum" else "fmin"
+                return f"((isnan({a}) || isnan({b})) ? ({a} + {b}) : {fn}({a}, {b}))"
+            return f"({a} {sym} {b} ? {a} : {b})"
+        return f"(({a} {sym} {b} || {self.isnan(a, cd)}) ? {a} : {b})"
+
+    def bind(self, expr: str, d: np.dtype) -> str:
+        var = f"u{len(self.lines)}"
+        self.lines.append(f"{_cname(d)} {var} = {expr};")
+        return var
+
+    @staticmethod
+    def isnan(x: str, d: np.dtype) -> str:
+        return f"(isnan({x}) != 0)" if d.kind == "f" else "0"
+
+    def unary(self, op: str, ref: Any, d: np.dtype) -> str:
+        if not isinstance(ref, int):  # pragma: no cover - a unary function takes an array
+            raise _Unfusable(f"{op} of a constant")
+        sd = self.nodes[ref].dtype
+        x = self.operand(ref, sd)
+        k = sd.kind
+        if op in ("isnan", "isinf", "isfinite", "signbit"):
+            if k == "f":
+                return f"({op}({x}) != 0)"
+            if op == "signbit":
+                raise _Unfusable("signbit of an integer")
+            return "1" if op == "isfinite" else "0"
+        if op == "logical_not" or (op == "bitwise_invert" and k == "b"):
+            return f"(!{x})"
+        if op == "bitwise_invert":
+            return f"(({_cname(sd)})(~{x}))"
+        if op == "positive" or (op in ("floor", "ceil", "trunc", "round") and k in "iu"):
+            return x
+        if op == "square":
+            return self.arith("*", x, x, sd)
+        if op == "negative":
+            if k == "f":
+                return f"(-{x})"
+            return self.arith("-", "0", x, sd)
+        if op == "abs" and k in "iu":
+            return x if k == "u" else f"({x} < 0 ? {self.arith('-', '0', x, sd)} : {x})"
+        if op == "sign":
+            if k == "f" and self.family == "cuda":
+                # CuPy's (x > 0) - (x < 0): what the namespace gives for NaN there is
+                # not settled here; run it unfused
+                raise _Unfusable("sign of a floating dtype on the CUDA backend")
+            if k == "f":
+                return (f"({self.isnan(x, sd)} ? {x} : (({x} > 0) ? ({_cname(sd)})1 : "
+                        f"(({x} < 0) ? ({_cname(sd)})-1 : ({_cname(sd)})0)))")
+            return f"(({_cname(sd)})(({x} > 0) - ({x} < 0)))"
+        if op == "reciprocal" and k == "f":
+            return self.arith("/", f"(({_cname(sd)})1)", x, sd)
+        if k == "f" and op in _MATH:
+            return f"{_MATH[op]}({x})"
+        raise _Unfusable(f"{op} of dtype {sd}")
+
+    def astype(self, ref: Any, d: np.dtype) -> str:
+        sd = self.nodes[ref].dtype
+        x = self.operand(ref, sd)
+        if d.kind == "b":
+            return f"({x} != 0)"
+        return f"(({_cname(d)})({x}))"
+
+    def binary(self, op: str, ins: tuple, d: np.dtype) -> str:
+        r1, r2 = ins
+        cd = self._compute_dtype(op, r1, r2, d)
+        a, b = self.operand(r1, cd), self.operand(r2, cd)
+        k = cd.kind
+        if op in _ARITH:
+            if op == "divide" and k != "f":
+                # integer true division: both operands in the result's floating dtype
+                return self.arith("/", f"(({_cname(d)})({a}))", f"(({_cname(d)})({b}))", d)
+            if k == "b":
+                raise _Unfusable(f"{op} of booleans")
+            return self.arith(_ARITH[op], a, b, cd)
+        if op in _COMPARE:
+            return f"({a} {_COMPARE[op]} {b})"
+        if op in _LOGICAL:
+            return f"({a} {_LOGICAL[op]} {b})"
+        if op in _BITWISE:
+            if k == "b":
+                return f"({a} {_BITWISE[op]} {b})"
+            return f"(({_cname(cd)})({a} {_BITWISE[op]} {b}))"
+        if op in ("maximum", "minimum"):
+            return self.extremum(op, a, b, cd)
+        if op in _MATH2 and k == "f":
+            return f"{_MATH2[op]}({a}, {b})"
+        raise _Unfusable(f"{op} of dtype {cd}")
+
+    def _compute_dtype(self, op: str, r1: Any, r2: Any, d: np.dtype) -> np.dtype:
+        """The dtype the backend computes ``op`` in: the promoted operand dtype (a
+        Python scalar takes the array's), as the namespace resolved it."""
+        if isinstance(r1, int) and isinstance(r2, int):
+            d1, d2 = self.nodes[r1].dtype, self.nodes[r2].dtype
+            return dt.PROMOTION_TABLE[(d1, d2)]
+        arr = r1 if isinstance(r1, int) else r2
+        return self.nodes[arr].dtype
+
+    def body(self, out: int, out_dtype: np.dtype) -> str:
+        t = self.value(out)
+        pre = "#pragma OPENCL FP_CONTRACT OFF\n" if self.language == "opencl" else ""
+        return pre + "\n".join(self.lines) + f"\nz = {t}"
+
+
+def _cname(d: np.dtype) -> str:
+    """The dtype's name in a kernel body (the translator maps it to the target's C type)."""
+    return "bool" if d.kind == "b" else d.name
+
+
+def _compile_plan(nodes: list[_Node], out: int, family: str, fname: str) -> _Plan:
+    reduction = None
+    node = nodes[out]
+    if node.op in _REDUCTIONS:
+        if not isinstance(node.ins[0], int):  # pragma: no cover
+            raise _Unfusable("a reduction of a constant")
+        try:
+            hash(node.params)
+        except TypeError:
+            raise _Unfusable(f"{node.op} with unhashable arguments") from None
+        names = ("axis", "dtype", "keepdims") if node.op in ("sum", "prod") else ("axis", "keepdims")
+        reduction = (node.op, dict(zip(names, node.params, strict=True)))
+        out = node.ins[0]
+        node = nodes[out]
+    if node.op == "arg":
+        raise _Unfusable("nothing to fuse (the result is an argument, or a reduction of one)")
+    bodies = {}
+    consts: tuple = ()
+    reads: set[int] = set()
+    for lang in ("opencl", "cuda"):
+        em = _Emitter(nodes, family, lang)
+        bodies[lang] = em.body(out, node.dtype)
+        consts = tuple(em.consts)
+        reads = {nodes[i].ins[0] for i in em.done if nodes[i].op == "arg"}
+    positions = tuple(sorted(reads))
+    arrays = [f"{_signame(nodes, p)}[] a{p}" for p in positions]
+    scalars = [f"{cd.name} s{j}" for j, (_v, cd) in enumerate(consts)]
+    sig = ", ".join(arrays + scalars) + f" -> {node.dtype.name}[] z"
+    kernel = ElementwiseKernel(sig, bodies["opencl"], name=f"fused {fname}", bodies=bodies,
+                               intrinsics=CUDA_INTRINSICS)
+    return _Plan(kernel, positions, tuple(v for v, _ in consts), reduction, bodies,
+                 node.dtype)
+
+
+def _signame(nodes: list[_Node], position: int) -> str:
+    for n in nodes:
+        if n.op == "arg" and n.ins[0] == position:
+            return n.dtype.name
+    raise AssertionError(position)  # pragma: no cover
+
+
+# ---- the decorator ----------------------------------------------------------------------------
+def _global_reads(fn: Any) -> tuple[str, ...]:
+    """The names ``fn`` (and the code nested in it) may read from its globals."""
+    names: set[str] = set()
+    stack = [fn.__code__]
+    while stack:
+        co = stack.pop()
+        names.update(co.co_names)
+        stack.extend(c for c in co.co_consts if isinstance(c, types.CodeType))
+    return tuple(sorted(names))
+
+
+class FusedFunction:
+    """A function fused by :func:`fuse`; call it as the function itself."""
+
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+        functools.update_wrapper(self, fn)
+        self._plans: dict[tuple, Any] = {}
+        g_names = _global_reads(fn)
+        self._globals = fn.__globals__
+        self._g_names = g_names
+        #: counters for tests and benchmarks: traces, fused launches, unfused calls
+        self.stats = {"traced": 0, "fused": 0, "unfused": 0}
+
+    def __repr__(self) -> str:
+        return f"usmarray.fuse({getattr(self.fn, '__qualname__', self.fn)!r})"
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
+    def _frozen(self) -> list:
+        """What the function reads from its globals and closure cells (functions,
+        modules, Python scalars, ...): a trace holds while these are the same objects."""
+        g = self._globals
+        vals = [g.get(n, _MISSING) for n in self._g_names]
+        for c in self.fn.__closure__ or ():
+            try:
+                vals.append(c.cell_contents)
+            except ValueError:  # an empty cell
+                vals.append(_MISSING)
+        return vals
+
+    def _key(self, flat: list) -> tuple | None:
+        key: list[Any] = []
+        seen: dict[int, int] = {}
+        be = None
+        for k, a in enumerate(flat):
+            if type(a) is usm_ndarray:
+                raw = a._arr
+                first = seen.setdefault(id(a), k)
+                if be is None:
+                    be = a._be
+                key.append((raw.dtype, raw.ndim, a._be.name, a._be.queue_of(raw), first))
+            else:
+                v = _value_key(a)
+                if v is None:
+                    return None
+                key.append(v)
+        if be is None or be.name not in COMPILERS:
+            return None
+        return tuple(key)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if _trace.ACTIVE and _trace.tracing():
+            return self.fn(*args, **kwargs)  # inside another fused function's trace
+        flat = list(args) + [kwargs[k] for k in sorted(kwargs)] if kwargs else list(args)
+        key = self._key(flat)
+        if key is None:
+            self.stats["unfused"] += 1
+            return self.fn(*args, **kwargs)
+        if kwargs:
+            key = key + (tuple(sorted(kwargs)),)
+        entry = self._plans.get(key)
+        if entry is not None:
+            frozen, plan = entry
+            if plan is _UNFUSED:
+                self.stats["unfused"] += 1
+                return self.fn(*args, **kwargs)
+            if all(map(operator.is_, frozen, self._frozen())):
+                try:
+                    res = self._launch(plan, flat)
+                except Exception as exc:  # the namespace reports it, or computes it
+                    log.debug("%r: the fused kernel did not run (%s: %s); calling the "
+                              "function unfused", self, type(exc).__name__, exc)
+                    self.stats["unfused"] += 1
+                    return self.fn(*args, **kwargs)
+                if res is not None:
+                    self.stats["fused"] += 1
+                    return res
+                self.stats["unfused"] += 1
+                return self.fn(*args, **kwargs)
+        return self._trace(key, flat, args, kwargs)
+
+    def _trace(self, key: tuple, flat: list, args: tuple, kwargs: dict) -> Any:
+        frozen = self._frozen()
+        rec = _GraphRecorder(flat)
+        _trace.start(rec)
+        try:
+            out = self.fn(*args, **kwargs)
+        finally:
+            _trace.stop()
+        self.stats["traced"] += 1
+        family = next(a._be.kernel_family for a in flat if type(a) is usm_ndarray)
+        try:
+            if rec.impure is not None:
+                raise _Unfusable(f"it uses {rec.impure}")
+            n = rec.output(out)
+            plan: Any = _compile_plan(rec.nodes, n, family, getattr(self.fn, "__name__", "?"))
+        except _Unfusable as why:
+            log.debug("%r: not fused for this signature: %s; it runs unfused", self, why)
+            plan = _UNFUSED
+        if len(self._plans) >= MAX_SIGNATURES:
+            self._plans.pop(next(iter(self._plans)))
+        self._plans[key] = (frozen, plan)
+        return out
+
+    @staticmethod
+    def _launch(plan: _Plan, flat: list) -> Any:
+        """The fused result for arguments of the plan's signature, or None when the
+        call must run unfused (shapes that do not broadcast: the namespace's error; a
+        0-D result).  Dtypes and the device are the signature's, checked by its key."""
+        arrays = [flat[p]._arr for p in plan.positions]
+        shape: tuple[int, ...] = arrays[0].shape
+        for r in arrays:
+            s = r.shape
+            if s != shape:
+                b = _broadcast(shape, s)
+                if b is None:
+                    return None
+                shape = b
+        if not shape:
+            return None
+        be = flat[plan.positions[0]]._be
+        q = be.queue_of(arrays[0])
+        ek = plan.kernel
+        usm = be.coerced_usm_type([be.usm_type_of(r) for r in arrays])
+        out = ek._empty(be, shape, plan.out_dtype, usm, q)
+        size = out.size
+        if size:
+            if shape != plan.c_shape:
+                plan.c_shape, plan.c_strides = shape, _c_strides(shape)
+            es = be.element_strides
+            cs = plan.c_strides
+            if all(r.shape == shape and es(r) == cs for r in arrays):
+                ek._kernel(1).run_flat(be, q, [*arrays, *plan.consts, out], size)
+            else:
+                vals = [r if r.shape == shape else be.broadcast_to(r, shape) for r in arrays]
+                ek._kernel(len(shape))._run(be, q, [*vals, *plan.consts, out], "unchecked",
+                                            shape, False)
+        res = wrap_with(be, out)
+        if plan.reduction is not None:
+            name, kw = plan.reduction
+            res = getattr(_statistical, name)(res, **kw)
+        return res
+
+    def source(self, *args: Any, **kwargs: Any) -> dict[str, str] | None:
+        """The fused kernel's body per target language for a call with these arguments
+        (tracing if needed), or None when that signature runs unfused."""
+        flat = list(args) + [kwargs[k] for k in sorted(kwargs)]
+        key = self._key(flat)
+        if key is None:
+            return None
+        if kwargs:
+            key = key + (tuple(sorted(kwargs)),)
+        if key not in self._plans:
+            self._trace(key, flat, args, kwargs)
+        plan = self._plans[key][1]
+        return None if plan is _UNFUSED else dict(plan.source_body)
+
+
+def _value_key(a: Any) -> tuple | None:
+    """A non-array argument as part of a signature: equal keys mean values the function
+    cannot tell apart (floats by their bits, so -0.0 and 0.0 differ); None for a value
+    without such a key (the call then runs unfused)."""
+    if isinstance(a, np.generic):
+        a = py_scalar(a)
+    t = type(a)
+    if t is float:
+        return (t, a.hex())
+    if t is complex:
+        return (t, a.real.hex(), a.imag.hex())
+    if t in (bool, int, str, type(None)) or isinstance(a, dt.DType):
+        return (t, a)
+    if t in (tuple, list):
+        items = [_value_key(x) for x in a]
+        return None if any(x is None for x in items) else (t, tuple(items))
+    return None
+
+
+def _c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The element strides of a C-contiguous array of ``shape`` (as the backends report
+    them: an axis of length 1 keeps the stride it would have)."""
+    out = []
+    step = 1
+    for n in reversed(shape):
+        out.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(out))
+
+
+def _broadcast(s1: tuple[int, ...], s2: tuple[int, ...]) -> tuple[int, ...] | None:
+    nd = max(len(s1), len(s2))
+    a = (1,) * (nd - len(s1)) + s1
+    b = (1,) * (nd - len(s2)) + s2
+    out = []
+    for m, n in zip(a, b, strict=True):
+        if m == n or n == 1:
+            out.append(m)
+        elif m == 1:
+            out.append(n)
+        else:
+            return None
+    return tuple(out)
+
+
+def fuse(fn: Any) -> FusedFunction:
+    """Decorator: run ``fn`` (array-API code on ``usm_ndarray`` arguments) as one kernel.
+
+    The first call per signature traces ``fn`` (running it unfused) and compiles the
+    chain of elementwise calls into one kernel; later calls launch it.  Calls that
+    cannot be fused run ``fn`` unfused, with the namespace's results and errors.  The
+    function must be pure in what it does not receive as arguments: Python scalars it
+    reads from its globals or closure are checked on every call, other state (arrays
+    it does not receive, attributes of objects) is read at trace time only and is not
+    fused (the trace then falls back).  See docs/fusion.md."""
+    if not callable(fn):
+        raise TypeError(f"fuse: expected a function, got {type(fn).__name__}")
+    return FusedFunction(fn)
