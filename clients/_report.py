@@ -52,6 +52,14 @@ CAUSES: list[Cause] = [
         "PyTorch's refuse it. Its tests skip CPU-only cases by library name. Upstream fix: "
         "decide by the array's device (`x.__dlpack_device__()` not the CPU: skip as "
         "cpu-only), not by name."),
+    Cause("sklearn-convert-to-numpy-by-name", "scikit-learn", re.compile(
+        r"sklearn/utils/_array_api\.py.*\n.*usmarray/_array\.py.*|"
+        r"test_label_binarize_unsigned_integer_overflow.*implicit conversion", re.S),
+        "scikit-learn's test calls its private `_convert_to_numpy(x, xp)`, which converts "
+        "by library name (PyTorch `.cpu()`, CuPy `.get()`, array-api-strict through its "
+        "CPU device, dpnp `.asnumpy()`) and otherwise with `np.asarray`, which GPU memory "
+        "refuses. Upstream fix: `move_to(x, xp=np, device=\"cpu\")` (DLPack) in the test, "
+        "or `np.from_dlpack(x, device=\"cpu\")` as the fallback."),
     Cause("harness-deprecations-ignored", "this harness", re.compile(
         r"test_deprecation\.py::TestDeprecatedFunctions.*DID NOT RAISE DeprecationWarning",
         re.S),

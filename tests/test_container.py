@@ -266,7 +266,7 @@ def test_cuda_memory_objects_as_buffers(cuda):
         assert xp.asnumpy(a).tolist() == [7.0, 5.0, 3.0, 1.0]
         del mp
         gc.collect()
-        _ = [cupy.full(64, -1, dtype=cupy.uint8) for _ in range(4)]
+        _ = [cupy.full(64, 255, dtype=cupy.uint8) for _ in range(4)]
         assert xp.asnumpy(a).tolist() == [7.0, 5.0, 3.0, 1.0]  # kept alive by the view
 
         managed = cupy.cuda.malloc_managed(64)

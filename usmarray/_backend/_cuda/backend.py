@@ -172,6 +172,21 @@ def _flat_arrays(args: tuple, kw: dict) -> Iterator[Any]:
                     yield b
 
 
+def _without_negative_strides(matmul: Any) -> Any:
+    """CuPy's ``matmul`` with C-ordered copies of operands that have a negative stride
+    (a flipped view): CuPy computes a stack's matrix addresses in uint64, which NumPy 2
+    refuses for a negative step (OverflowError)."""
+    def call(a: Any, b: Any, *args: Any, **kw: Any) -> Any:
+        if any(st < 0 for st in a.strides):
+            a = a.copy()
+        if any(st < 0 for st in b.strides):
+            b = b.copy()
+        return matmul(a, b, *args, **kw)
+
+    call.__name__ = "matmul"
+    return call
+
+
 class CudaBackend(BackendBase):
     """Memory and kernels on NVIDIA GPUs through CuPy (see the module docstring)."""
 
@@ -221,6 +236,7 @@ class CudaBackend(BackendBase):
         ks = _ndlike_kernels(cupy, host_repeats=True, fast_mean=True, signed_nans=True)
         for kname in ("argmax", "argmin"):
             ks[kname] = make_argext(kname, ks[kname])
+        ks["matmul"] = _without_negative_strides(ks["matmul"])
         for kname, fn in ks.items():
             ks[kname] = self._placed(fn)
         default_queue = self._defaults[0]
