@@ -219,7 +219,8 @@ def make_input(args: argparse.Namespace) -> None:
 
     work = tempfile.mkdtemp(prefix="cubed-prof-", dir=args.work_dir)
     allowed = int(float(args.allowed_mem.upper().replace("GB", "e9").replace("MB", "e6")))
-    spec = cubed.Spec(work_dir=work, allowed_mem=allowed)
+    spec = cubed.Spec(work_dir=work, allowed_mem=allowed,
+                      zarr_compressor=None if args.compressor == "none" else "default")
     i = cxp.arange(int(float(args.n)), dtype=cxp.int32, chunks=int(float(args.chunk)),
                    spec=spec)
     x = cxp.sin(cxp.astype(i, cxp.float32) * 1e-4)
@@ -243,7 +244,7 @@ def _child_cmd(args: argparse.Namespace, *extra: str) -> list[str]:
            "--allowed-mem", args.allowed_mem, "--chunk", str(args.chunk),
            "--data", args.data, "--repeats", str(args.repeats), "--executor",
            args.executor, "--workers", str(args.workers), "--reserved-mem",
-           str(args.reserved_mem), *extra]
+           str(args.reserved_mem), "--compressor", args.compressor, *extra]
     if args.work_dir:
         cmd += ["--work-dir", args.work_dir]
     return cmd
@@ -365,7 +366,8 @@ def parent(args: argparse.Namespace) -> None:
             rows.append(r)
             (out / "profile.json").write_text(json.dumps(dict(
                 n=int(float(args.n)), allowed_mem=args.allowed_mem, chunk=args.chunk,
-                executor=args.executor, workers=args.workers, rows=rows), indent=1))
+                executor=args.executor, workers=args.workers, compressor=args.compressor,
+                rows=rows), indent=1))
         md = table(rows, args.workers if args.executor == 'threads' else 1)
         (out / "profile.md").write_text(md + "\n")
         print(md)
@@ -386,6 +388,8 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=2, help="processes per configuration")
     ap.add_argument("--configs", nargs="*", default=list(CONFIGS), choices=list(CONFIGS))
     ap.add_argument("--work-dir", default=None)
+    ap.add_argument("--compressor", default="default", choices=("default", "none"),
+                    help="the input Zarr array's compressor: cubed's default or none")
     ap.add_argument("--data", default=None)
     ap.add_argument("--out", default="benchmarks/results/cubed-profile")
     ap.add_argument("--timeout", type=int, default=900)
