@@ -112,6 +112,12 @@ def cached(table: dict, key: Any, multi_gpu: bool, source: Any,
     return f
 
 
+def grid_1d(n: int) -> tuple[int, int, int]:
+    """The grid of a grid-stride loop over ``n`` elements in blocks of 256 threads: one
+    block per 256 elements, at least 1 and at most 8192."""
+    return (max(1, min(-(-n // 256), 8 * 1024)), 1, 1)
+
+
 def launch(f: Any, grid: tuple[int, int, int], block: tuple[int, int, int], fmt: str,
            *args: Any, shared: int = 0, stream: int | None = None) -> None:
     """Launch ``f`` on ``stream`` (a handle; CuPy's current stream where None) with
@@ -129,5 +135,5 @@ def launch(f: Any, grid: tuple[int, int, int], block: tuple[int, int, int], fmt:
                    stream_ptr() if stream is None else stream, t.pp, 0)
 
 
-__all__ = ["OPTIONS", "SLOTS", "cached", "compiled", "cub_options", "driver_launch", "launch", "sm_count",
-           "stream_ptr"]
+__all__ = ["OPTIONS", "SLOTS", "cached", "compiled", "cub_options", "driver_launch", "grid_1d",
+           "launch", "sm_count", "stream_ptr"]

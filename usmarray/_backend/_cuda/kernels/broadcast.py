@@ -24,7 +24,7 @@ import cupy
 import numpy as np
 
 from ..fast import _CTYPES
-from ._launch import cached, launch, stream_ptr
+from ._launch import cached, grid_1d, launch, stream_ptr
 
 _nd = cupy.ndarray
 
@@ -284,7 +284,7 @@ class RowBroadcast:
                 f = cached(self._fns, ("roll", a.dtype.itemsize), self._multi,
                            lambda: _ROLL.format(t=_WORDS[a.dtype.itemsize]))
                 total = a.size
-                launch(f, (max(1, min(-(-total // 256), 8 * 1024)), 1, 1), (256, 1, 1),
+                launch(f, grid_1d(total), (256, 1, 1),
                        "QQqqqq", a.data.ptr, out.data.ptr, total, n, inner, shift % n,
                        stream=stream_ptr())
                 return out
@@ -304,7 +304,7 @@ class RowBroadcast:
                 f = cached(self._fns, ("repeat", a.dtype.itemsize), self._multi,
                            lambda: _REPEAT.format(t=_WORDS[a.dtype.itemsize]))
                 total = out.size
-                launch(f, (max(1, min(-(-total // 256), 8 * 1024)), 1, 1), (256, 1, 1), "QQqqq",
+                launch(f, grid_1d(total), (256, 1, 1), "QQqqq",
                        a.data.ptr, out.data.ptr, total, inner, repeats, stream=stream_ptr())
                 return out
             return fallback(a, repeats, axis=axis)

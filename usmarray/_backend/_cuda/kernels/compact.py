@@ -18,7 +18,7 @@ import cupy
 import numpy as np
 
 from ..fast import _CTYPES
-from ._launch import cached, launch, stream_ptr
+from ._launch import cached, grid_1d, launch, stream_ptr
 from .scan import ROWS_SOURCE, SCAN_STORE, TILE, common
 
 _nd = cupy.ndarray
@@ -173,7 +173,7 @@ class Compactions:
                 firsts = _nd((n,), np.bool_)
                 f = cached(self._fns, ("firsts", s.dtype), self._multi,
                            lambda: _FIRSTS.format(t=_CTYPES[s.dtype]))
-                launch(f, (max(1, min(-(-n // 256), 8 * 1024)), 1, 1), (256, 1, 1), "QQq",
+                launch(f, grid_1d(n), (256, 1, 1), "QQq",
                        s.data.ptr, firsts.data.ptr, n, stream=stream_ptr())
                 out = self.masked(s, firsts)
                 if out is not None:

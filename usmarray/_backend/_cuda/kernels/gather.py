@@ -19,7 +19,7 @@ import cupy
 import numpy as np
 
 from ..fast import _CTYPES
-from ._launch import cached, launch, stream_ptr
+from ._launch import cached, grid_1d, launch, stream_ptr
 
 _nd = cupy.ndarray
 
@@ -112,7 +112,7 @@ class Gathers:
         f = cached(self._fns, (a.dtype, i.dtype), self._multi,
                    lambda: _SOURCE.format(t=_CTYPES[a.dtype], i=_CTYPES[i.dtype]))
         total = out.size
-        launch(f, (max(1, min(-(-total // 256), 8 * 1024)), 1, 1), (256, 1, 1), "QQQQqqqqq",
+        launch(f, grid_1d(total), (256, 1, 1), "QQQQqqqqq",
                a.data.ptr, i.data.ptr, out.data.ptr, rep.data.ptr, total, outer, n, k, inner,
                stream=s)
         flag, hi, lo = (int(v) for v in rep.get())
@@ -133,7 +133,7 @@ class Gathers:
         f = cached(self._fns, ("range", i.dtype), self._multi,
                    lambda: _RANGE.format(i=_CTYPES[i.dtype]))
         total = i.size
-        launch(f, (max(1, min(-(-total // 256), 8 * 1024)), 1, 1), (256, 1, 1), "QQqq",
+        launch(f, grid_1d(total), (256, 1, 1), "QQqq",
                i.data.ptr, rep.data.ptr, total, n, stream=s)
         return bool(int(rep[0].get()))
 

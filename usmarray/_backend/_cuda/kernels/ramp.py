@@ -17,7 +17,7 @@ import cupy
 import numpy as np
 
 from ..fast import _CTYPES
-from ._launch import cached, launch, stream_ptr
+from ._launch import cached, grid_1d, launch, stream_ptr
 
 _nd = cupy.ndarray
 
@@ -57,10 +57,6 @@ _ARANGE_WORK = {np.dtype(np.float32): ("float", "d"), np.dtype(np.float64): ("do
                 np.dtype(np.int32): ("long long", "q"), np.dtype(np.int64): ("long long", "q")}
 
 
-def _grid(n: int) -> tuple[int, int, int]:
-    return (max(1, min(-(-n // 256), 8 * 1024)), 1, 1)
-
-
 class Ramps:
     """``linspace`` and ``arange`` kernels, compiled once per dtype."""
 
@@ -82,7 +78,7 @@ class Ramps:
             hi, step = lo, 0.0
         f = cached(self._fns, ("linspace", d), self._multi,
                    lambda: _LINSPACE.format(t=_CTYPES[d]))
-        launch(f, _grid(num), (256, 1, 1), "Qqddddq", out.data.ptr, num, lo, hi,
+        launch(f, grid_1d(num), (256, 1, 1), "Qqddddq", out.data.ptr, num, lo, hi,
                float(max(div, 1)), step, int(endpoint and num > 1), stream=stream_ptr())
         return out
 
@@ -105,7 +101,7 @@ class Ramps:
             p, args, code = "double", (float(lo), float(step)), "d"
         f = cached(self._fns, ("arange", d), self._multi,
                    lambda: _ARANGE.format(t=_CTYPES[d], w=w, p=p))
-        launch(f, _grid(n), (256, 1, 1), "Qq" + code * 2, out.data.ptr, n, *args,
+        launch(f, grid_1d(n), (256, 1, 1), "Qq" + code * 2, out.data.ptr, n, *args,
                stream=stream_ptr())
         return out
 
