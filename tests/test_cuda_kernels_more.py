@@ -364,3 +364,64 @@ def test_short_row_sorts_are_the_stable_sorts(dtype, shape, descending, seed):
         assert got[ok].tobytes() == want[ok].tobytes()
     else:
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "uint8", "bool", "float16",
+                                   "complex64"])
+@pytest.mark.parametrize("n,m,k", [(1, 1, 0), (5, 5, 0), (4, 7, 2), (7, 4, -3), (3, 3, 5),
+                                   (3, 3, -5), (600, 300, 1), (0, 3, 0), (70_000, 2, -69_999)])
+def test_eye_one_kernel_matches_numpy(dtype, n, m, k):
+    """eye by one kernel (float16 and complex by CuPy's): NumPy's values, every diagonal
+    offset, rows beyond one grid dimension (70000 > 65535)."""
+    got = xp.eye(n, m, k=k, dtype=getattr(xp, dtype), device="cuda:0")
+    assert got.dtype == getattr(xp, dtype) and got.shape == (n, m)
+    np.testing.assert_array_equal(xp.asnumpy(got), np.eye(n, m, k=k, dtype=dtype))
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "float32", "float64", "complex128"])
+def test_concat_moves_wide_words_where_every_run_allows(dtype):
+    """Joins whose runs, offsets and pointers all divide 16 bytes move 16-byte words; a
+    run or an offset that breaks the alignment falls back to narrower words."""
+    rng = np.random.default_rng(11)
+    for shapes, ax in [([(16, 64)] * 3, 0), ([(16, 64)] * 3, 1), ([(8, 64), (8, 3), (8, 61)], 1),
+                       ([(5, 32), (1, 32), (7, 32)], 0), ([(2, 1, 48)] * 5, 1)]:
+        parts = [(rng.standard_normal(s) * 50).astype(dtype) for s in shapes]
+        got = xp.concat([xp.asarray(p, device="cuda:0") for p in parts], axis=ax)
+        np.testing.assert_array_equal(xp.asnumpy(got), np.concatenate(parts, axis=ax))
+    x = xp.asarray(np.arange(1000, dtype=dtype), device="cuda:0")
+    got = xp.concat([x[1:513], x[3:67]], axis=0)  # pointers off the 16-byte grid
+    np.testing.assert_array_equal(xp.asnumpy(got),
+                                  np.concatenate([np.arange(1, 513), np.arange(3, 67)]).astype(dtype))
+
+
+@pytest.mark.parametrize("name", ["sum", "mean", "max", "min", "prod", "argmax", "argmin", "var"])
+def test_one_launch_reductions_repeat_and_run_on_other_streams(name):
+    """Whole and per-row reductions long enough that their last block finishes the
+    chunks (one launch): repeated calls (the row counters reset themselves), several
+    rows, NaNs for argmax/argmin, and calls on two other streams."""
+    rng = np.random.default_rng(3)
+    cases = [rng.standard_normal(3_000_001).astype(np.float32),
+             rng.standard_normal((7, 300_000)).astype(np.float64),
+             1 + 1e-7 * rng.standard_normal((3, 200, 999)).astype(np.float64)]
+    nan_case = cases[0].copy()
+    nan_case[[17, 2_500_000]] = np.nan
+    if name in ("argmax", "argmin", "max", "min"):
+        cases.append(nan_case)
+    for a in cases:
+        x = xp.asarray(a, device="cuda:0")
+        axis = None if a.ndim == 1 or name in ("argmax", "argmin") else tuple(range(1, a.ndim))
+        want = getattr(np, name)(a.astype(np.float64) if name in ("sum", "mean", "var", "prod") else a,
+                               axis=axis)
+        f = getattr(xp, name)
+        for s in (None, cupy.cuda.Stream(non_blocking=True), cupy.cuda.Stream()):
+            for _ in range(3):
+                if s is None:
+                    got = xp.asnumpy(f(x, axis=axis))
+                else:
+                    with s:
+                        got = xp.asnumpy(f(x, axis=axis))
+                if name in ("argmax", "argmin"):
+                    assert np.array_equal(got, want), (name, a.shape, got, want)
+                else:
+                    np.testing.assert_allclose(got, want, rtol=2e-5 if a.dtype == np.float32 else 1e-9,
+                                               equal_nan=True)

@@ -571,7 +571,7 @@ class CudaBackend(BackendBase):
     def eye(self, n_rows: int, n_cols: Any = None, k: int = 0, dtype: Any = None,
             usm_type: Any = None, queue: Any = None, sycl_queue: Any = None) -> Any:
         m = n_rows if n_cols is None else n_cols
-        return self._create(cupy.eye, (n_rows, n_cols), {"k": k, "dtype": dtype or np.float64},
+        return self._create(self.ramps.eye, (n_rows, n_cols), {"k": k, "dtype": dtype},
                             n_rows * m, dtype, usm_type, queue or sycl_queue)
 
     def _like_placement(self, x: Any, dtype: Any, usm_type: Any, queue: Any) -> tuple:
@@ -760,8 +760,10 @@ class CudaBackend(BackendBase):
                                  "(another dtype, memory kind or device)")
             if same_kind and not copy:
                 return self.astype(moved, dtype, copy=False) if need else moved
-            if same_kind and moved is obj and self._is_fast(obj):
-                # plain device memory on the default queue: the kernels place it already
+            if same_kind and moved is obj and (self._is_fast(obj) or (
+                    q is self._defaults[0] and ut == "device" and self._single)):
+                # device memory on the default queue (plain, or a read-only view of it):
+                # the kernels place it already
                 return self.astype(obj, dtype) if need else self.copy(obj)
             if same_kind:
                 with self.placement(q, ut):

@@ -31,7 +31,7 @@ from cupy.cuda import device as _device
 from cupy_backends.cuda.libs import cublas as _cublas
 from cupy_backends.cuda.libs import cusolver as _cs
 
-from .kernels._launch import cached, launch, stream_ptr
+from .kernels._launch import cached, grid_1d, launch, stream_ptr
 
 #: dtypes the direct routines take (the rest goes through cupy.linalg)
 REAL = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
@@ -111,7 +111,8 @@ def solve(a: Any, b: Any) -> Any:
 _SLOGDET = r"""
 typedef {t} T;
 extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ lu,
-    const int* __restrict__ ipiv, T* __restrict__ out, const long long n) {{
+    const int* __restrict__ ipiv, T* __restrict__ out, const long long n,
+    const int* __restrict__ nan_flag) {{
   __shared__ double sl[256];
   __shared__ int sf[256];
   double acc = 0.0;
@@ -137,11 +138,24 @@ extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ lu,
   if (threadIdx.x == 0) {{
     const int f = sf[0];
     const double sign = (f & 2) ? 0.0 : ((f & 1) ? -1.0 : 1.0);
-    const double logabs = (f & 2) ? __longlong_as_double(0xfff0000000000000LL) : sl[0];
+    // cuSOLVER's LU of a matrix with a NaN need not carry the NaN to its diagonal
+    const double logabs = *nan_flag ? __longlong_as_double(0x7ff8000000000000LL)
+        : (f & 2) ? __longlong_as_double(0xfff0000000000000LL) : sl[0];
     out[0] = (T)sign;
     out[1] = (T)logabs;
     out[2] = (T)(sign * exp(logabs));
   }}
+}}
+"""
+_NANS = r"""
+typedef {t} T;
+extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ a,
+    int* __restrict__ flag, const long long size) {{
+  const long long st = (long long)gridDim.x * blockDim.x;
+  bool bad = false;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < size; i += st)
+    bad |= a[i] != a[i];
+  if (__syncthreads_or(bad) && threadIdx.x == 0) *flag = 1;
 }}
 """
 _fns: dict = {}
@@ -150,16 +164,20 @@ _MULTI_GPU = cupy.cuda.runtime.getDeviceCount() > 1
 
 def slogdet(a: Any) -> tuple[Any, Any, Any]:
     """``(sign, log|det|, det)`` of one real square matrix, as NumPy computes them (from
-    the LU factors: a zero pivot gives ``(0, -inf, 0)``); no host synchronization."""
+    the LU factors: a zero pivot gives ``(0, -inf, 0)``, a NaN anywhere a NaN log and
+    determinant); no host synchronization."""
     n = a.shape[0]
     lu = a.copy()  # C order: the column-major matrix is a.T, whose determinant is a's
-    info = cupy.empty(1, np.int32)
+    info = cupy.zeros(2, np.int32)  # getrf's status, then the NaN flag
+    t = "float" if a.dtype == np.float32 else "double"
+    s = stream_ptr()
+    launch(cached(_fns, ("nans", a.dtype), _MULTI_GPU, lambda: _NANS.format(t=t)), grid_1d(n * n),
+           (256, 1, 1), "QQq", a.data.ptr, info.data.ptr + 4, n * n, stream=s)
     ipiv = _lu(lu, info.data.ptr)
     out = cupy.empty(3, a.dtype)
-    f = cached(_fns, ("slogdet", a.dtype), _MULTI_GPU,
-               lambda: _SLOGDET.format(t="float" if a.dtype == np.float32 else "double"))
-    launch(f, (1, 1, 1), (256, 1, 1), "QQQq", lu.data.ptr, ipiv.data.ptr, out.data.ptr, n,
-           stream=stream_ptr())
+    f = cached(_fns, ("slogdet", a.dtype), _MULTI_GPU, lambda: _SLOGDET.format(t=t))
+    launch(f, (1, 1, 1), (256, 1, 1), "QQQqQ", lu.data.ptr, ipiv.data.ptr, out.data.ptr, n,
+           info.data.ptr + 4, stream=s)
     return out[0], out[1], out[2]
 
 

@@ -111,26 +111,35 @@ class Joins:
         total = shape[ax] * rest
         if not out.size:
             return out
-        p = _PARAMS
-        tab = p.tab
-        k = 0
+        size = a0.dtype.itemsize
+        runs = []
         off = 0
-        most = 0
+        bits = out.data.ptr | total * size
         for a in arrays:
             inner = a.shape[ax] * rest
             if inner:
-                tab[k] = a.data.ptr
-                tab[MAX_INPUTS + k] = inner
-                tab[2 * MAX_INPUTS + k] = off
-                k += 1
-                most = max(most, inner)
+                ptr = a.data.ptr
+                runs.append((ptr, inner, off))
+                bits |= ptr | inner * size | off * size
             off += inner
+        # the widest word (up to 16 bytes) that divides every pointer, run and offset
+        word = min(bits & -bits, 16)
+        f = word // size if word > size else 1
+        p = _PARAMS
+        tab = p.tab
+        most = 0
+        for k, (ptr, inner, off) in enumerate(runs):
+            tab[k] = ptr
+            tab[MAX_INPUTS + k] = inner // f
+            tab[2 * MAX_INPUTS + k] = off // f
+            most = max(most, inner // f)
+        k = len(runs)
         p.slots[0] = out.data.ptr
         p.slots[1] = outer
-        p.slots[2] = total
+        p.slots[2] = total // f
         target = max(1, self._target() // k)
         gx = min(outer, 4096) if outer > 1 else max(1, min(-(-most // 1024), target))
-        driver_launch(self._function(a0.dtype.itemsize).ptr, gx, k, 1, 256, 1, 1, 0,
+        driver_launch(self._function(size * f).ptr, gx, k, 1, 256, 1, 1, 0,
                        stream_ptr(), p.pp, 0)
         return out
 

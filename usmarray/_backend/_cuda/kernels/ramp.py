@@ -1,4 +1,5 @@
-"""``arange`` and ``linspace`` of real dtypes as one launch each (creation by formula).
+"""``arange``, ``linspace`` and ``eye`` of real dtypes as one launch each (creation by
+formula).
 
 ``linspace`` computes in double precision as NumPy does (``start + i * step`` with
 ``step = (stop - start) / div``, or ``i / div * (stop - start) + start`` where the step
@@ -50,6 +51,16 @@ extern "C" __global__ void __launch_bounds__(256) k(T* __restrict__ out, const l
 }}
 """
 
+_EYE = r"""
+typedef {t} T;
+extern "C" __global__ void __launch_bounds__(256) k(T* __restrict__ out, const long long rows,
+    const long long cols, const long long diag) {{
+  const long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (c >= cols) return;
+  for (long long r = blockIdx.y; r < rows; r += gridDim.y) out[r * cols + c] = (T)(c - r == diag);
+}}
+"""
+
 _FLOATS = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
 #: arange dtypes: the C type its formula runs in (CuPy's: the dtype itself; integers wrap
 #: modulo 2**64, which comes to the dtype's own wrap-around) and the arguments' code
@@ -58,7 +69,7 @@ _ARANGE_WORK = {np.dtype(np.float32): ("float", "d"), np.dtype(np.float64): ("do
 
 
 class Ramps:
-    """``linspace`` and ``arange`` kernels, compiled once per dtype."""
+    """``linspace``, ``arange`` and ``eye`` kernels, compiled once per dtype."""
 
     def __init__(self, multi_gpu: bool) -> None:
         self._multi = multi_gpu
@@ -103,6 +114,19 @@ class Ramps:
                    lambda: _ARANGE.format(t=_CTYPES[d], w=w, p=p))
         launch(f, grid_1d(n), (256, 1, 1), "Qq" + code * 2, out.data.ptr, n, *args,
                stream=stream_ptr())
+        return out
+
+    def eye(self, n_rows: int, n_cols: Any = None, k: int = 0, dtype: Any = None) -> Any:
+        """``cupy.eye``'s result written by one kernel (CuPy fills zeros, then the
+        diagonal: two launches and a view)."""
+        d = np.dtype(dtype if dtype is not None else np.float64)
+        m = n_rows if n_cols is None else n_cols
+        if d not in _CTYPES or d.kind == "c" or n_rows * m == 0:
+            return cupy.eye(n_rows, n_cols, k=k, dtype=d)
+        out = _nd((n_rows, m), d)
+        f = cached(self._fns, ("eye", d), self._multi, lambda: _EYE.format(t=_CTYPES[d]))
+        launch(f, (-(-m // 256), min(n_rows, 65535), 1), (256, 1, 1), "Qqqq", out.data.ptr,
+               n_rows, m, k, stream=stream_ptr())
         return out
 
 

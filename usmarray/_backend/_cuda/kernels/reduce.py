@@ -218,9 +218,41 @@ def _header(op: Op, t: np.dtype, s: np.dtype, o: np.dtype, in_acc: bool, final: 
     )
 
 
-def _row_source(head: str, tpr: int, vec: int) -> str:
+def _finish_source(fields: tuple[tuple[str, str], ...]) -> str:
+    """The tail of a fused row pass (256 threads a row, ``gridDim.y`` chunks a row):
+    the block that finishes a row's chunks last merges their accumulators (``y``) and
+    writes the row's result to ``res``, then resets the row's counter for the next
+    launch on the stream.  The partials are read through L2 (``__ldcg``) after the
+    writers' fences, as the CUDA guide's last-block reduction does."""
+    ld = "".join(f" b.{n} = __ldcg(&q[j].{n});" for n, _ in fields)
+    return (
+        "  __shared__ int last;\n"
+        "  if (threadIdx.x == 0) {\n"
+        "    __threadfence();\n"
+        "    last = atomicAdd(counter + row, 1u) == gridDim.y - 1;\n"
+        "  }\n"
+        "  __syncthreads();\n"
+        "  if (!last) return;\n"
+        "  const A* q = y + row * gridDim.y;\n"
+        "  a = ident();\n"
+        f"  for (unsigned int j = threadIdx.x; j < gridDim.y; j += 256) {{ A b;{ld} a = merge(a, b); }}\n"
+        "  for (int off = 16; off > 0; off >>= 1) a = merge(a, shfl(a, off, 32));\n"
+        "  if (threadIdx.x % 32 == 0) sm[threadIdx.x / 32] = a;\n"
+        "  __syncthreads();\n"
+        "  if (threadIdx.x < 32) {\n"
+        "    a = threadIdx.x < 8 ? sm[threadIdx.x] : ident();\n"
+        "    for (int off = 16; off > 0; off >>= 1) a = merge(a, shfl(a, off, 32));\n"
+        "    if (threadIdx.x == 0) { res[row] = fin(a, n, corr); counter[row] = 0u; }\n"
+        "  }\n"
+    )
+
+
+def _row_source(head: str, tpr: int, vec: int, fused: tuple[tuple[str, str], ...] = ()) -> str:
     """A row pass; ``vec`` > 1 reads 16-byte vectors of ``vec`` elements (rows and
-    chunks start on a vector boundary, which the plan checks)."""
+    chunks start on a vector boundary, which the plan checks).  ``fused`` (the
+    accumulator's fields; 256 threads a row only): the pass also finishes its rows'
+    chunks (see :func:`_finish_source`) and takes two more arguments, the result and
+    the per-row counters."""
     w = min(tpr, 32)
     if vec > 1:
         body = (
@@ -255,7 +287,9 @@ def _row_source(head: str, tpr: int, vec: int) -> str:
         f"#define TPR {tpr}\n"
         'extern "C" __global__ void __launch_bounds__(256) k(const IN* __restrict__ x,\n'
         "    OUT* __restrict__ y, const long long rows, const long long R,\n"
-        "    const long long chunk, const long long n, const double corr) {\n"
+        "    const long long chunk, const long long n, const double corr"
+        + (", O* __restrict__ res, unsigned int* __restrict__ counter" if fused else "")
+        + ") {\n"
         "  const int lane = threadIdx.x % TPR;\n"
         "  const long long row = (long long)blockIdx.x * (256 / TPR) + threadIdx.x / TPR;\n"
         "  A a = ident();\n"
@@ -274,7 +308,8 @@ def _row_source(head: str, tpr: int, vec: int) -> str:
            "    for (int off = 16; off > 0; off >>= 1) a = merge(a, shfl(a, off, 32));\n"
            "  }\n")
         + "  if (lane == 0 && row < rows) y[row * gridDim.y + blockIdx.y] = put(a, n, corr);\n"
-        "}\n"
+        + (_finish_source(fused) if fused else "")
+        + "}\n"
     )
 
 
@@ -348,6 +383,7 @@ class _Step:
     fmt: str
     args: tuple
     nbytes: int
+    fused: int = 0  # rows whose chunks this launch finishes itself (0: none)
 
 
 @dataclass(frozen=True)
@@ -373,6 +409,15 @@ class _Scratch(threading.local):
         b = self.bufs.get(key)
         if b is None or b.size < nbytes:
             b = self.bufs[key] = _nd((max(nbytes, 1 << 16),), np.uint8)
+        return b
+
+    def counters(self, device: int, stream: int, rows: int) -> Any:
+        """Zeroed uint32 row counters of the fused passes on ``stream`` (each pass's
+        finishing block sets its row's counter back to zero)."""
+        key = (device, stream, -1)
+        b = self.bufs.get(key)
+        if b is None or b.size < rows:
+            b = self.bufs[key] = cupy.zeros(max(rows, 1024), np.uint32)
         return b
 
 
@@ -401,11 +446,14 @@ class Reductions:
         return 8 * sm_count()
 
     def _function(self, key: tuple) -> Any:
-        name, t, s, o, in_acc, final, kind, width, vec = key
+        name, t, s, o, in_acc, final, kind, width, vec, fused = key
 
         def source() -> str:
-            head = _header(OPS[name], t, s, o, in_acc, final)
-            return _row_source(head, width, vec) if kind == "row" else _col_source(head, width)
+            op = OPS[name]
+            head = _header(op, t, s, o, in_acc, final)
+            if kind == "row":
+                return _row_source(head, width, vec, op.fields if fused else ())
+            return _col_source(head, width)
 
         return cached(self._fns, key, self._multi, source)
 
@@ -441,12 +489,19 @@ class Reductions:
         chunk = -(-chunk // vec) * vec
         splits = -(-R // chunk)
         last = final and splits == 1
-        f = self._function((name, t, s, o, in_acc, last, kind, width, vec))
+        # a final row pass of whole blocks finishes its chunks in its last block: one
+        # launch instead of two (the second launch's latency was a tenth of a whole
+        # 100 MB sum on an H100)
+        fused = final and splits > 1 and kind == "row" and width == _BLOCK
+        f = self._function((name, t, s, o, in_acc, last, kind, width, vec, fused))
         size = outer * splits * inner
         nbytes = 0 if last else size * _sizeof(OPS[name].fields, _CTYPES[s])
         if kind == "row":
-            step = _Step(f, (blocks, splits, 1), (_BLOCK, 1, 1), "QQqqqqd",
-                         (outer, R, chunk, n, corr), nbytes)
+            step = _Step(f, (blocks, splits, 1), (_BLOCK, 1, 1),
+                         "QQqqqqdQQ" if fused else "QQqqqqd",
+                         (outer, R, chunk, n, corr), nbytes, outer if fused else 0)
+            if fused:
+                return step, 1
         else:
             step = _Step(f, (blocks, splits, 1), (width, _BLOCK // width, 1), "QQqqqqqd",
                          (inner, R, chunk, nbx, n, corr), nbytes)
@@ -501,6 +556,16 @@ class Reductions:
         for i, st in enumerate(plan.steps):
             if i == last:
                 out = self._new_out(plan.shape, plan.dtype, plan.size, stream)
+                if st.fused:
+                    if st.nbytes <= _SCRATCH_MAX:
+                        part = self._scratch.get(dev, stream, i & 1, st.nbytes)
+                    else:
+                        part = _nd((st.nbytes,), np.uint8)
+                        keep.append(part)
+                    cnt = self._scratch.counters(dev, stream, st.fused)
+                    launch(st.f, st.grid, st.block, st.fmt, src, part.data.ptr, *st.args,
+                           out.data.ptr, cnt.data.ptr, stream=stream)
+                    return out
                 launch(st.f, st.grid, st.block, st.fmt, src, out.data.ptr, *st.args,
                        stream=stream)
                 return out
