@@ -125,7 +125,9 @@ class Ramps:
             return cupy.eye(n_rows, n_cols, k=k, dtype=d)
         out = _nd((n_rows, m), d)
         f = cached(self._fns, ("eye", d), self._multi, lambda: _EYE.format(t=_CTYPES[d]))
-        launch(f, (-(-m // 256), min(n_rows, 65535), 1), (256, 1, 1), "Qqqq", out.data.ptr,
+        gx = -(-m // 256)
+        # a block takes several rows: one short row a block ran at half the write speed
+        launch(f, (gx, max(1, min(n_rows, 65535, 8192 // gx)), 1), (256, 1, 1), "Qqqq", out.data.ptr,
                n_rows, m, k, stream=stream_ptr())
         return out
 
