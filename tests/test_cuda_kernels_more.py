@@ -424,3 +424,28 @@ def test_one_launch_reductions_repeat_and_run_on_other_streams(name):
                 else:
                     np.testing.assert_allclose(got, want, rtol=2e-5 if a.dtype == np.float32 else 1e-9,
                                                equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(10_000,), (3, 5000), (1 << 17,)])
+@pytest.mark.parametrize("descending", [False, True])
+def test_long_row_sorts_canonical_nans_in_one_pass(dtype, shape, descending):
+    """Rows too long for the block sorts go to CuPy's radix sort on a one-pass copy whose
+    NaNs (either sign, any payload) are the canonical NaN: NumPy's stable order, every
+    NaN last (first when descending), and the canonical NaN's bits out."""
+    rng = np.random.default_rng(21)
+    a = _with_specials(rng.standard_normal(shape).astype(dtype), rng)
+    flat = a.reshape(-1)
+    flat[::97] = np.array([0x7FC00123], dtype="u4").view("f4").astype(dtype)  # a payload
+    flat[::101] = np.copysign(np.nan, -1.0)
+    x = xp.asarray(a, device="cuda:0")
+    if descending:
+        order = a.shape[-1] - 1 - np.flip(np.argsort(np.flip(a, axis=-1), axis=-1, kind="stable"), axis=-1)
+    else:
+        order = np.argsort(a, axis=-1, kind="stable")
+    np.testing.assert_array_equal(xp.asnumpy(xp.argsort(x, axis=-1, descending=descending)), order)
+    want = np.take_along_axis(a, order, axis=-1)
+    want = np.where(np.isnan(want), np.array(np.nan, dtype=dtype), want)
+    got = xp.asnumpy(xp.sort(x, axis=-1, descending=descending))
+    assert got.tobytes() == want.tobytes()
+    np.testing.assert_array_equal(xp.asnumpy(x), a)  # the input is untouched

@@ -43,6 +43,7 @@ UniqueInverse = namedtuple("UniqueInverse", ["values", "inverse_indices"])
 def kernels(
     xp: Any, scalar_to_array: Callable[[Any], Any] | None = None, host_repeats: bool = False,
     fast_mean: bool = False, signed_nans: bool = False,
+    canonical_nans: Callable[[Callable[[Any], Any]], Callable[[Any], Any]] | None = None,
 ) -> dict[str, Any]:
     """The array-API kernels of module ``xp`` (see the module docstring).
 
@@ -52,14 +53,21 @@ def kernels(
     ``fast_mean``: ``mean`` as the sum divided by the count (CuPy's mean is slower).
     ``signed_nans``: ``xp.sort`` orders a NaN with its sign bit set before every number
     (CuPy's radix sort reads the bits); sorting gives such NaNs the sign of +NaN first,
-    so every NaN sorts last, as the standard and NumPy have it.
+    so every NaN sorts last, as the standard and NumPy have it.  ``canonical_nans``
+    wraps that copy (three passes: ``isnan``, ``full``, ``where``) in the backend's
+    one-pass kernel, which gives it what it does not take.
     """
     arr = xp.ndarray
 
+    def canon(a: Any) -> Any:
+        # the NaN made on the device: asarray of a host scalar would wait for a copy
+        return xp.where(xp.isnan(a), xp.full((), xp.nan, dtype=a.dtype), a)
+
+    nan_copy = canonical_nans(canon) if canonical_nans else canon
+
     def keys(a: Any) -> Any:
         if signed_nans and a.dtype.kind == "f":
-            # the NaN made on the device: asarray of a host scalar would wait for a copy
-            return xp.where(xp.isnan(a), xp.full((), xp.nan, dtype=a.dtype), a)
+            return nan_copy(a)
         return a
 
     def sort(a: Any, axis: int = -1, descending: bool = False, stable: bool = True) -> Any:

@@ -233,7 +233,9 @@ class CudaBackend(BackendBase):
 
         self._is_fast = is_fast
         self.fast = FastKernels(is_fast, single)
-        ks = _ndlike_kernels(cupy, host_repeats=True, fast_mean=True, signed_nans=True)
+        ks = _ndlike_kernels(
+            cupy, host_repeats=True, fast_mean=True, signed_nans=True,
+            canonical_nans=self.fast.make_canonical_nans)
         for kname in ("argmax", "argmin"):
             ks[kname] = make_argext(kname, ks[kname])
         ks["matmul"] = _without_negative_strides(ks["matmul"])

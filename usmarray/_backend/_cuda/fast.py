@@ -352,6 +352,15 @@ class FastKernels:
     def make_unary(self, name: str, fallback: Any) -> Any:
         return self._one_operand(name, UNARY[name], fallback)
 
+    def make_canonical_nans(self, fallback: Any) -> Any:
+        """``canonical_nans(a)``: a copy of the float array ``a`` with every NaN the
+        canonical quiet NaN (sign clear, NumPy's payload), in one pass; ``fallback(a)``
+        where the fast path does not take ``a``."""
+        return self._one_operand("canonical_nans", {
+            np.dtype(np.float32): "(x != x) ? __int_as_float(0x7fc00000) : x",
+            np.dtype(np.float64): "(x != x) ? __longlong_as_double(0x7ff8000000000000LL) : x",
+        }, fallback)
+
     def make_copy(self, fallback: Any) -> Any:
         """``copy(a, order=...)``: every layout it takes is C order, so ``order`` only
         matters to ``fallback``."""
