@@ -372,7 +372,7 @@ class FastKernels:
             # "K" asks: its memory copied flat by the vectorized kernel (the reversed-axes
             # view is C-contiguous), which runs at twice a device-to-device memcpy's speed
             if (a.__class__ is _nd and self.enabled and not args and kw.get("order", "K") == "K"
-                    and not a._c_contiguous and a.size and a.flags.f_contiguous
+                    and not a._c_contiguous and a.size and a._f_contiguous
                     and is_fast(a)):
                 return c_copy(a.T).T
             return c_copy(a, *args, **kw)
