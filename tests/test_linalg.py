@@ -462,3 +462,30 @@ def test_read_only_operands_of_every_layout_are_factorized(device):
     np.testing.assert_allclose(xp.asnumpy(la.eigvalsh(x)), want, rtol=1e-12)
     np.testing.assert_allclose(xp.asnumpy(la.eigh(x).eigenvalues), want, rtol=1e-12)
     np.testing.assert_array_equal(xp.asnumpy(x), [[2.0, 1.0], [1.0, 3.0]])
+
+
+_DEVICES = (["cpu"] if _be_layer.sycl is not None else []) + ["numpy"] + (
+    ["cuda:0"] if _be_layer.cuda is not None else [])
+
+
+@pytest.mark.parametrize("device", _DEVICES)
+def test_solve_and_svd_leave_their_operands_and_views_unchanged(device):
+    """Backends whose routines keep their operands (``lapack_keeps_operands``) get the
+    caller's arrays without a copy; every backend leaves them, views included, as they
+    were."""
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((6, 6)) + 6 * np.eye(6)
+    b = rng.standard_normal((6, 3))
+    x1, x2 = xp.asarray(a, device=device), xp.asarray(b, device=device)
+    for m, r in [(x1, x2), (xp.permute_dims(x1, (1, 0)), x2[:, ::-1]), (x1[::-1], x2[::2][:3])]:
+        if r.shape[0] != m.shape[0]:
+            r = x2
+        before = (xp.asnumpy(m).copy(), xp.asnumpy(r).copy())
+        got = xp.asnumpy(la.solve(m, r))
+        np.testing.assert_allclose(got, np.linalg.solve(before[0], before[1]), rtol=1e-9)
+        u, s, vh = la.svd(m, full_matrices=False)
+        np.testing.assert_allclose(xp.asnumpy(s), np.linalg.svd(before[0], compute_uv=False),
+                                   rtol=1e-9)
+        np.testing.assert_array_equal(xp.asnumpy(m), before[0])
+        np.testing.assert_array_equal(xp.asnumpy(r), before[1])
+    np.testing.assert_array_equal(xp.asnumpy(x1), a)

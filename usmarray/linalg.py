@@ -282,15 +282,18 @@ def solve(x1: usm_ndarray, x2: usm_ndarray, /) -> usm_ndarray:
         )
     batch = broadcast_shape("linalg.solve (stack dimensions)", a1.shape[:-2], a2.shape[:-2])
     pt = _pt(be)
-    a1 = pt.broadcast_to(a1, batch + a1.shape[-2:])
-    a2 = pt.broadcast_to(a2, batch + a2.shape[-2:])
+    if a1.shape[:-2] != batch:
+        a1 = pt.broadcast_to(a1, batch + a1.shape[-2:])
+    if a2.shape[:-2] != batch:
+        a2 = pt.broadcast_to(a2, batch + a2.shape[-2:])
     try:
         a1, a2 = _as(be, a1, rd), _as(be, a2, rd)
         if a1.size == 0 or a2.size == 0:
             res = _full(be, a1, batch + a2.shape[-2:], 0, rd)
+        elif be.lapack_keeps_operands:
+            res = _as(be, _lapack(be, "solve", a1, a2), rd)
         else:
-            res = _as(be, _lapack(be, "solve", be.copy(a1),
-                                         be.copy(a2)), rd)
+            res = _as(be, _lapack(be, "solve", be.copy(a1), be.copy(a2)), rd)
     except Exception as exc:
         _operands_failed(exc, be, "linalg.solve", a1, a2)
     if vector:
@@ -339,8 +342,11 @@ def _svd_raw(be: Any, a: Any, full_matrices: bool, compute_uv: bool) -> Any:
         return be.copy(u), s, be.copy(vh)
     try:
         scale = _pow2_scale(be, a)
-        # a new array either way: a LAPACK routine may overwrite its operand
-        scaled = be.copy(a) if scale is None else pt.divide(a, _as(be, scale, a.dtype))
+        # a new array either way where a LAPACK routine may overwrite its operand
+        if scale is not None:
+            scaled = pt.divide(a, _as(be, scale, a.dtype))
+        else:
+            scaled = a if be.lapack_keeps_operands else be.copy(a)
     except Exception as exc:
         _operands_failed(exc, be, "linalg.svd", a)
 

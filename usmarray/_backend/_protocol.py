@@ -131,6 +131,10 @@ class Backend(Protocol):
     #: then the namespace layer checks the indices only after such a call failed, to
     #: name the index in its own words, instead of before every call
     checks_indices: bool
+    #: whether every ``linalg`` routine leaves its operands unchanged (it copies what
+    #: LAPACK overwrites): then the namespace layer passes its arrays, views included,
+    #: without copying them first
+    lapack_keeps_operands: bool
 
     # ---- devices
     def available(self) -> bool: ...
@@ -208,6 +212,7 @@ class BackendBase:
     first_nan_argmax = False
     nan_argmax = False
     checks_indices = False
+    lapack_keeps_operands = False
 
     @property
     def kernel_family(self) -> builtins.str:

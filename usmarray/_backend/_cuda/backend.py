@@ -202,6 +202,8 @@ class CudaBackend(BackendBase):
     #: argmax/argmin of floats are usmarray's reduction (fast.make_argext), which
     #: returns the first NaN (CuPy's own misses it along an axis: tests/test_cuda.py)
     first_nan_argmax = True
+    #: cuSOLVER's direct routines and cupy.linalg copy what they overwrite
+    lapack_keeps_operands = True
     # kernels bound per instance in __init__ (every name of KERNEL_NAMES, copy, ...)
     copy: Any
     astype: Any

@@ -29,15 +29,23 @@ class CupyLinalgKernels:
         self._be = be
         self.errors: tuple[type[BaseException], ...] = (np.linalg.LinAlgError,)
         placed = be._placed
-        la = cupy.linalg
 
-        def raising(fn: Any) -> Any:
+        def strict(fn: Any) -> Any:
+            """``fn`` under ``errstate(linalg="raise")``: CuPy reads cuSOLVER's flags."""
             def call(*args: Any, **kw: Any) -> Any:
                 with cupyx.errstate(linalg="raise"):
                     return fn(*args, **kw)
 
             call.__name__ = getattr(fn, "__name__", "call")
-            return placed(call)
+            return call
+
+        def raising(fn: Any) -> Any:
+            return placed(strict(fn))
+
+        # the direct routines but gesvdj read their own flags: only the fallbacks (and
+        # svd) take errstate
+        la = SimpleNamespace(**{n: strict(getattr(cupy.linalg, n)) for n in (
+            "cholesky", "det", "slogdet", "solve", "inv", "svd")})
 
         real = _solver.REAL
 
@@ -75,13 +83,15 @@ class CupyLinalgKernels:
                 return _solver.svd(a, full_matrices, compute_uv)
             return la.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
 
+        cl = cupy.linalg
         self.linalg = SimpleNamespace(
-            cholesky=raising(cholesky), det=raising(det), slogdet=raising(slogdet),
-            inv=raising(inv), solve=raising(solve), svd=raising(svd),
+            cholesky=placed(cholesky), det=placed(det), slogdet=placed(slogdet),
+            # gesvdj's convergence flag is read by CuPy under errstate (gesvd then)
+            inv=placed(inv), solve=placed(solve), svd=raising(svd),
             # QR cannot fail (cuSOLVER's info flags only report bad arguments): no
             # errstate, so CuPy reads no flag back and the call does not wait
-            qr=placed(la.qr), eigh=raising(la.eigh), eigvalsh=raising(la.eigvalsh),
-            eig=raising(la.eig), eigvals=raising(la.eigvals),
+            qr=placed(cl.qr), eigh=raising(cl.eigh), eigvalsh=raising(cl.eigvalsh),
+            eig=raising(cl.eig), eigvals=raising(cl.eigvals),
         )
         self.fft = SimpleNamespace(**{
             n: placed(getattr(cupy.fft, n)) for n in (

@@ -73,11 +73,16 @@ def cholesky(a: Any, upper: bool) -> Any:
     info = cupy.empty(1, np.int32)
     potrf(h, uplo, n, out.data.ptr, n, work.data.ptr, lwork, info.data.ptr)
     _raise_on(info, "cholesky: the matrix is not positive definite")
-    if uplo == _cublas.CUBLAS_FILL_MODE_UPPER:
-        low = cupy.tril(out)  # column-major upper = C-order lower
-        return low.T.copy() if upper else low
-    up = cupy.triu(out)  # column-major lower = C-order upper
-    return up if upper else up.T.copy()
+    # the factor is the C-order lower triangle of ``out`` where potrf factored the
+    # column-major upper one, else its C-order upper triangle; the other one is its
+    # transpose
+    c_lower = uplo == _cublas.CUBLAS_FILL_MODE_UPPER
+    res = cupy.empty_like(out)
+    f = cached(_fns, ("triangle", a.dtype), _MULTI_GPU,
+               lambda: _TRIANGLE.format(t="float" if a.dtype == np.float32 else "double"))
+    launch(f, grid_1d(n * n), (256, 1, 1), "QQqqq", out.data.ptr, res.data.ptr, n,
+           int(not upper), int(upper == c_lower), stream=stream_ptr())
+    return res
 
 
 def _lu(lu: Any, info_ptr: int) -> Any:
@@ -144,6 +149,18 @@ extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ lu,
     out[0] = (T)sign;
     out[1] = (T)logabs;
     out[2] = (T)(sign * exp(logabs));
+  }}
+}}
+"""
+_TRIANGLE = r"""
+typedef {t} T;
+extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ src,
+    T* __restrict__ dst, const long long n, const long long lower, const long long transpose) {{
+  const long long st = (long long)gridDim.x * blockDim.x;
+  for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < n * n; e += st) {{
+    const long long i = e / n, j = e - i * n;
+    const bool keep = lower ? j <= i : j >= i;
+    dst[e] = keep ? src[transpose ? j * n + i : e] : (T)0;
   }}
 }}
 """
