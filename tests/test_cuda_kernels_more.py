@@ -449,3 +449,42 @@ def test_long_row_sorts_canonical_nans_in_one_pass(dtype, shape, descending):
     got = xp.asnumpy(xp.sort(x, axis=-1, descending=descending))
     assert got.tobytes() == want.tobytes()
     np.testing.assert_array_equal(xp.asnumpy(x), a)  # the input is untouched
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "bool"])
+@pytest.mark.parametrize("name", ["tril", "triu"])
+def test_tril_triu_one_kernel_match_numpy(dtype, name):
+    """tril/triu by one kernel: every diagonal offset, stacks, transposed and flipped
+    views, and the operand unchanged."""
+    rng = np.random.default_rng(8)
+    for shape in [(1, 1), (5, 5), (4, 9), (9, 4), (3, 6, 7), (300, 200)]:
+        a = (rng.standard_normal(shape) * 10).astype(dtype)
+        x = xp.asarray(a, device="cuda:0")
+        views = [(x, a), (xp.matrix_transpose(x), np.swapaxes(a, -1, -2)),
+                 (xp.flip(x, axis=-1), np.flip(a, axis=-1))]
+        for k in (0, 1, -1, 3, -100, 100):
+            for v, h in views:
+                got = getattr(xp, name)(v, k=k)
+                np.testing.assert_array_equal(xp.asnumpy(got), getattr(np, name)(h, k=k))
+        np.testing.assert_array_equal(xp.asnumpy(x), a)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(1, 1), (6, 6), (40, 7), (7, 40), (300, 300)])
+@pytest.mark.parametrize("mode", ["reduced", "complete"])
+def test_direct_qr_factors(dtype, shape, mode):
+    """geqrf + orgqr: Q with orthonormal columns, R upper-triangular, Q R = A, NumPy's
+    shapes, on C-ordered and transposed operands, which stay unchanged."""
+    rng = np.random.default_rng(9)
+    a = rng.standard_normal(shape).astype(dtype)
+    tol = 2e-4 if dtype == "float32" else 1e-10
+    for v, h in [(xp.asarray(a, device="cuda:0"), a),
+                 (xp.matrix_transpose(xp.asarray(a.T.copy(), device="cuda:0")), a)]:
+        q, r = xp.linalg.qr(v, mode=mode)
+        qn, rn = np.linalg.qr(h, mode=mode)
+        assert q.shape == qn.shape and r.shape == rn.shape
+        q, r = xp.asnumpy(q).astype(np.float64), xp.asnumpy(r).astype(np.float64)
+        np.testing.assert_array_equal(r, np.triu(r))
+        np.testing.assert_allclose(q @ r, h, atol=tol * max(shape) * 4)
+        np.testing.assert_allclose(q.T @ q, np.eye(q.shape[1]), atol=tol * max(shape) * 4)
+        np.testing.assert_array_equal(xp.asnumpy(v), h)

@@ -46,6 +46,7 @@ from .._ndlike import kernels as _ndlike_kernels
 from .._protocol import BackendBase, Capabilities, LinAlgError
 from . import interop as _io
 from .fast import BINARY, BINARY_DTYPES, UNARY, FastKernels, make_argext
+from .kernels import triangle as _triangle
 from .kernels.broadcast import RowBroadcast
 from .kernels.compact import Compactions
 from .kernels.gather import Gathers
@@ -281,6 +282,8 @@ class CudaBackend(BackendBase):
         ks["nonzero"] = self.compactions.wrap_nonzero(ks["nonzero"])
         ks["unique_values"] = self.compactions.wrap_unique_values(ks["sort"],
                                                                   ks["unique_values"])
+        for kname in ("tril", "triu"):
+            ks[kname] = _triangle.wrap(kname, is_fast, not single, ks[kname])
         ks["concat"] = self.joins.wrap_concat(ks["concat"])
         ks["stack"] = self.joins.wrap_stack(ks["stack"])
         self.scans = Scans(is_fast, single)

@@ -78,6 +78,11 @@ class CupyLinalgKernels:
                 return _solver.slogdet(cupy.ascontiguousarray(a))[:2]
             return la.slogdet(a)
 
+        def qr(a: Any, mode: str = "reduced") -> Any:
+            if one(a) and mode in ("reduced", "complete"):
+                return _solver.qr(a, mode)
+            return cl.qr(a, mode=mode)
+
         def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True) -> Any:
             if _solver.svd_applies(a):
                 return _solver.svd(a, full_matrices, compute_uv)
@@ -90,7 +95,7 @@ class CupyLinalgKernels:
             inv=placed(inv), solve=placed(solve), svd=raising(svd),
             # QR cannot fail (cuSOLVER's info flags only report bad arguments): no
             # errstate, so CuPy reads no flag back and the call does not wait
-            qr=placed(cl.qr), eigh=raising(cl.eigh), eigvalsh=raising(cl.eigvalsh),
+            qr=placed(qr), eigh=raising(cl.eigh), eigvalsh=raising(cl.eigvalsh),
             eig=raising(cl.eig), eigvals=raising(cl.eigvals),
         )
         self.fft = SimpleNamespace(**{

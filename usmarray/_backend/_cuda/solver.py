@@ -8,6 +8,7 @@ by measurement on an H100 (benchmarks/results, issue 25's notes):
 
 - ``cholesky``: ``potrf``;
 - ``solve``: ``getrf`` + ``getrs`` (LU with partial pivoting, as LAPACK's ``gesv``);
+- ``qr``: ``geqrf`` and ``orgqr``, ``r`` taken out by one kernel, nothing read back;
 - ``det`` and ``slogdet``: ``getrf`` and one small kernel over the diagonal and the
   pivots, no status read (a zero pivot is a determinant of zero, no error);
 - ``svd``: ``gesvdj`` (one-sided Jacobi, PyTorch's default on CUDA) for one matrix,
@@ -32,6 +33,7 @@ from cupy_backends.cuda.libs import cublas as _cublas
 from cupy_backends.cuda.libs import cusolver as _cs
 
 from .kernels._launch import cached, grid_1d, launch, stream_ptr
+from .kernels.triangle import triangle
 
 #: dtypes the direct routines take (the rest goes through cupy.linalg)
 REAL = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
@@ -47,6 +49,8 @@ BATCHED_SVD_MAX = 32
 _POTRF = {"f": (_cs.spotrf_bufferSize, _cs.spotrf), "d": (_cs.dpotrf_bufferSize, _cs.dpotrf)}
 _GETRF = {"f": (_cs.sgetrf_bufferSize, _cs.sgetrf), "d": (_cs.dgetrf_bufferSize, _cs.dgetrf)}
 _GETRS = {"f": _cs.sgetrs, "d": _cs.dgetrs}
+_GEQRF = {"f": (_cs.sgeqrf_bufferSize, _cs.sgeqrf), "d": (_cs.dgeqrf_bufferSize, _cs.dgeqrf)}
+_ORGQR = {"f": (_cs.sorgqr_bufferSize, _cs.sorgqr), "d": (_cs.dorgqr_bufferSize, _cs.dorgqr)}
 
 
 def _raise_on(info: Any, what: str) -> None:
@@ -77,12 +81,39 @@ def cholesky(a: Any, upper: bool) -> Any:
     # column-major upper one, else its C-order upper triangle; the other one is its
     # transpose
     c_lower = uplo == _cublas.CUBLAS_FILL_MODE_UPPER
-    res = cupy.empty_like(out)
-    f = cached(_fns, ("triangle", a.dtype), _MULTI_GPU,
-               lambda: _TRIANGLE.format(t="float" if a.dtype == np.float32 else "double"))
-    launch(f, grid_1d(n * n), (256, 1, 1), "QQqqq", out.data.ptr, res.data.ptr, n,
-           int(not upper), int(upper == c_lower), stream=stream_ptr())
-    return res
+    si, sj = (1, n) if upper == c_lower else (n, 1)
+    return triangle(out, (n, n), (0, si, sj), 0, not upper, _MULTI_GPU)
+
+
+def qr(a: Any, mode: str) -> tuple[Any, Any]:
+    """``(q, r)`` of one real m x n matrix (``mode`` "reduced" or "complete"):
+    ``geqrf`` and ``orgqr`` on a column-major copy, ``r`` read out of the factored copy
+    by one kernel.  QR cannot fail (cuSOLVER's flag reports bad arguments only), so
+    nothing is read back."""
+    m, n = a.shape
+    k = min(m, n)
+    qc = m if mode == "complete" else k
+    if qc > n:  # the complete Q of a tall matrix: m x m room for orgqr
+        buf = cupy.empty((m, qc), a.dtype, order="F")
+        buf[:, :n] = a
+    else:
+        buf = a.copy(order="F")
+    c = a.dtype.char
+    h = _device.get_cusolver_handle()
+    tau = cupy.empty(k, a.dtype)
+    info = cupy.empty(1, np.int32)
+    size, geqrf = _GEQRF[c]
+    lwork = size(h, m, n, buf.data.ptr, m)
+    work = cupy.empty(max(lwork, 1), a.dtype)
+    geqrf(h, m, n, buf.data.ptr, m, tau.data.ptr, work.data.ptr, lwork, info.data.ptr)
+    r = triangle(buf, (qc if mode == "complete" else k, n), (0, 1, m), 0, False, _MULTI_GPU)
+    size, orgqr = _ORGQR[c]
+    lwork2 = size(h, m, qc, k, buf.data.ptr, m, tau.data.ptr)
+    if lwork2 > lwork:
+        work = cupy.empty(lwork2, a.dtype)
+    orgqr(h, m, qc, k, buf.data.ptr, m, tau.data.ptr, work.data.ptr, max(lwork2, 1),
+          info.data.ptr)
+    return cupy.ascontiguousarray(buf[:, :qc]), r
 
 
 def _lu(lu: Any, info_ptr: int) -> Any:
@@ -152,18 +183,6 @@ extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ lu,
   }}
 }}
 """
-_TRIANGLE = r"""
-typedef {t} T;
-extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ src,
-    T* __restrict__ dst, const long long n, const long long lower, const long long transpose) {{
-  const long long st = (long long)gridDim.x * blockDim.x;
-  for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < n * n; e += st) {{
-    const long long i = e / n, j = e - i * n;
-    const bool keep = lower ? j <= i : j >= i;
-    dst[e] = keep ? src[transpose ? j * n + i : e] : (T)0;
-  }}
-}}
-"""
 _NANS = r"""
 typedef {t} T;
 extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ a,
@@ -225,4 +244,4 @@ def svd_applies(a: Any) -> bool:
     return a.ndim == 3 and max(a.shape[-2:]) <= BATCHED_SVD_MAX
 
 
-__all__ = ["BATCHED_SVD_MAX", "REAL", "cholesky", "slogdet", "solve", "svd", "svd_applies"]
+__all__ = ["BATCHED_SVD_MAX", "REAL", "cholesky", "qr", "slogdet", "solve", "svd", "svd_applies"]

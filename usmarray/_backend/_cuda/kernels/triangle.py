@@ -1,0 +1,75 @@
+"""``tril``/``triu`` of real CUDA arrays in one launch, and the triangles that the
+direct solvers return (a factor read through any strides: transposed, column-major).
+
+Element ``(b, i, j)`` of the C-contiguous result is ``src[b*sb + i*si + j*sj]`` (strides
+in elements, any sign) where ``j - i <= k`` (lower) or ``j - i >= k`` (upper), else
+zero.  CuPy's ``tril``/``triu`` build a mask with ``tri`` and then ``where``: two
+launches and a temporary.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cupy
+
+from ..fast import _CTYPES
+from ._launch import cached, grid_1d, launch, stream_ptr
+
+_nd = cupy.ndarray
+
+_SOURCE = r"""
+typedef {t} T;
+extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ src,
+    T* __restrict__ dst, const long long total, const long long rows, const long long cols,
+    const long long sb, const long long si, const long long sj, const long long diag,
+    const long long lower) {{
+  const long long st = (long long)gridDim.x * blockDim.x;
+  for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += st) {{
+    const long long r = e / cols, j = e - r * cols;
+    const long long b = r / rows, i = r - b * rows;
+    const long long d = j - i;
+    dst[e] = (lower ? d <= diag : d >= diag) ? src[b * sb + i * si + j * sj] : (T)0;
+  }}
+}}
+"""
+
+_fns: dict[Any, Any] = {}
+
+
+def triangle(src: Any, shape: tuple[int, ...], strides: tuple[int, int, int], k: int,
+             lower: bool, multi_gpu: bool) -> Any:
+    """A new C-contiguous array of ``shape`` (``(..., rows, cols)``) and ``src``'s dtype:
+    the lower (``lower``) or upper triangle about diagonal ``k`` of the matrices that
+    start at ``src``'s first element with element strides ``(batch, row, col)``."""
+    out = _nd(shape, src.dtype)
+    total = out.size
+    if total:
+        rows, cols = shape[-2], shape[-1]
+        f = cached(_fns, src.dtype, multi_gpu, lambda: _SOURCE.format(t=_CTYPES[src.dtype]))
+        launch(f, grid_1d(total), (256, 1, 1), "QQqqqqqqqq", src.data.ptr, out.data.ptr,
+               total, rows, cols, *strides, k, int(lower), stream=stream_ptr())
+    return out
+
+
+def wrap(name: str, is_fast: Any, multi_gpu: bool, fallback: Any) -> Any:
+    """``tril``/``triu`` (``name``) by :func:`triangle` for real arrays of plain device
+    memory with one batch axis at most; anything else to ``fallback``."""
+    lower = name == "tril"
+
+    def tri(a: Any, k: int = 0) -> Any:
+        if (a.__class__ is _nd and 2 <= a.ndim <= 3 and a.size and a.dtype in _CTYPES
+                and is_fast(a) and k.__class__ is int and abs(k) < 2**62):
+            it = a.dtype.itemsize
+            st = a.strides
+            if all(s % it == 0 for s in st):
+                sb = st[0] // it if a.ndim == 3 else 0
+                return triangle(a, a.shape, (sb, st[-2] // it, st[-1] // it), k, lower,
+                                multi_gpu)
+        return fallback(a, k=k)
+
+    tri.__name__ = name
+    return tri
+
+
+__all__ = ["triangle", "wrap"]
