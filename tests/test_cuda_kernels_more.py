@@ -488,3 +488,25 @@ def test_direct_qr_factors(dtype, shape, mode):
         np.testing.assert_allclose(q @ r, h, atol=tol * max(shape) * 4)
         np.testing.assert_allclose(q.T @ q, np.eye(q.shape[1]), atol=tol * max(shape) * 4)
         np.testing.assert_array_equal(xp.asnumpy(v), h)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", [1, 5, 33, 300])
+def test_direct_eigh_reads_the_lower_triangle(dtype, n):
+    """syevd on the C-order lower triangle (garbage above it is ignored): NumPy's
+    ascending eigenvalues, A v = v w for the symmetric matrix, eigvalsh the same."""
+    rng = np.random.default_rng(10)
+    low = np.tril(rng.standard_normal((n, n)))
+    sym = low + np.tril(low, -1).T
+    a = (low + np.triu(rng.standard_normal((n, n)) * 100, 1)).astype(dtype)
+    x = xp.asarray(a, device="cuda:0")
+    tol = 2e-3 if dtype == "float32" else 1e-9
+    w, v = xp.linalg.eigh(x)
+    want = np.linalg.eigvalsh(sym)
+    np.testing.assert_allclose(xp.asnumpy(w), want, atol=tol * max(1.0, np.abs(want).max()))
+    vh = xp.asnumpy(v).astype(np.float64)
+    np.testing.assert_allclose(sym @ vh, vh * xp.asnumpy(w).astype(np.float64),
+                               atol=tol * max(1.0, np.abs(want).max()) * 4)
+    np.testing.assert_allclose(xp.asnumpy(xp.linalg.eigvalsh(x)), xp.asnumpy(w),
+                               atol=tol * max(1.0, np.abs(want).max()))
+    np.testing.assert_array_equal(xp.asnumpy(x), a)

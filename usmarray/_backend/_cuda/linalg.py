@@ -29,6 +29,7 @@ class CupyLinalgKernels:
         self._be = be
         self.errors: tuple[type[BaseException], ...] = (np.linalg.LinAlgError,)
         placed = be._placed
+        cl = cupy.linalg
 
         def strict(fn: Any) -> Any:
             """``fn`` under ``errstate(linalg="raise")``: CuPy reads cuSOLVER's flags."""
@@ -44,8 +45,8 @@ class CupyLinalgKernels:
 
         # the direct routines but gesvdj read their own flags: only the fallbacks (and
         # svd) take errstate
-        la = SimpleNamespace(**{n: strict(getattr(cupy.linalg, n)) for n in (
-            "cholesky", "det", "slogdet", "solve", "inv", "svd")})
+        la = SimpleNamespace(**{n: strict(getattr(cl, n)) for n in (
+            "cholesky", "det", "slogdet", "solve", "inv", "svd", "eigh", "eigvalsh")})
 
         real = _solver.REAL
 
@@ -78,6 +79,16 @@ class CupyLinalgKernels:
                 return _solver.slogdet(cupy.ascontiguousarray(a))[:2]
             return la.slogdet(a)
 
+        def eigh(a: Any) -> Any:
+            if one(a):
+                return _solver.eigh(a, True)
+            return la.eigh(a)
+
+        def eigvalsh(a: Any) -> Any:
+            if one(a):
+                return _solver.eigh(a, False)
+            return la.eigvalsh(a)
+
         def qr(a: Any, mode: str = "reduced") -> Any:
             if one(a) and mode in ("reduced", "complete"):
                 return _solver.qr(a, mode)
@@ -88,14 +99,13 @@ class CupyLinalgKernels:
                 return _solver.svd(a, full_matrices, compute_uv)
             return la.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
 
-        cl = cupy.linalg
         self.linalg = SimpleNamespace(
             cholesky=placed(cholesky), det=placed(det), slogdet=placed(slogdet),
             # gesvdj's convergence flag is read by CuPy under errstate (gesvd then)
             inv=placed(inv), solve=placed(solve), svd=raising(svd),
             # QR cannot fail (cuSOLVER's info flags only report bad arguments): no
             # errstate, so CuPy reads no flag back and the call does not wait
-            qr=placed(qr), eigh=raising(cl.eigh), eigvalsh=raising(cl.eigvalsh),
+            qr=placed(qr), eigh=placed(eigh), eigvalsh=placed(eigvalsh),
             eig=raising(cl.eig), eigvals=raising(cl.eigvals),
         )
         self.fft = SimpleNamespace(**{

@@ -8,6 +8,7 @@ by measurement on an H100 (benchmarks/results, issue 25's notes):
 
 - ``cholesky``: ``potrf``;
 - ``solve``: ``getrf`` + ``getrs`` (LU with partial pivoting, as LAPACK's ``gesv``);
+- ``eigh``/``eigvalsh``: ``syevd``, one status read;
 - ``qr``: ``geqrf`` and ``orgqr``, ``r`` taken out by one kernel, nothing read back;
 - ``det`` and ``slogdet``: ``getrf`` and one small kernel over the diagonal and the
   pivots, no status read (a zero pivot is a determinant of zero, no error);
@@ -49,6 +50,9 @@ BATCHED_SVD_MAX = 32
 _POTRF = {"f": (_cs.spotrf_bufferSize, _cs.spotrf), "d": (_cs.dpotrf_bufferSize, _cs.dpotrf)}
 _GETRF = {"f": (_cs.sgetrf_bufferSize, _cs.sgetrf), "d": (_cs.dgetrf_bufferSize, _cs.dgetrf)}
 _GETRS = {"f": _cs.sgetrs, "d": _cs.dgetrs}
+_SYEVD = {"f": (_cs.ssyevd_bufferSize, _cs.ssyevd), "d": (_cs.dsyevd_bufferSize, _cs.dsyevd)}
+_EIG_VECTORS = getattr(_cs, "CUSOLVER_EIG_MODE_VECTOR", 1)
+_EIG_VALUES = getattr(_cs, "CUSOLVER_EIG_MODE_NOVECTOR", 0)
 _GEQRF = {"f": (_cs.sgeqrf_bufferSize, _cs.sgeqrf), "d": (_cs.dgeqrf_bufferSize, _cs.dgeqrf)}
 _ORGQR = {"f": (_cs.sorgqr_bufferSize, _cs.sorgqr), "d": (_cs.dorgqr_bufferSize, _cs.dorgqr)}
 
@@ -114,6 +118,26 @@ def qr(a: Any, mode: str) -> tuple[Any, Any]:
     orgqr(h, m, qc, k, buf.data.ptr, m, tau.data.ptr, work.data.ptr, max(lwork2, 1),
           info.data.ptr)
     return cupy.ascontiguousarray(buf[:, :qc]), r
+
+
+def eigh(a: Any, vectors: bool) -> Any:
+    """Eigenvalues (ascending) and, where ``vectors``, eigenvectors (columns, a
+    Fortran-ordered array as ``cupy.linalg.eigh`` gives them) of one real symmetric
+    matrix, from its C-order lower triangle (the column-major upper one): ``syevd``
+    and one read of its flag (LinAlgError where it does not converge)."""
+    n = a.shape[0]
+    buf = a.copy()
+    w = cupy.empty(n, a.dtype)
+    info = cupy.empty(1, np.int32)
+    size, syevd = _SYEVD[a.dtype.char]
+    h = _device.get_cusolver_handle()
+    job = _EIG_VECTORS if vectors else _EIG_VALUES
+    uplo = _cublas.CUBLAS_FILL_MODE_UPPER
+    lwork = size(h, job, uplo, n, buf.data.ptr, n, w.data.ptr)
+    work = cupy.empty(max(lwork, 1), a.dtype)
+    syevd(h, job, uplo, n, buf.data.ptr, n, w.data.ptr, work.data.ptr, lwork, info.data.ptr)
+    _raise_on(info, "eigh: the eigenvalue iteration did not converge")
+    return (w, buf.T) if vectors else w
 
 
 def _lu(lu: Any, info_ptr: int) -> Any:
@@ -244,4 +268,4 @@ def svd_applies(a: Any) -> bool:
     return a.ndim == 3 and max(a.shape[-2:]) <= BATCHED_SVD_MAX
 
 
-__all__ = ["BATCHED_SVD_MAX", "REAL", "cholesky", "qr", "slogdet", "solve", "svd", "svd_applies"]
+__all__ = ["BATCHED_SVD_MAX", "REAL", "cholesky", "eigh", "qr", "slogdet", "solve", "svd", "svd_applies"]
