@@ -510,3 +510,34 @@ def test_direct_eigh_reads_the_lower_triangle(dtype, n):
     np.testing.assert_allclose(xp.asnumpy(xp.linalg.eigvalsh(x)), xp.asnumpy(w),
                                atol=tol * max(1.0, np.abs(want).max()))
     np.testing.assert_array_equal(xp.asnumpy(x), a)
+
+
+@pytest.mark.parametrize("kind", ["fft", "ifft", "rfft", "irfft"])
+@pytest.mark.parametrize("norm", ["backward", "ortho", "forward"])
+@pytest.mark.parametrize("double", [False, True])
+def test_direct_fft_on_cached_plans_matches_numpy(kind, norm, double):
+    """fft/ifft/rfft/irfft along the last axis on cached cuFFT plans: NumPy's values for
+    every norm, batches, odd and even irfft lengths, lengths that go to cupy.fft (n other
+    than the axis), more shapes than the plan cache holds, and irfft's input unchanged."""
+    rng = np.random.default_rng(12)
+    real = kind == "rfft"
+    dt = (np.float64 if double else np.float32) if real else (np.complex128 if double else np.complex64)
+    tol = 1e-9 if double else 2e-4
+    from usmarray._backend._cuda import cufft
+
+    for shape in [(1,), (5,), (100,), (7, 64), (3, 4, 33)] + [(k,) for k in range(2, 2 + cufft.PLANS + 2)]:
+        h = rng.standard_normal(shape)
+        if not real:
+            h = h + 1j * rng.standard_normal(shape)
+        h = h.astype(dt)
+        x = xp.asarray(h, device="cuda:0")
+        ns = [None, shape[-1] + 3]
+        if kind == "irfft":
+            ns = [None, 2 * shape[-1] - 1, 2 * shape[-1] - 2 if shape[-1] > 1 else 1]
+        for n in ns:
+            got = xp.asnumpy(getattr(xp.fft, kind)(x, n=n, norm=norm))
+            want = getattr(np.fft, kind)(h.astype(np.complex128 if not real else np.float64), n=n,
+                                         norm=norm)
+            assert got.shape == want.shape
+            np.testing.assert_allclose(got, want, rtol=tol, atol=tol * max(1.0, np.abs(want).max()))
+        np.testing.assert_array_equal(xp.asnumpy(x), h)

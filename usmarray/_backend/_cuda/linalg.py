@@ -19,6 +19,8 @@ import cupyx
 import numpy as np
 
 from . import solver as _solver
+from .cufft import KINDS as FFT_KINDS
+from .cufft import DirectFFT
 
 
 class CupyLinalgKernels:
@@ -108,8 +110,10 @@ class CupyLinalgKernels:
             qr=placed(qr), eigh=placed(eigh), eigvalsh=placed(eigvalsh),
             eig=raising(cl.eig), eigvals=raising(cl.eigvals),
         )
+        direct = DirectFFT(be._is_fast, be._single)
         self.fft = SimpleNamespace(**{
-            n: placed(getattr(cupy.fft, n)) for n in (
+            n: placed(direct.wrap(n, getattr(cupy.fft, n)) if n in FFT_KINDS
+                      else getattr(cupy.fft, n)) for n in (
                 "fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft",
                 "ihfft", "fft2", "ifft2", "rfft2", "irfft2")
         })
