@@ -8,7 +8,9 @@ axis at their own length (no padding or trimming) and runs one cached ``Plan1d``
 (plus a copy of ``irfft``'s input, which the complex-to-real transform overwrites, and
 a scaling where the norm asks for one).  Anything else goes to ``cupy.fft``.
 
-Scaling multiplies by ``1/n`` (or ``1/sqrt(n)``) as NumPy's pocketfft does.
+Scaling multiplies by ``1/n`` (or ``1/sqrt(n)``) as NumPy's pocketfft does; ``irfft``
+scales the copy of its input instead of its output (one pass less; the transform is
+linear, so the values agree to rounding).
 """
 
 from __future__ import annotations
@@ -81,14 +83,17 @@ class DirectFFT:
             if pts != m:
                 return None
             out_len = pts // 2 + 1 if kind == "rfft" else pts
-        out = _nd(a.shape[:-1] + (out_len,), od)
-        src = a.copy() if kind == "irfft" else a
-        self._plan(pts, t, a.size // m).fft(src, out, direction)
         inverse = direction == _cufft.CUFFT_INVERSE
-        if norm == "ortho":
-            out *= 1.0 / math.sqrt(pts)
-        elif (norm == "backward") == inverse and pts > 1:
-            out *= 1.0 / pts
+        scale = (1.0 / math.sqrt(pts) if norm == "ortho"
+                 else 1.0 / pts if (norm == "backward") == inverse and pts > 1 else 1.0)
+        out = _nd(a.shape[:-1] + (out_len,), od)
+        src = a
+        if kind == "irfft":  # the transform overwrites its input: scale the copy it needs
+            src = a * scale if scale != 1.0 else a.copy()
+            scale = 1.0
+        self._plan(pts, t, a.size // m).fft(src, out, direction)
+        if scale != 1.0:
+            out *= scale
         return out
 
     def wrap(self, kind: str, fallback: Any) -> Any:

@@ -247,7 +247,8 @@ def _finish_source(fields: tuple[tuple[str, str], ...]) -> str:
     )
 
 
-def _row_source(head: str, tpr: int, vec: int, fused: tuple[tuple[str, str], ...] = ()) -> str:
+def _row_source(head: str, tpr: int, vec: int, fused: tuple[tuple[str, str], ...] = (),
+                unroll: int = 4) -> str:
     """A row pass; ``vec`` > 1 reads 16-byte vectors of ``vec`` elements (rows and
     chunks start on a vector boundary, which the plan checks).  ``fused`` (the
     accumulator's fields; 256 threads a row only): the pass also finishes its rows'
@@ -255,24 +256,26 @@ def _row_source(head: str, tpr: int, vec: int, fused: tuple[tuple[str, str], ...
     the per-row counters."""
     w = min(tpr, 32)
     if vec > 1:
+        lanes = range(unroll)
+
+        def at(u: int) -> str:
+            return "j" if u == 0 else f"(j + {u} * TPR)"
+
         body = (
             f"    union U {{ uint4 v; T e[{vec}]; }};\n"
             "    const uint4* __restrict__ pv = (const uint4*)(x + row * R);\n"
             f"    long long j = lo / {vec} + lane;\n"
             f"    const long long hv = hi / {vec};\n"
-            "    for (; j + 3 * TPR < hv; j += 4 * TPR) {\n"
-            "      U u0, u1, u2, u3; u0.v = pv[j]; u1.v = pv[j + TPR];\n"
-            "      u2.v = pv[j + 2 * TPR]; u3.v = pv[j + 3 * TPR];\n"
-            f"      A b0 = load(u0.e[0], j * {vec}), b1 = load(u1.e[0], (j + TPR) * {vec});\n"
-            f"      A b2 = load(u2.e[0], (j + 2 * TPR) * {vec}), b3 = load(u3.e[0], (j + 3 * TPR) * {vec});\n"
-            f"      #pragma unroll\n      for (int c = 1; c < {vec}; c++) {{\n"
-            f"        b0 = merge(b0, load(u0.e[c], j * {vec} + c));\n"
-            f"        b1 = merge(b1, load(u1.e[c], (j + TPR) * {vec} + c));\n"
-            f"        b2 = merge(b2, load(u2.e[c], (j + 2 * TPR) * {vec} + c));\n"
-            f"        b3 = merge(b3, load(u3.e[c], (j + 3 * TPR) * {vec} + c));\n"
-            "      }\n"
-            "      a = merge(a, merge(merge(b0, b1), merge(b2, b3)));\n"
-            "    }\n"
+            f"    for (; j + {unroll - 1} * TPR < hv; j += {unroll} * TPR) {{\n"
+            + "".join(f"      U u{u}; u{u}.v = pv[{at(u)}];\n" for u in lanes)
+            + "".join(f"      A b{u} = load(u{u}.e[0], {at(u)} * {vec});\n" for u in lanes)
+            + f"      #pragma unroll\n      for (int c = 1; c < {vec}; c++) {{\n"
+            + "".join(f"        b{u} = merge(b{u}, load(u{u}.e[c], {at(u)} * {vec} + c));\n"
+                      for u in lanes)
+            + "      }\n"
+            + ("      a = merge(a, merge(merge(b0, b1), merge(b2, b3)));\n" if unroll == 4
+               else "      a = merge(a, merge(b0, b1));\n")
+            + "    }\n"
             "    for (; j < hv; j += TPR) {\n"
             "      U u0; u0.v = pv[j];\n"
             f"      #pragma unroll\n      for (int c = 0; c < {vec}; c++) a = merge(a, load(u0.e[c], j * {vec} + c));\n"
@@ -456,7 +459,10 @@ class Reductions:
             op = OPS[name]
             head = _header(op, t, s, o, in_acc, final)
             if kind == "row":
-                return _row_source(head, width, vec, op.fields if fused else ())
+                # four 16-byte loads in flight for one-field accumulators; two for wider
+                # ones (argmax/argmin, var: four ran 20% slower, registers)
+                return _row_source(head, width, vec, op.fields if fused else (),
+                                   4 if len(op.fields) == 1 else 2)
             return _col_source(head, width)
 
         return cached(self._fns, key, self._multi, source)
