@@ -542,3 +542,36 @@ def test_direct_fft_on_cached_plans_matches_numpy(kind, norm, double):
             assert got.shape == want.shape
             np.testing.assert_allclose(got, want, rtol=tol, atol=tol * max(1.0, np.abs(want).max()))
         np.testing.assert_array_equal(xp.asnumpy(x), h)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "uint8", "bool", "float64"])
+@pytest.mark.parametrize("idt", ["int64", "int32", "int8", "uint16"])
+def test_take_along_axis_gathers_and_checks_in_one_launch(dtype, idt):
+    """take_along_axis with its bounds check inside the gather: NumPy's values (negative
+    indices wrap), every axis of 1-D to 3-D arrays, broadcast and strided operands (the
+    old path), and the IndexError the NumPy backend raises, naming the same index."""
+    rng = np.random.default_rng(13)
+    for shape in [(7,), (4, 9), (3, 5, 6)]:
+        a = (rng.standard_normal(shape) * 20).astype(dtype)
+        x = xp.asarray(a, device="cuda:0")
+        for ax in range(len(shape)):
+            n = shape[ax]
+            ishape = shape[:ax] + (int(rng.integers(1, 8)),) + shape[ax + 1:]
+            lo = 0 if idt[0] == "u" else -n
+            ind = rng.integers(lo, n, ishape).astype(idt)
+            got = xp.take_along_axis(x, xp.asarray(ind, device="cuda:0"), axis=ax)
+            np.testing.assert_array_equal(xp.asnumpy(got), np.take_along_axis(a, ind.astype(np.int64), axis=ax))
+            if len(shape) > 1:  # broadcast indices, strided indices
+                b = ind[(slice(None),) * ax + (slice(None),) + (slice(0, 1),) * (len(shape) - ax - 1)]
+                np.testing.assert_array_equal(
+                    xp.asnumpy(xp.take_along_axis(x, xp.asarray(b, device="cuda:0"), axis=ax)),
+                    np.take_along_axis(a, np.broadcast_to(b, ishape[:ax + 1] + shape[ax + 1:]).astype(np.int64), axis=ax))
+            if idt[0] != "u":
+                for bad in (n, -n - 1, n + 40):
+                    worse = ind.copy()
+                    worse.reshape(-1)[-1] = bad
+                    with pytest.raises(IndexError) as gpu_err:
+                        xp.take_along_axis(x, xp.asarray(worse, device="cuda:0"), axis=ax)
+                    with pytest.raises(IndexError) as host_err:
+                        xp.take_along_axis(xp.asarray(a, device="numpy"), xp.asarray(worse, device="numpy"), axis=ax)
+                    assert str(gpu_err.value) == str(host_err.value)

@@ -97,6 +97,15 @@ def take_along_axis(x: usm_ndarray, indices: usm_ndarray, /, *, axis: int = -1) 
         raise IndexError(
             f"take_along_axis: cannot take from the empty axis {ax} of shape {xs}"
         )
+    try:
+        checked = be.take_along_axis_checked(a, i, ax)
+    except Exception as exc:
+        alloc_failed(exc, be, a, i.size * a.itemsize, "take_along_axis")
+    if checked is not None:
+        out, bad = checked
+        if bad is not None:
+            raise bounds_error("take_along_axis", bad, ax, xs[ax])
+        return wrap_with(be, out)
     if not be.checks_indices:
         check_bounds(be, i, xs[ax], ax, "take_along_axis")
     try:

@@ -408,6 +408,10 @@ class CudaBackend(BackendBase):
     def take_checked(self, raw: Any, indices: Any, axis: int) -> tuple[Any, int | None] | None:
         return self.gathers.take_checked(raw, indices, axis)
 
+    def take_along_axis_checked(self, raw: Any, indices: Any,
+                                axis: int) -> tuple[Any, int | None] | None:
+        return self.gathers.take_along_checked(raw, indices, axis)
+
     def index_out_of_range(self, i: Any, n: int) -> bool | None:
         return self.gathers.out_of_range(i, n)
 

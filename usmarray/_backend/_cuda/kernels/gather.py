@@ -1,8 +1,10 @@
-"""``take`` with its bounds check inside the gather: one launch and one small read-back
-instead of two reductions, two read-backs and then the gather.
+"""``take`` and ``take_along_axis`` with the bounds check inside the gather: one launch
+and one small read-back instead of a check (reductions or a host copy of the indices,
+read back) and then the gather.
 
 The source is viewed as (outer, n, inner) around the axis, the result as (outer, k,
-inner) for ``k`` indices.  An index ``t`` in ``[-n, n)`` reads ``t`` (``t + n`` when
+inner) for ``k`` indices; ``take`` reads index ``j`` for every (o, j, i),
+``take_along_axis`` the index at the result's own position.  An index ``t`` in ``[-n, n)`` reads ``t`` (``t + n`` when
 negative); any other index writes zero and is recorded in a per-thread, per-stream
 report of three int64: a flag, the largest index ``>= n`` and the smallest ``< -n``
 (``atomicMax``/``atomicMin`` from zero), so the caller names the same index that a
@@ -35,7 +37,7 @@ extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ src,
     if (inner != 1) {{ r = e / inner; i = e - r * inner; }}
     long long o = 0, j = r;
     if (outer != 1) {{ o = r / kk; j = r - o * kk; }}
-    const long long t0 = (long long)idx[j];
+    const long long t0 = (long long)idx[{pos}];
     const long long t = t0 < 0 ? t0 + n : t0;
     if (t < 0 || t >= n) {{
       report[0] = 1;
@@ -106,11 +108,38 @@ class Gathers:
         out = _nd(sh[:axis] + (k,) + sh[axis + 1:], a.dtype)
         if not out.size:
             return out, None
+        return self._gather(a, i, out, outer, n, k, inner, along=False)
+
+    def take_along_checked(self, a: Any, i: Any, axis: int) -> tuple[Any, int | None] | None:
+        """``take_along_axis`` as :meth:`take_checked` does ``take``, for ``i`` of
+        ``a``'s shape but along ``axis`` (no broadcasting); None otherwise."""
+        if not (self.enabled and a.__class__ is _nd and i.__class__ is _nd and a.size
+                and i.ndim == a.ndim and a._c_contiguous and i._c_contiguous
+                and a.dtype in _CTYPES and i.dtype in _SIGNED
+                and self._is_fast(a) and self._is_fast(i)):
+            return None
+        sh, ish = a.shape, i.shape
+        if sh[:axis] != ish[:axis] or sh[axis + 1:] != ish[axis + 1:]:
+            return None
+        n, k = sh[axis], ish[axis]
+        outer = 1
+        for m in sh[:axis]:
+            outer *= m
+        inner = a.size // (outer * n)
+        out = _nd(ish, a.dtype)
+        if not out.size:
+            return out, None
+        return self._gather(a, i, out, outer, n, k, inner, along=True)
+
+    def _gather(self, a: Any, i: Any, out: Any, outer: int, n: int, k: int, inner: int,
+                along: bool) -> tuple[Any, int | None]:
+        """One gather launch and one read of its report."""
         s = stream_ptr()
         rep = self._report(a.data.device_id if self._multi else 0, s)
         rep.data.memset_async(0, 24)
-        f = cached(self._fns, (a.dtype, i.dtype), self._multi,
-                   lambda: _SOURCE.format(t=_CTYPES[a.dtype], i=_CTYPES[i.dtype]))
+        f = cached(self._fns, (a.dtype, i.dtype, along), self._multi,
+                   lambda: _SOURCE.format(t=_CTYPES[a.dtype], i=_CTYPES[i.dtype],
+                                          pos="e" if along else "j"))
         total = out.size
         launch(f, grid_1d(total), (256, 1, 1), "QQQQqqqqq",
                a.data.ptr, i.data.ptr, out.data.ptr, rep.data.ptr, total, outer, n, k, inner,
