@@ -49,11 +49,13 @@ import tempfile
 import time
 from pathlib import Path
 
-#: (label, backend, USMARRAY_DEFAULT_DEVICE)
-CONFIGS = {
-    "numpy": ("numpy", None),
-    "usmarray numpy": ("usmarray", "numpy"),
-    "usmarray sycl-cpu": ("usmarray", "cpu"),
+#: label -> (backend, USMARRAY_DEFAULT_DEVICE, more environment)
+CONFIGS: dict[str, tuple[str, str | None, dict[str, str]]] = {
+    "numpy": ("numpy", None, {}),
+    "usmarray numpy": ("usmarray", "numpy", {}),
+    "usmarray sycl-cpu": ("usmarray", "cpu", {}),
+    # the chunk pool off: every chunk read from Zarr into a fresh USM allocation
+    "usmarray sycl-cpu, no pool": ("usmarray", "cpu", {"USMARRAY_CUBED_POOL_BYTES": "0"}),
 }
 
 #: bucket -> substrings of a profile entry's file name (first match wins, in order)
@@ -205,11 +207,23 @@ def child(args: argparse.Namespace) -> dict[str, object]:
     import resource
 
     return dict(
-        import_s=import_s, first_s=times[0], times=times[1:], cpu=cpus[1:], busy=busy[1:],
+        pool=_pool_stats(), import_s=import_s, first_s=times[0], times=times[1:], cpu=cpus[1:], busy=busy[1:],
         tasks=tasks,
         first_cpu=cpus[0], profiled_s=profiled_s, values=values,
         peak_rss=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, **summary,
     )
+
+
+def _pool_stats() -> dict[str, int] | None:
+    """The chunk pool's counters in this process (None: no pool was used)."""
+    if "usmarray" not in sys.modules:
+        return None
+    import usmarray
+
+    pool = usmarray.Device.create_device(None)._be.__dict__.get("_chunk_pool")
+    if pool is None:
+        return None
+    return dict(hits=pool.hits, misses=pool.misses, idle_bytes=pool.idle_bytes())
 
 
 def make_input(args: argparse.Namespace) -> None:
@@ -228,10 +242,13 @@ def make_input(args: argparse.Namespace) -> None:
     shutil.rmtree(work, ignore_errors=True)
 
 
-def _env(backend: str, device: str | None) -> dict[str, str]:
+def _env(backend: str, device: str | None, extra: dict[str, str] | None = None
+         ) -> dict[str, str]:
     env = dict(os.environ, PYTHONUNBUFFERED="1", SYCL_CACHE_PERSISTENT="1")
-    env.pop("CUBED_BACKEND_ARRAY_API_MODULE", None)
-    env.pop("USMARRAY_DEFAULT_DEVICE", None)
+    for k in ("CUBED_BACKEND_ARRAY_API_MODULE", "USMARRAY_DEFAULT_DEVICE",
+              "USMARRAY_CUBED_POOL_BYTES"):
+        env.pop(k, None)
+    env.update(extra or {})
     if backend == "usmarray":
         env["CUBED_BACKEND_ARRAY_API_MODULE"] = "usmarray.cubed"
     if device:
@@ -282,6 +299,11 @@ def table(rows: list[dict], workers: int) -> str:
                   for a, b in zip(v, np_runs, strict=True)]
             out.append(f"\nPaired by round, {k} / numpy: "
                        + ", ".join(f"{x:.3f}" for x in pr))
+    for k, v in by.items():
+        if v[0].get("pool"):
+            out.append(f"\nChunk pool, {k}: " + "; ".join(
+                f"{r['pool']['hits']} reused, {r['pool']['misses']} allocated, "
+                f"{r['pool']['idle_bytes'] / 1e6:.0f} MB idle at the end" for r in v))
     if len(np_runs) >= 2:
         a = statistics.median(np_runs[0]["times"])
         b = statistics.median(np_runs[1]["times"])
@@ -354,8 +376,8 @@ def parent(args: argparse.Namespace) -> None:
         rows = []
         order = [c for _ in range(args.rounds) for c in args.configs]
         for label in order:
-            backend, device = CONFIGS[label]
-            p = subprocess.run(_child_cmd(args, "--child"), env=_env(backend, device),
+            backend, device, extra = CONFIGS[label]
+            p = subprocess.run(_child_cmd(args, "--child"), env=_env(backend, device, extra),
                                capture_output=True, text=True, timeout=args.timeout)
             if p.returncode != 0:
                 print(p.stderr[-3000:], flush=True)
