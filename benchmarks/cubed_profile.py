@@ -226,6 +226,45 @@ def _pool_stats() -> dict[str, int] | None:
     return dict(hits=pool.hits, misses=pool.misses, idle_bytes=pool.idle_bytes())
 
 
+def pool_ab(chunk: int = 5_000_000, count: int = 20, rounds: int = 7) -> str:
+    """The chunk pool alone, in this process, on the SYCL CPU device: the time per chunk
+    of what a cubed task does with a chunk read from Zarr (``asarray`` of a NumPy array,
+    a ``sum`` over it, the result to the host), ``count`` chunks of ``chunk`` float32 per
+    block, blocks alternating pool on, pool off, pool on (A/A), ``rounds`` times."""
+    import gc
+
+    import numpy as np
+
+    import usmarray
+    import usmarray.cubed as uc
+    from usmarray import _cubed_placement as pl
+
+    dev = usmarray.Device.create_device("cpu")
+    hosts = [np.random.default_rng(i).random(chunk, dtype=np.float32) for i in range(4)]
+
+    def block(pool_bytes: int) -> float:
+        pl._policy = pl.Placement([dev], "auto", pool_bytes)
+        gc.collect()
+        t0 = time.perf_counter()
+        for i in range(count):
+            float(uc.sum(uc.asarray(hosts[i % 4])))
+        return (time.perf_counter() - t0) / count * 1e3
+
+    on, off, on2 = [], [], []
+    block(pl.POOL_DEFAULT)
+    block(0)  # warm-up: kernels loaded, the pool filled
+    for _ in range(rounds):
+        on.append(block(pl.POOL_DEFAULT))
+        off.append(block(0))
+        on2.append(block(pl.POOL_DEFAULT))
+    m_on, m_off, m_on2 = (statistics.median(v) for v in (on, off, on2))
+    return (f"per chunk of {chunk:.0e} float32 ({chunk * 4 / 1e6:.0f} MB): asarray + sum + "
+            f"to host, median of {rounds} blocks of {count}: pool off {m_off:.2f} ms, pool on "
+            f"{m_on:.2f} ms (off / on = {m_off / m_on:.2f}x; A/A on / on = "
+            f"{m_on2 / m_on:.3f}); blocks off: " + ", ".join(f"{x:.1f}" for x in off)
+            + "; on: " + ", ".join(f"{x:.1f}" for x in on))
+
+
 def make_input(args: argparse.Namespace) -> None:
     """Write x = sin(1e-4 * arange(N)) as float32 to Zarr at ``args.data`` (NumPy)."""
     import cubed
@@ -417,10 +456,18 @@ def main() -> None:
     ap.add_argument("--timeout", type=int, default=900)
     ap.add_argument("--child", action="store_true")
     ap.add_argument("--make-input", action="store_true")
+    ap.add_argument("--pool-ab", action="store_true",
+                    help="only time chunks with the chunk pool on and off (SYCL CPU device)")
     ap.add_argument("--render", action="store_true",
                     help="only rewrite profile.md and profile.png from --out's profile.json")
     args = ap.parse_args()
-    if args.render:
+    if args.pool_ab:
+        text = pool_ab(int(float(args.chunk)))
+        print(text)
+        if args.out:
+            Path(args.out).mkdir(parents=True, exist_ok=True)
+            (Path(args.out) / "pool_ab.txt").write_text(text + "\n")
+    elif args.render:
         out = Path(args.out)
         res = json.loads((out / "profile.json").read_text())
         md = table(res["rows"], res["workers"] if res["executor"] == "threads" else 1)
