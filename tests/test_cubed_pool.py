@@ -145,6 +145,11 @@ def test_inputs_the_pool_does_not_take_go_the_usual_way(pool_policy):
         uc.asarray(h.astype(">f4"))
     x = uc.asarray(h, dtype=np.float64)  # a cast: usmarray's asarray
     assert x.dtype == xp.float64
+    assert _pool().misses == 0
+    for same in (np.float32, xp.float32, "float32"):  # the chunk's own dtype: pooled
+        np.testing.assert_array_equal(xp.asnumpy(uc.asarray(h, dtype=same)), h)
+    assert _pool().misses + _pool().hits == 3
+    _pool().clear()
     with pytest.raises(ValueError, match="requires a copy"):
         uc.asarray(h, copy=False)
     assert _pool().misses == 0

@@ -140,7 +140,7 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: Any = N
     pools it (``USMARRAY_CUBED_POOL_BYTES``, :mod:`usmarray._cubed_placement`); the
     result is the same new array either way."""
     if (type(obj) is np.ndarray and device is None and copy is not False and not kwargs
-            and (dtype is None or _dtype_in(dtype) == obj.dtype)):
+            and (dtype is None or obj.dtype == _dtype_out(_dtype_in(dtype)))):
         out = _pooled_chunk(obj)
         if out is not None:
             return out
