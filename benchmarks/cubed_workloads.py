@@ -173,20 +173,22 @@ def child(args: argparse.Namespace) -> dict[str, object]:
     spec = cubed.Spec(work_dir=work, allowed_mem=allowed, reserved_mem=args.reserved_mem)
     ex = create_executor("threads", dict(max_workers=args.workers))
     proj = _projected()
-    times, values = [], []
+    times, cpus, values = [], [], []
     try:
         for _ in range(args.repeats + 1):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             if args.workload == "chain":
                 v: object = float(chain_plan(n, int(float(args.chunk)), spec).compute(  # type: ignore[attr-defined]
                     executor=ex, callbacks=[proj]))
             else:
                 v = _run_plan(args.data, spec, ex, [proj])
             times.append(time.perf_counter() - t0)
+            cpus.append(time.process_time() - c0)
             values.append(v)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    return dict(first_s=times[0], times=times[1:], value=values[-1], peak_rss=_peak_rss(),
+    return dict(first_s=times[0], times=times[1:], cpu=cpus[1:], value=values[-1],
+                peak_rss=_peak_rss(),
                 projected_mem=proj.projected,  # type: ignore[attr-defined]
                 rss_before=rss_before, device_peak=devmem.stop() if devmem else None,
                 device_before=dev_before)
@@ -244,10 +246,17 @@ def table(res: dict) -> str:
             f"{r['rss_before'] / 1e9:.2f} | "
             + (f"{r['projected_mem'] / 1e9:.3f}" if r.get("projected_mem") else "-")
             + f" | {dev} |")
+    cpu: dict[str, list[float]] = {}
+    for r in ok:
+        cpu.setdefault(r["label"], []).extend(r.get("cpu", []))
     if base and any(len([r for r in ok if r["label"] == k]) > 1 for k in by):
-        out += ["", "| configuration | median of all runs (s) | numpy / this |", "|---|---|---|"]
-        out += [f"| {k} | {statistics.median(v):.2f} | {base / statistics.median(v):.2f}x |"
-                for k, v in by.items()]
+        cbase = statistics.median(cpu["numpy"]) if cpu.get("numpy") else None
+        out += ["", "| configuration | median of all runs (s) | numpy / this | process CPU "
+                "time, median (s) | numpy / this, CPU time |", "|---|---|---|---|---|"]
+        for k, v in by.items():
+            c = statistics.median(cpu[k]) if cpu.get(k) else None
+            out.append(f"| {k} | {statistics.median(v):.2f} | {base / statistics.median(v):.2f}x"
+                       + (f" | {c:.2f} | {cbase / c:.2f}x |" if c and cbase else " | - | - |"))
     nps = [statistics.median(r["times"]) for r in ok if r["label"] == "numpy"]
     if len(nps) >= 2:
         out.append(f"\nA/A: numpy process 2 / process 1 = {nps[1] / nps[0]:.3f}")
