@@ -49,11 +49,13 @@ import tempfile
 import time
 from pathlib import Path
 
-#: (label, backend, USMARRAY_DEFAULT_DEVICE)
-CONFIGS = {
-    "numpy": ("numpy", None),
-    "usmarray numpy": ("usmarray", "numpy"),
-    "usmarray sycl-cpu": ("usmarray", "cpu"),
+#: label -> (backend, USMARRAY_DEFAULT_DEVICE, more environment)
+CONFIGS: dict[str, tuple[str, str | None, dict[str, str]]] = {
+    "numpy": ("numpy", None, {}),
+    "usmarray numpy": ("usmarray", "numpy", {}),
+    "usmarray sycl-cpu": ("usmarray", "cpu", {}),
+    # the chunk pool off: every chunk read from Zarr into a fresh USM allocation
+    "usmarray sycl-cpu, no pool": ("usmarray", "cpu", {"USMARRAY_CUBED_POOL_BYTES": "0"}),
 }
 
 #: bucket -> substrings of a profile entry's file name (first match wins, in order)
@@ -205,11 +207,62 @@ def child(args: argparse.Namespace) -> dict[str, object]:
     import resource
 
     return dict(
-        import_s=import_s, first_s=times[0], times=times[1:], cpu=cpus[1:], busy=busy[1:],
+        pool=_pool_stats(), import_s=import_s, first_s=times[0], times=times[1:], cpu=cpus[1:], busy=busy[1:],
         tasks=tasks,
         first_cpu=cpus[0], profiled_s=profiled_s, values=values,
         peak_rss=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, **summary,
     )
+
+
+def _pool_stats() -> dict[str, int] | None:
+    """The chunk pool's counters in this process (None: no pool was used)."""
+    if "usmarray" not in sys.modules:
+        return None
+    import usmarray
+
+    pool = usmarray.Device.create_device(None)._be.__dict__.get("_chunk_pool")
+    if pool is None:
+        return None
+    return dict(hits=pool.hits, misses=pool.misses, idle_bytes=pool.idle_bytes())
+
+
+def pool_ab(chunk: int = 5_000_000, count: int = 20, rounds: int = 7) -> str:
+    """The chunk pool alone, in this process, on the SYCL CPU device: the time per chunk
+    of what a cubed task does with a chunk read from Zarr (``asarray`` of a NumPy array,
+    a ``sum`` over it, the result to the host), ``count`` chunks of ``chunk`` float32 per
+    block, blocks alternating pool on, pool off, pool on (A/A), ``rounds`` times."""
+    import gc
+
+    import numpy as np
+
+    import usmarray
+    import usmarray.cubed as uc
+    from usmarray import _cubed_placement as pl
+
+    dev = usmarray.Device.create_device("cpu")
+    hosts = [np.random.default_rng(i).random(chunk, dtype=np.float32) for i in range(4)]
+
+    def block(pool_bytes: int) -> float:
+        pl._policy = pl.Placement([dev], "auto", pool_bytes)
+        gc.collect()
+        t0 = time.perf_counter()
+        for i in range(count):
+            float(uc.sum(uc.asarray(hosts[i % 4])))
+        return (time.perf_counter() - t0) / count * 1e3
+
+    on, off, on2 = [], [], []
+    block(pl.POOL_DEFAULT)
+    block(0)  # warm-up: kernels loaded, the pool filled
+    for _ in range(rounds):
+        on.append(block(pl.POOL_DEFAULT))
+        off.append(block(0))
+        on2.append(block(pl.POOL_DEFAULT))
+    m_on, m_off, m_on2 = (statistics.median(v) for v in (on, off, on2))
+    return (f"per chunk of {chunk:.0e} float32 ({chunk * 4 / 1e6:.0f} MB): asarray + sum + "
+            f"to host, median of {rounds} blocks of {count}: pool off {m_off:.2f} ms, pool on "
+            f"{m_on:.2f} ms (off / on = {m_off / m_on:.2f}x; A/A on / on = "
+            f"{m_on2 / m_on:.3f}); blocks off: " + ", ".join(f"{x:.1f}" for x in off)
+            + "; on: " + ", ".join(f"{x:.1f}" for x in on))
 
 
 def make_input(args: argparse.Namespace) -> None:
@@ -228,10 +281,13 @@ def make_input(args: argparse.Namespace) -> None:
     shutil.rmtree(work, ignore_errors=True)
 
 
-def _env(backend: str, device: str | None) -> dict[str, str]:
+def _env(backend: str, device: str | None, extra: dict[str, str] | None = None
+         ) -> dict[str, str]:
     env = dict(os.environ, PYTHONUNBUFFERED="1", SYCL_CACHE_PERSISTENT="1")
-    env.pop("CUBED_BACKEND_ARRAY_API_MODULE", None)
-    env.pop("USMARRAY_DEFAULT_DEVICE", None)
+    for k in ("CUBED_BACKEND_ARRAY_API_MODULE", "USMARRAY_DEFAULT_DEVICE",
+              "USMARRAY_CUBED_POOL_BYTES"):
+        env.pop(k, None)
+    env.update(extra or {})
     if backend == "usmarray":
         env["CUBED_BACKEND_ARRAY_API_MODULE"] = "usmarray.cubed"
     if device:
@@ -282,6 +338,11 @@ def table(rows: list[dict], workers: int) -> str:
                   for a, b in zip(v, np_runs, strict=True)]
             out.append(f"\nPaired by round, {k} / numpy: "
                        + ", ".join(f"{x:.3f}" for x in pr))
+    for k, v in by.items():
+        if v[0].get("pool"):
+            out.append(f"\nChunk pool, {k}: " + "; ".join(
+                f"{r['pool']['hits']} reused, {r['pool']['misses']} allocated, "
+                f"{r['pool']['idle_bytes'] / 1e6:.0f} MB idle at the end" for r in v))
     if len(np_runs) >= 2:
         a = statistics.median(np_runs[0]["times"])
         b = statistics.median(np_runs[1]["times"])
@@ -354,8 +415,8 @@ def parent(args: argparse.Namespace) -> None:
         rows = []
         order = [c for _ in range(args.rounds) for c in args.configs]
         for label in order:
-            backend, device = CONFIGS[label]
-            p = subprocess.run(_child_cmd(args, "--child"), env=_env(backend, device),
+            backend, device, extra = CONFIGS[label]
+            p = subprocess.run(_child_cmd(args, "--child"), env=_env(backend, device, extra),
                                capture_output=True, text=True, timeout=args.timeout)
             if p.returncode != 0:
                 print(p.stderr[-3000:], flush=True)
@@ -395,10 +456,18 @@ def main() -> None:
     ap.add_argument("--timeout", type=int, default=900)
     ap.add_argument("--child", action="store_true")
     ap.add_argument("--make-input", action="store_true")
+    ap.add_argument("--pool-ab", action="store_true",
+                    help="only time chunks with the chunk pool on and off (SYCL CPU device)")
     ap.add_argument("--render", action="store_true",
                     help="only rewrite profile.md and profile.png from --out's profile.json")
     args = ap.parse_args()
-    if args.render:
+    if args.pool_ab:
+        text = pool_ab(int(float(args.chunk)))
+        print(text)
+        if args.out:
+            Path(args.out).mkdir(parents=True, exist_ok=True)
+            (Path(args.out) / "pool_ab.txt").write_text(text + "\n")
+    elif args.render:
         out = Path(args.out)
         res = json.loads((out / "profile.json").read_text())
         md = table(res["rows"], res["workers"] if res["executor"] == "threads" else 1)

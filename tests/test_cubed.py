@@ -168,7 +168,7 @@ def test_sub_devices_get_in_order_queues_and_chunks_follow_the_thread():
     if cu < 2:
         pytest.skip("the CPU device has one compute unit")
     saved = (pl._policy, pl.os.environ.get(pl.ENV_DEVICES), pl.os.environ.get(pl.ENV_USM_TYPE),
-             pl.os.environ.get("USMARRAY_UNPICKLE_DEVICE"))
+             pl.os.environ.get("USMARRAY_UNPICKLE_DEVICE"), pl.os.environ.get(pl.ENV_POOL))
     try:
         p = uc.configure("cpu/2")
         assert len(p.devices) == 2 and p.devices[0] != p.devices[1]
@@ -190,8 +190,8 @@ def test_sub_devices_get_in_order_queues_and_chunks_follow_the_thread():
         assert all(r == a for r, a in got.values())
     finally:
         pl._policy = saved[0]
-        for k, v in zip((pl.ENV_DEVICES, pl.ENV_USM_TYPE, "USMARRAY_UNPICKLE_DEVICE"), saved[1:],
-                        strict=True):
+        for k, v in zip((pl.ENV_DEVICES, pl.ENV_USM_TYPE, "USMARRAY_UNPICKLE_DEVICE", pl.ENV_POOL),
+                        saved[1:], strict=True):
             if v is None:
                 pl.os.environ.pop(k, None)
             else:

@@ -26,6 +26,12 @@ processes started later inherit it; :func:`configure` sets both):
   USM kind of the device's backend whose arrays NumPy can read (``np.asarray``, which
   cubed uses to write chunks to Zarr, is refused for memory the host cannot access):
   ``device`` on a CPU device, ``shared`` on a GPU.  Or ``device``/``shared``/``host``.
+- ``USMARRAY_CUBED_POOL_BYTES``: the most bytes of idle chunk memory a process keeps for
+  reuse (default 256 MiB; 0 turns reuse off).  Chunks read from Zarr (``asarray`` of a
+  NumPy array) are copied into the memory of a dead chunk of the same size where the
+  backend pools it (the SYCL backend, host-accessible memory): fresh USM allocations of
+  the OpenCL CPU runtime page-fault on every copy.  Idle blocks are not any task's
+  memory: count this bound in cubed's ``reserved_mem``.
 """
 
 from __future__ import annotations
@@ -44,6 +50,8 @@ from ._env import env_int
 ENV_DEVICES = "USMARRAY_CUBED_DEVICES"
 ENV_USM_TYPE = "USMARRAY_CUBED_USM_TYPE"
 ENV_RANK = "USMARRAY_CUBED_RANK"
+ENV_POOL = "USMARRAY_CUBED_POOL_BYTES"
+POOL_DEFAULT = 256 << 20
 USM_TYPES = ("device", "shared", "host")
 
 
@@ -133,13 +141,15 @@ def _rank() -> int:
 class Placement:
     """The policy of one process: its devices, the USM kind, and the thread assignment."""
 
-    def __init__(self, devices: list[Any], usm_type: str) -> None:
+    def __init__(self, devices: list[Any], usm_type: str, pool_bytes: int = POOL_DEFAULT) -> None:
         if usm_type not in ("auto", *USM_TYPES):
             raise ValueError(
                 f"{ENV_USM_TYPE}={usm_type!r}; use 'auto', 'device', 'shared' or 'host'"
             )
         self.devices = list(devices)
         self.usm_type = usm_type
+        #: the most bytes of idle chunk memory kept for reuse (0: none)
+        self.pool_bytes = pool_bytes
         self._counter = itertools.count()
         self._local = threading.local()
         self._usm_by_device: dict[Any, str] = {}
@@ -171,6 +181,11 @@ class Placement:
         return ut
 
 
+def _pool_bytes_from_env() -> int:
+    n = env_int(ENV_POOL)
+    return POOL_DEFAULT if n is None else n
+
+
 _policy: Placement | None = None
 _policy_lock = threading.Lock()
 
@@ -185,28 +200,37 @@ def policy() -> Placement:
                 _policy = Placement(
                     resolve_devices(os.environ.get(ENV_DEVICES, "")),
                     os.environ.get(ENV_USM_TYPE, "auto").strip() or "auto",
+                    _pool_bytes_from_env(),
                 )
             p = _policy
     return p
 
 
-def configure(devices: str | list[Any] | None = None, usm_type: str = "auto") -> Placement:
+def configure(devices: str | list[Any] | None = None, usm_type: str = "auto",
+              pool_bytes: int | None = None) -> Placement:
     """Set this process' policy and export it to the environment, so worker processes
     started afterwards (a Dask ``LocalCluster``, cubed's ``processes`` executor) use
     the same one.  ``devices``: None or "default", a ``USMARRAY_CUBED_DEVICES`` string,
-    or a list of Devices (this process only: Devices do not cross processes)."""
+    or a list of Devices (this process only: Devices do not cross processes).
+    ``pool_bytes``: ``USMARRAY_CUBED_POOL_BYTES`` (None: the environment's, else the
+    default)."""
+    if pool_bytes is None:
+        pool_bytes = _pool_bytes_from_env()
+    elif type(pool_bytes) is not int or pool_bytes < 0:
+        raise ValueError(f"configure: pool_bytes={pool_bytes!r}; give a byte count >= 0")
     global _policy
     if isinstance(devices, list):
         resolved, spec = list(devices), None
     else:
         spec = devices or "default"
         resolved = resolve_devices(spec)
-    p = Placement(resolved, usm_type)
+    p = Placement(resolved, usm_type, pool_bytes)
     with _policy_lock:
         _policy = p
     if spec is not None:
         os.environ[ENV_DEVICES] = spec
     os.environ[ENV_USM_TYPE] = usm_type
+    os.environ[ENV_POOL] = str(pool_bytes)
     # cubed pickles in-memory arrays into tasks: they unpickle onto the worker's own
     # device (this policy's default), not the device they came from
     os.environ["USMARRAY_UNPICKLE_DEVICE"] = "default"

@@ -41,8 +41,11 @@ import numpy as np
 import usmarray as _xp
 
 from . import _dtypes as _dt
+from ._array import wrap_with
 from ._cubed_placement import configure as configure  # re-exported: the policy setter
 from ._cubed_placement import policy
+from ._placement import check_device_dtype
+from ._serial import locked
 
 __array_api_version__ = _xp.__array_api_version__
 
@@ -127,6 +130,40 @@ def _adapt(ns: dict[str, Any], source: Any) -> None:
 
 
 _adapt(globals(), _xp)
+_asarray_placed = globals()["asarray"]
+
+
+def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: Any = None,
+            **kwargs: Any) -> Any:
+    """usmarray's ``asarray`` on the policy's device and USM kind.  A NumPy array (a
+    chunk cubed read from Zarr) is copied into reused memory where the device's backend
+    pools it (``USMARRAY_CUBED_POOL_BYTES``, :mod:`usmarray._cubed_placement`); the
+    result is the same new array either way."""
+    if (type(obj) is np.ndarray and device is None and copy is not False and not kwargs
+            and (dtype is None or obj.dtype == _dtype_out(_dtype_in(dtype)))):
+        out = _pooled_chunk(obj)
+        if out is not None:
+            return out
+    return _asarray_placed(obj, dtype=dtype, device=device, copy=copy, **kwargs)
+
+
+def _pooled_chunk(a: np.ndarray) -> Any:
+    """``a`` copied onto the policy's device by the backend's ``chunk_from_host``; None
+    where the policy pools nothing, the backend has no pool, or ``a`` is not a plain
+    array of a standard dtype (the caller then takes usmarray's ``asarray``)."""
+    p = policy()
+    if p.pool_bytes <= 0 or a.size == 0 or not a.dtype.isnative or not _dt.is_np_standard(
+            a.dtype):
+        return None
+    dev = p.device() or _xp.Device.create_device(None)
+    be = dev._be
+    take = getattr(be, "chunk_from_host", None)
+    if take is None:
+        return None
+    check_device_dtype(_NP_TO_DTYPE[a.dtype].np, dev._q, "asarray")
+    usm_type = p.usm_type_for(dev)
+    with locked(be):
+        return wrap_with(be, take(a, usm_type, dev._q, p.pool_bytes))
 
 
 # ---- dtype arguments in positional places, and dtype results ----------------------

@@ -195,7 +195,8 @@ def _independent(fn: Any, pt: Any) -> Any:
 #: the SYCL runtime (metadata such as shape, dtype and ``queue_of`` stays readable)
 _RUNTIME_MEMBERS = (*KERNEL_NAMES, "default_queue", "accelerator_queue", "native_queue",
                     "native_stream", "devices", "device_name", "describe", "capabilities",
-                    "wait", "device_attribute", "from_host", "to_host", "asarray",
+                    "wait", "device_attribute", "from_host", "chunk_from_host", "to_host",
+                    "asarray",
                     "to_queue", "may_share_memory", "repr", "str", "dlpack", "from_dlpack",
                     "ctor_memory", "ctor_queue", "check_alloc", "ctor_make", "memory_object",
                     "buffer_of", "linalg", "fft", "gemm", "eig",
@@ -475,6 +476,23 @@ class SyclBackend(BackendBase):
             return self.provider.asarray(a, usm_type=usm_type, sycl_queue=q)
         except self.alloc_errors as exc:
             raise self.memory_error(a.nbytes, q) from exc
+
+    def chunk_from_host(self, a: np.ndarray, usm_type: builtins.str, q: Any,
+                        idle_limit: int) -> Any:
+        """``from_host`` for a stream of chunks of one size (cubed's Zarr reads): the
+        copy lands in a block of a dead chunk of the same size where one is free, so
+        it writes touched pages; ``idle_limit`` bounds the bytes of free blocks kept
+        (see chunk_pool.py for the contract).  Memory that is not pooled: ``from_host``."""
+        pool = self.__dict__.get("_chunk_pool")
+        if pool is None:
+            from .chunk_pool import ChunkPool
+
+            pool = self.__dict__.setdefault("_chunk_pool", ChunkPool())
+        try:
+            out = pool.from_host(self.provider, a, usm_type, q, idle_limit, advise_huge_pages)
+        except self.alloc_errors as exc:
+            raise self.memory_error(a.nbytes, q) from exc
+        return self.from_host(a, usm_type, q) if out is None else out
 
     def reshape(self, a: Any, shape: Any, copy: Any = None, order: Any = "C") -> Any:
         """The provider's ``reshape``; a C-contiguous array reshaped in C order (sizes

@@ -1,0 +1,74 @@
+"""The two workloads of issue 28 (``benchmarks/cubed_workloads.py``) in a small size, the
+code path the GPU script runs: every configuration computes the right value, a
+configuration that cannot run is reported and the others still run, and the table,
+figure and peak-memory columns are written."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import usmarray as xp
+
+pytest.importorskip("cubed")
+wl = pytest.importorskip("benchmarks.cubed_workloads")
+
+HAS_SYCL = xp.provider is not None
+
+
+def _run(tmp_path, workload, n, configs):
+    cmd = [sys.executable, "-m", "benchmarks.cubed_workloads", "--workload", workload,
+           "--n", str(n), "--chunk", str(n // 4), "--allowed-mem", "20MB", "--workers", "2",
+           "--repeats", "1", "--timeout", "300", "--configs", *configs,
+           "--work-dir", str(tmp_path), "--out", str(tmp_path)]
+    subprocess.run(cmd, check=True, capture_output=True, timeout=900)
+    return json.loads((tmp_path / f"{workload}.json").read_text())
+
+
+def test_chain_reference_is_the_plan_in_float64():
+    n = 1000
+    x = np.arange(n, dtype=np.float32) * np.float32(20.0 / n) - np.float32(10.0)
+    x = x.astype(np.float64)
+    f = (np.sin(x) * np.cos(x / 2) + np.exp(-abs(x)) * np.tanh(x) + np.log1p(x ** 2)
+         + np.sqrt(abs(np.sin(3 * x))) + np.arctan(x))
+    assert wl.chain_reference(n) == pytest.approx(f.mean(), rel=1e-12)
+
+
+def test_chain_runs_on_every_backend_and_a_missing_device_is_reported(tmp_path):
+    configs = ["numpy", "usmarray numpy"] + (["usmarray sycl-cpu"] if HAS_SYCL else [])
+    try:
+        xp.Device.create_device("cuda:0")
+        missing = None
+    except ValueError:
+        missing = "usmarray cuda:0"
+    res = _run(tmp_path, "chain", 400_000, configs + ([missing] if missing else []))
+    rows = {r["label"]: r for r in res["rows"]}
+    want = wl.chain_reference(400_000)
+    for c in configs:
+        r = rows[c]
+        assert "error" not in r, r
+        assert r["value"] == pytest.approx(want, rel=2e-4)
+        assert len(r["times"]) == 1 and r["first_s"] > 0
+        assert r["peak_rss"] >= r["rss_before"] > 0
+        assert r["device_peak"] is None  # measured on CUDA devices only
+    if missing:
+        assert "cuda:0" in rows[missing]["error"]
+    md = (tmp_path / "chain.md").read_text()
+    assert "| numpy | 2 |" in md and "yes" in md and (tmp_path / "chain.png").exists()
+    if missing:
+        assert f"| {missing} | 2 | failed:" in md
+
+
+def test_meanstd_runs_the_profile_plan_on_zarr_input(tmp_path):
+    configs = ["numpy"] + (["usmarray sycl-cpu"] if HAS_SYCL else ["usmarray numpy"])
+    res = _run(tmp_path, "meanstd", 200_000, configs)
+    x = np.sin(np.arange(200_000, dtype=np.int32).astype(np.float32) * np.float32(1e-4))
+    want = [float(np.mean(x, dtype=np.float64)), float(np.std(x, dtype=np.float64))]
+    for r in res["rows"]:
+        assert "error" not in r, r
+        np.testing.assert_allclose(r["value"], want, rtol=1e-5, atol=1e-6)
+    assert "value agrees" in (tmp_path / "meanstd.md").read_text()
