@@ -195,10 +195,10 @@ class Kernel:
                 else:
                     be, q, launch, packed, gsize, slots = last[2:-1]
                     if slots:
-                        packed = list(packed)
                         params = self.params
-                        for pos, k, conv in slots:
-                            packed[pos] = conv(cast_scalar(params[k], args[k], self.name))
+                        packed = launch.with_scalars(packed, [
+                            (pos, conv(cast_scalar(params[k], args[k], self.name)))
+                            for pos, k, conv in slots])
                     _submit(be, launch, q, packed, gsize)
                     return
         kname = self.name
