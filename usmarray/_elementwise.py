@@ -147,7 +147,7 @@ def _make_unary(name: str) -> Callable[..., usm_ndarray]:
             if direct:
                 lim = direct.get(be.name)
                 if lim is not None:
-                    out = _direct.unary(be, name, lim, a)
+                    out = _direct.unary(be, name, lim, a, d)
             if out is None:
                 out = getattr(be, name)(a)
             if fixups:
@@ -230,15 +230,20 @@ def _make_binary(name: str) -> Callable[..., usm_ndarray]:
             be = x1._be
             if be is not x2._be or (be.multi_queue and not _same_queue(be, a1, a2)):
                 raise placement_error(name, x1.device, x2.device)
-            rd = _PROMOTION.get((a1.dtype, a2.dtype))
+            d1 = a1.dtype
+            d2 = a2.dtype
+            rd = _PROMOTION.get((d1, d2))
             if rd is None:
-                dt.promote(a1.dtype, a2.dtype, name)
+                dt.promote(d1, d2, name)
             if rd not in category:
                 raise _category_error(name, catname, rd)
             if a1.size * a2.size > _SAFE_SIZE:
                 _check_result(be, name, a1, a2)
         else:
             be, a1, a2, rd = binary_operands(x1, x2, name, category)
+            # the array operand's dtype (a Python scalar has none)
+            d1 = rd if type(x1) is usm_ndarray else None
+            d2 = rd if d1 is None else None
             if rd not in category:
                 raise _category_error(name, catname, rd)
             if getattr(a1, "size", 1) * getattr(a2, "size", 1) > _SAFE_SIZE:
@@ -251,7 +256,7 @@ def _make_binary(name: str) -> Callable[..., usm_ndarray]:
             if direct:
                 lim = direct.get(be.name)
                 if lim is not None:
-                    out = _direct.binary(be, name, lim, a1, a2)
+                    out = _direct.binary(be, name, lim, a1, a2, d1, d2)
             if out is None:
                 out = getattr(be, name)(a1, a2)
             if fixups:

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from .. import _dtypes as dt
+from ._compilers import program_module
 from ._errors import KernelSyntaxError
 from ._elementwise import ElementwiseKernel
 from ._fuse import _Emitter, _Node, _Unfusable
@@ -66,6 +67,7 @@ _PREDICATES = frozenset({
 _SAMPLE = {float: 0.5, int: 1, bool: True}
 _KIND_OF = {float: "f", int: "iu", bool: "b"}
 _BOOL = np.dtype(bool)
+_F2 = np.dtype(np.float16)
 
 #: (function, operand dtypes or scalar types, queue) -> a flat Kernel, a call count
 #: (int: not compiled yet) or False (runs on the backend)
@@ -107,8 +109,8 @@ def _launch(be: Any, key: tuple, name: str, operands: tuple, out_dtype: np.dtype
         if calls <= COMPILE_AFTER:
             _entries[key] = calls
             return None
-        e = _entries[key] = _build(name, operands, out_dtype, be.kernel_family)
-    if e is False:
+        e = _entries[key] = _launcher(be, q, name, operands, out_dtype, values)
+    if e is False or size > e[1]:
         return None
     u = be.usm_type_of(arrays[0])
     if len(arrays) == 2:
@@ -117,61 +119,66 @@ def _launch(be: Any, key: tuple, name: str, operands: tuple, out_dtype: np.dtype
             u = be.coerced_usm_type([u, u2])
     out = be.empty(shape, dtype=out_dtype, usm_type=u, queue=q)
     values.append(out)
-    try:
-        e.run_flat(be, q, values, size)
-    except (KernelSyntaxError, NotImplementedError, TypeError):
-        # the device cannot build it (no OpenCL, no double precision, ...): the
-        # backend's kernel computes this signature from now on
-        _entries[key] = False
-        return None
+    e[0].launch_flat(q, values, size)
     stats["launched"] += 1
     return out
 
 
-def binary(be: Any, name: str, limit: int, a1: Any, a2: Any) -> Any:
+def _launcher(be: Any, q: Any, name: str, operands: tuple, out_dtype: np.dtype,
+              values: list) -> Any:
+    """(the flat launcher, the most work-items one launch takes) of ``name`` for
+    ``operands`` on ``q``, or False where it cannot run there."""
+    k = _build(name, operands, out_dtype, be.kernel_family)
+    if k is False:
+        return False
+    try:
+        launch = k.flat_launcher(be, q, [*values, None])
+    except (KernelSyntaxError, NotImplementedError, TypeError):
+        # the device cannot build it (not OpenCL, no double precision, ...): the
+        # backend's kernel computes this signature from now on
+        return False
+    if getattr(launch, "_flat_plan", None) is None:  # pragma: no cover - not SYCL
+        return False
+    limit = program_module(be).MAX_WORK_ITEMS
+    return launch, limit if limit is not None else _ALL
+
+
+def binary(be: Any, name: str, limit: int, a1: Any, a2: Any, d1: Any, d2: Any) -> Any:
     """The raw result of elementwise ``name`` of raw arrays or Python scalars ``a1``,
-    ``a2`` (already checked by the namespace) through the factory, or None where the
-    backend's kernel is to compute it."""
-    if type(a1) is be.array_type:
+    ``a2`` (already checked by the namespace; ``d1``, ``d2`` the arrays' dtypes, None
+    for a scalar) through the factory, or None where the backend's kernel is to
+    compute it."""
+    if d2 is not None and d1 is not None:
         size = a1.size
-        if type(a2) is be.array_type:
-            shape = a1.shape
-            if (size > limit or not size or a2.shape != shape or not a1.flags.c_contiguous
-                    or not a2.flags.c_contiguous):
-                return None
-            d1, d2 = a1.dtype, a2.dtype
-            if d1.kind in "cf" and (d1.itemsize == 2 or d1.kind == "c") or \
-                    d2.kind in "cf" and (d2.itemsize == 2 or d2.kind == "c"):
-                return None
-            q = be.queue_of(a1)
-            rd = _BOOL if name in _PREDICATES else dt.PROMOTION_TABLE[(d1, d2)]
-            return _launch(be, (name, d1, d2, q), name, (d1, d2), rd, [a1, a2], [a1, a2],
-                           size, shape, q)
-        arr, pos = a1, 1
-        s = a2
-    elif type(a2) is be.array_type:
-        arr, pos = a2, 0
-        s = a1
-        size = arr.size
-    else:  # pragma: no cover - the namespace passes at least one array
-        return None
-    d = arr.dtype
+        shape = a1.shape
+        if (size > limit or not size or a2.shape != shape or d1.kind == "c"
+                or d2.kind == "c" or d1 == _F2 or d2 == _F2 or not a1.flags.c_contiguous
+                or not a2.flags.c_contiguous):
+            return None
+        q = be.queue_of(a1)
+        rd = _BOOL if name in _PREDICATES else dt.PROMOTION_TABLE[(d1, d2)]
+        return _launch(be, (name, d1, d2, q), name, (d1, d2), rd, [a1, a2], [a1, a2],
+                       size, shape, q)
+    if d1 is not None:
+        arr, d, s, pos = a1, d1, a2, 1
+    else:
+        arr, d, s, pos = a2, d2, a1, 0
+    size = arr.size
     st = type(s)
-    if (size > limit or not size or d.kind not in _KIND_OF.get(st, "") or d.itemsize == 2
-            and d.kind == "f" or not arr.flags.c_contiguous):
+    if (size > limit or not size or d.kind not in _KIND_OF.get(st, "") or d == _F2
+            or not arr.flags.c_contiguous):
         return None
     q = be.queue_of(arr)
     rd = _BOOL if name in _PREDICATES else d
     ops = (d, st) if pos == 1 else (st, d)
+    # the kernel takes its arrays first, then its scalars
     return _launch(be, (name, *ops, q), name, ops, rd, [arr], [arr, s], size, arr.shape, q)
 
 
-def unary(be: Any, name: str, limit: int, a: Any) -> Any:
-    """As :func:`binary`, for a one-operand function."""
+def unary(be: Any, name: str, limit: int, a: Any, d: Any) -> Any:
+    """As :func:`binary`, for a one-operand function (``d``: the array's dtype)."""
     size = a.size
-    d = a.dtype
-    if (size > limit or not size or d.kind == "c" or d.kind == "f" and d.itemsize == 2
-            or not a.flags.c_contiguous):
+    if size > limit or not size or d.kind == "c" or d == _F2 or not a.flags.c_contiguous:
         return None
     q = be.queue_of(a)
     rd = _BOOL if name in _PREDICATES else d

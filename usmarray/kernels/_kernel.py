@@ -322,6 +322,18 @@ class Kernel:
         packed = launch.pack(values, ())
         _submit(be, launch, q, packed, (-(-size // var.per_thread),))
 
+    def flat_launcher(self, be: Any, q: Any, values: list) -> Any:
+        """The backend's launcher of the 1-D variant without offset arguments for
+        ``values`` on ``q`` (built and compiled if needed): the variant
+        ``launch_flat`` of a SYCL launcher runs with arrays passed by the address of
+        their first element (usmarray.kernels._direct)."""
+        prog = program_module(be)
+        key = (q, "unchecked", True, False, None, None, (False,) * len(self._arrays))
+        var = self._variants.get(key)
+        if var is None:
+            var = self._prepare(prog, q, "unchecked", key, values)
+        return var.launch
+
     def _pieces(self, par: tuple[int, ...], lo: list[int], hi: list[int],
                 gsize: tuple[int, ...], limit: int | None) -> list[tuple[list[int], list[int]]]:
         """The (low, high) index ranges of the launches that cover ``lo``..``hi``: one,

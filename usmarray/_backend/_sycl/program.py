@@ -213,7 +213,7 @@ class Launcher(Packer):
     later kernels need no event of it and the arguments need no keep-alive.  On this
     device a launch that returns at once measured no cheaper than one that waits."""
 
-    __slots__ = ("kernel", "_mgr", "_kref", "_codes", "_ranges")
+    __slots__ = ("kernel", "_mgr", "_kref", "_codes", "_ranges", "_flat_plan", "_flat_codes")
     int64 = _I64
 
     def __init__(self, kernel: Any, params: tuple[tuple, ...], error_record: bool,
@@ -228,6 +228,14 @@ class Launcher(Packer):
         #: layout), and the C ranges of recent launch sizes
         self._codes: Any = None
         self._ranges: dict[tuple[int, ...], Any] = {}
+        #: for :meth:`launch_flat`: per parameter True (an array: its pointer, then its
+        #: size), False (an array: its pointer) or the scalar's converter; None when the
+        #: layout has offsets or extra arguments
+        self._flat_plan: tuple | None = None
+        self._flat_codes: Any = None
+        if flat and not error_record and all(not off for _a, _b, _c, off in self.packers):
+            self._flat_plan = tuple((bool(a) if is_array else a)
+                                    for is_array, a, _c, _o in self.packers)
 
     @staticmethod
     def pointer(v: Any) -> Any:
@@ -298,6 +306,58 @@ class Launcher(Packer):
         if not ev:
             raise dpctl.SyclKernelSubmitError(
                 f"the SYCL runtime refused the launch of a kernel over {tuple(gsize)} on "
+                f"{describe(q)}")
+        capi.event_delete(ev)
+        capi.queue_wait(qref)
+
+    def launch_flat(self, q: dpctl.SyclQueue, values: list, size: int) -> None:
+        """Launch a flat layout without offset arguments over ``size`` work-items:
+        ``values`` are the parameters' values, raw arrays (C-contiguous with ``size``
+        elements; each passed by the address of its first element, so an array with an
+        offset needs no offset argument) and Python scalars.  The arguments are written
+        straight into the C interface's form (no intermediate list)."""
+        plan = self._flat_plan
+        capi = _CAPI
+        if plan is None or capi is None:
+            raise ValueError("launch_flat: this launcher's layout has offsets or extra "
+                             "arguments; use pack() and submit()")
+        ptrs = (ctypes.c_void_p * (2 * len(plan)))()
+        n = _I64(size)
+        keep: list[Any] = [n]
+        at = ctypes.addressof(n)
+        i = 0
+        for conv, v in zip(plan, values, strict=True):
+            if conv is True:
+                ptrs[i] = v._pointer
+                ptrs[i + 1] = at
+                i += 2
+            elif conv is False:
+                ptrs[i] = v._pointer
+                i += 1
+            else:
+                c = conv(v)
+                keep.append(c)
+                ptrs[i] = ctypes.addressof(c)
+                i += 1
+        codes = self._flat_codes
+        if codes is None:
+            codes = self._flat_codes = (ctypes.c_int * i)(*(
+                c for conv in plan for c in ((capi.void_ptr, 6) if conv is True else
+                                             (capi.void_ptr,) if conv is False else
+                                             (capi.codes[type(conv(0))],))))
+        _q, mgr, qref = self._queue(q)
+        if mgr is None or (mgr.num_submitted_events and any(
+                e.execution_status != _COMPLETE for e in mgr.submitted_events)):
+            capi.queue_wait(qref)
+        rng = self._ranges.get((size,))
+        if rng is None:
+            if len(self._ranges) > 64:
+                self._ranges.clear()
+            rng = self._ranges[(size,)] = (ctypes.c_size_t * 3)(size, 1, 1)
+        ev = capi.submit_range(self._kref, qref, ptrs, codes, i, rng, 1, None, 0)
+        if not ev:
+            raise dpctl.SyclKernelSubmitError(
+                f"the SYCL runtime refused the launch of a kernel over ({size},) on "
                 f"{describe(q)}")
         capi.event_delete(ev)
         capi.queue_wait(qref)
