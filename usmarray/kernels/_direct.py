@@ -9,7 +9,7 @@ one-operation kernel of the factory.  The kernel is the one ``usmarray.fuse`` em
 that operation (``_fuse._Emitter``): the backend's own math functions, NaN and
 signed-zero rules and integer wrap-around, no contraction into FMA, and nothing for an
 operation or dtype that has a fix-up (``usmarray._special_cases``) or that the emitter
-does not take (those run on the provider, as do float16 and complex dtypes).  Results
+does not take (those run on the provider, as do complex dtypes).  Results
 are therefore the provider's, bit for bit (tests/test_direct.py checks every function
 in the table on special values); errors are the namespace's, raised before this runs.
 
@@ -67,7 +67,6 @@ _PREDICATES = frozenset({
 _SAMPLE = {float: 0.5, int: 1, bool: True}
 _KIND_OF = {float: "f", int: "iu", bool: "b"}
 _BOOL = np.dtype(bool)
-_F2 = np.dtype(np.float16)
 
 #: (function, operand dtypes or scalar types, queue) -> a flat Kernel, a call count
 #: (int: not compiled yet) or False (runs on the backend)
@@ -152,7 +151,7 @@ def binary(be: Any, name: str, limit: int, a1: Any, a2: Any, d1: Any, d2: Any) -
         size = a1.size
         shape = a1.shape
         if (size > limit or not size or a2.shape != shape or d1.kind == "c"
-                or d2.kind == "c" or d1 == _F2 or d2 == _F2 or not a1.flags.c_contiguous
+                or d2.kind == "c" or not a1.flags.c_contiguous
                 or not a2.flags.c_contiguous):
             return None
         q = be.queue_of(a1)
@@ -165,7 +164,7 @@ def binary(be: Any, name: str, limit: int, a1: Any, a2: Any, d1: Any, d2: Any) -
         arr, d, s, pos = a2, d2, a1, 0
     size = arr.size
     st = type(s)
-    if (size > limit or not size or d.kind not in _KIND_OF.get(st, "") or d == _F2
+    if (size > limit or not size or d.kind not in _KIND_OF.get(st, "")
             or not arr.flags.c_contiguous):
         return None
     q = be.queue_of(arr)
@@ -178,7 +177,7 @@ def binary(be: Any, name: str, limit: int, a1: Any, a2: Any, d1: Any, d2: Any) -
 def unary(be: Any, name: str, limit: int, a: Any, d: Any) -> Any:
     """As :func:`binary`, for a one-operand function (``d``: the array's dtype)."""
     size = a.size
-    if size > limit or not size or d.kind == "c" or d == _F2 or not a.flags.c_contiguous:
+    if size > limit or not size or d.kind == "c" or not a.flags.c_contiguous:
         return None
     q = be.queue_of(a)
     rd = _BOOL if name in _PREDICATES else d
