@@ -28,32 +28,35 @@ from typing import Any
 import numpy as np
 
 from .. import _dtypes as dt
-from ._compilers import program_module
-from ._errors import KernelSyntaxError
 from ._elementwise import ElementwiseKernel
-from ._fuse import _Emitter, _Node, _Unfusable
+from ._errors import KernelSyntaxError
+from ._fuse import _Emitter, _flat_launcher, _Node, _Unfusable
 
 #: per backend name, per elementwise function, the largest result (in elements) that
-#: runs through the factory: below it the factory's launch measured faster than the
-#: backend's kernel (benchmarks/elementwise_dispatch.py; SYCL OpenCL CPU device,
-#: 2026-11-25).  A function not listed always runs on the backend's kernel.
+#: runs through the factory (a function not listed always runs on the backend's kernel).
+#: Measured on the SYCL OpenCL CPU device, 2026-11-25 (benchmarks/elementwise_dispatch.py,
+#: benchmarks/results/2026-11-25-fusion-sycl/): at 100 elements every function ran
+#: 1.5-7x faster through the factory, up to 10**5 elements 1.1-2.5x; above that the
+#: functions with a bool result (comparisons, logical functions, isnan, ...) stayed
+#: 1.4-3x faster up to 10**7, while for arithmetic, rounding and math functions the two
+#: were within the machine's noise of each other (0.5-2.3x either way), so the
+#: provider keeps those.
 _ALL = 1 << 62
+_LARGE = 1 << 17
 _SYCL_ARITH = ("add", "subtract", "multiply", "divide", "maximum", "minimum", "negative",
-               "positive", "square", "abs", "reciprocal", "sign", "copysign")
-_SYCL_COMPARE = ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
-                 "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and",
-                 "bitwise_or", "bitwise_xor", "bitwise_invert", "isnan", "isinf",
-                 "isfinite", "signbit")
+               "positive", "square", "abs", "reciprocal", "sign", "copysign",
+               "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_invert")
+_SYCL_BOOL_RESULT = ("equal", "not_equal", "less", "less_equal", "greater",
+                     "greater_equal", "logical_and", "logical_or", "logical_xor",
+                     "logical_not", "isnan", "isinf", "isfinite", "signbit")
 _SYCL_ROUNDING = ("floor", "ceil", "trunc", "round")
 _SYCL_MATH = ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
               "asinh", "acosh", "atanh", "exp", "expm1", "log", "log1p", "log2", "log10",
               "sqrt", "atan2", "hypot", "pow")
 LIMITS: dict[str, dict[str, int]] = {
     "sycl": {
-        **dict.fromkeys(_SYCL_ARITH, _ALL),
-        **dict.fromkeys(_SYCL_COMPARE, _ALL),
-        **dict.fromkeys(_SYCL_ROUNDING, _ALL),
-        **dict.fromkeys(_SYCL_MATH, _ALL),
+        **dict.fromkeys(_SYCL_ARITH + _SYCL_ROUNDING + _SYCL_MATH, _LARGE),
+        **dict.fromkeys(_SYCL_BOOL_RESULT, _ALL),
     },
 }
 #: calls of a signature that run on the backend's kernel before its own compiles
@@ -131,15 +134,11 @@ def _launcher(be: Any, q: Any, name: str, operands: tuple, out_dtype: np.dtype,
     if k is False:
         return False
     try:
-        launch = k.flat_launcher(be, q, [*values, None])
+        return _flat_launcher(k, be, q, [*values, None])
     except (KernelSyntaxError, NotImplementedError, TypeError):
         # the device cannot build it (not OpenCL, no double precision, ...): the
         # backend's kernel computes this signature from now on
         return False
-    if getattr(launch, "_flat_plan", None) is None:  # pragma: no cover - not SYCL
-        return False
-    limit = program_module(be).MAX_WORK_ITEMS
-    return launch, limit if limit is not None else _ALL
 
 
 def binary(be: Any, name: str, limit: int, a1: Any, a2: Any, d1: Any, d2: Any) -> Any:
