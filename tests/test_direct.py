@@ -234,3 +234,43 @@ def test_errors_are_the_namespaces():
     i8 = xp.asarray(np.arange(6, dtype=np.int8), device=DEVICE)
     with pytest.raises(OverflowError):
         xp.add(i8, 1000)
+
+
+def test_repeated_kernel_calls_repack_their_scalars():
+    from usmarray.kernels import kernel
+
+    h = np.linspace(-3, 3, 17).astype(np.float32)
+    x = xp.asarray(h, device=DEVICE)
+    k = kernel("float32[:] x, float32[:] y, float32 s, int8 t", "y(i0) = x(i0) * s + t;",
+               shape="y")
+    y = xp.empty(17, dtype=xp.float32, device=DEVICE)
+    for s, t in ((2.0, 1), (3.0, -7), (-1.0, 127), (0.5, -128)):
+        k(x, y, s, t)
+        np.testing.assert_array_equal(xp.asnumpy(y), h * np.float32(s) + np.float32(t))
+
+
+def test_launches_without_dpctls_c_interface(monkeypatch):
+    """Where dpctl's C library cannot be used, kernels launch through SyclQueue.submit
+    and the namespace's functions run on the provider (no flat launcher)."""
+    from usmarray._backend._sycl import program
+    from usmarray.kernels import elementwise, kernel
+
+    monkeypatch.setattr(program, "_CAPI", None)
+    h = np.linspace(-3, 3, 33)
+    x = xp.asarray(h, device=DEVICE)
+    ew = elementwise("float64[] a, float64 s -> float64[] z", "z = a * s - 0.25")
+    np.testing.assert_array_equal(xp.asnumpy(ew(x, 2.0)), h * 2.0 - 0.25)
+    k = kernel("float64[:] x, float64[:] y, float64 s", "y(i0) = x(i0) * s + 0.5;",
+               shape="y")
+    y = xp.empty(33, dtype=xp.float64, device=DEVICE)
+    for s in (2.0, 3.0, -1.0):  # repeated calls re-pack only the scalar
+        k(x, y, s)
+        np.testing.assert_array_equal(xp.asnumpy(y), h * s + 0.5)
+    key = ("hypot", np.dtype("float64"), np.dtype("float64"), x._be.queue_of(x._arr))
+    _direct._entries.pop(key, None)
+    before = _direct.stats["launched"]
+    for _ in range(_direct.COMPILE_AFTER + 2):
+        r = xp.hypot(x, x)
+    assert _direct.stats["launched"] == before
+    np.testing.assert_allclose(xp.asnumpy(r), np.hypot(h, h))
+    _direct._entries.pop(key, None)

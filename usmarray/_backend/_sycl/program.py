@@ -27,7 +27,6 @@ from typing import Any
 import dpctl
 import dpctl.program as dpp
 
-from ..._env import env_flag
 from .._program_args import Packer
 from .ranged import PIECE
 
@@ -148,8 +147,6 @@ class _CApi:
 
 
 def _load_capi() -> _CApi | None:
-    if USE_CAPI is False:
-        return None
     try:
         major, minor = (int(v) for v in dpctl.__version__.split(".")[:2])
         if (major, minor) < (0, 14):  # pragma: no cover - an older argument-type enum
@@ -159,8 +156,8 @@ def _load_capi() -> _CApi | None:
         return None
 
 
-#: USMARRAY_SYCL_CAPI=0 launches through ``SyclQueue.submit`` instead of the C interface
-USE_CAPI = env_flag("USMARRAY_SYCL_CAPI", True)
+#: the C interface, or None (an older dpctl, no library): launches then go through
+#: ``SyclQueue.submit``
 _CAPI = _load_capi()
 
 
@@ -233,7 +230,8 @@ class Launcher(Packer):
         #: layout has offsets or extra arguments
         self._flat_plan: tuple | None = None
         self._flat_codes: Any = None
-        if flat and not error_record and all(not off for _a, _b, _c, off in self.packers):
+        if (_CAPI is not None and flat and not error_record
+                and all(not off for _a, _b, _c, off in self.packers)):
             self._flat_plan = tuple((bool(a) if is_array else a)
                                     for is_array, a, _c, _o in self.packers)
 
