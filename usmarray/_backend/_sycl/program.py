@@ -277,12 +277,10 @@ class Launcher(Packer):
         return c
 
     def submit(self, q: dpctl.SyclQueue, args: Any, gsize: tuple[int, ...]) -> None:
-        _q, mgr, qref = self._queue(q)
-        pending = mgr is None or (mgr.num_submitted_events and any(
-            e.execution_status != _COMPLETE for e in mgr.submitted_events))
         capi = _CAPI
         if capi is None:
-            if pending:
+            _q, mgr, _qref = self._queue(q)
+            if _pending(mgr):
                 q.wait()
             q.submit(self.kernel, args, list(reversed(gsize)))
             return
@@ -290,6 +288,12 @@ class Launcher(Packer):
             ptrs, codes = args.ptrs, self._codes
         else:  # a plain argument list (the caller's own layout)
             ptrs, codes = _ctypes_form(args)
+        self._enqueue(capi, q, ptrs, codes, len(ptrs), gsize)
+
+    def _enqueue(self, capi: _CApi, q: dpctl.SyclQueue, ptrs: Any, codes: Any, nargs: int,
+                 gsize: tuple[int, ...]) -> None:
+        """Submit through the C interface after the queue's unfinished work, and wait."""
+        _q, mgr, qref = self._queue(q)
         rng = self._ranges.get(gsize)
         if rng is None:
             if len(self._ranges) > 64:
@@ -297,10 +301,9 @@ class Launcher(Packer):
             # SYCL's last range dimension is OpenCL's dimension 0
             rng = self._ranges[gsize] = (ctypes.c_size_t * 3)(*reversed(gsize),
                                                              *(1,) * (3 - len(gsize)))
-        if pending:
+        if _pending(mgr):
             capi.queue_wait(qref)
-        ev = capi.submit_range(self._kref, qref, ptrs, codes, len(ptrs), rng, len(gsize),
-                               None, 0)
+        ev = capi.submit_range(self._kref, qref, ptrs, codes, nargs, rng, len(gsize), None, 0)
         if not ev:
             raise dpctl.SyclKernelSubmitError(
                 f"the SYCL runtime refused the launch of a kernel over {tuple(gsize)} on "
@@ -339,26 +342,12 @@ class Launcher(Packer):
                 i += 1
         codes = self._flat_codes
         if codes is None:
+            ptr, i64 = capi.void_ptr, capi.codes[_I64]
             codes = self._flat_codes = (ctypes.c_int * i)(*(
-                c for conv in plan for c in ((capi.void_ptr, 6) if conv is True else
-                                             (capi.void_ptr,) if conv is False else
+                c for conv in plan for c in ((ptr, i64) if conv is True else (ptr,)
+                                             if conv is False else
                                              (capi.codes[type(conv(0))],))))
-        _q, mgr, qref = self._queue(q)
-        if mgr is None or (mgr.num_submitted_events and any(
-                e.execution_status != _COMPLETE for e in mgr.submitted_events)):
-            capi.queue_wait(qref)
-        rng = self._ranges.get((size,))
-        if rng is None:
-            if len(self._ranges) > 64:
-                self._ranges.clear()
-            rng = self._ranges[(size,)] = (ctypes.c_size_t * 3)(size, 1, 1)
-        ev = capi.submit_range(self._kref, qref, ptrs, codes, i, rng, 1, None, 0)
-        if not ev:
-            raise dpctl.SyclKernelSubmitError(
-                f"the SYCL runtime refused the launch of a kernel over ({size},) on "
-                f"{describe(q)}")
-        capi.event_delete(ev)
-        capi.queue_wait(qref)
+        self._enqueue(capi, q, ptrs, codes, i, (size,))
 
     def __call__(self, q: dpctl.SyclQueue, values: list, extra: tuple,
                  gsize: tuple[int, ...]) -> None:
@@ -367,6 +356,12 @@ class Launcher(Packer):
 
 _mgr_of = SequentialOrderManager.__getitem__ if SequentialOrderManager is not None else None
 _COMPLETE = dpctl.event_status_type.complete
+
+
+def _pending(mgr: Any) -> bool:
+    """Whether the queue of order manager ``mgr`` (None: unknown) has unfinished work."""
+    return mgr is None or bool(mgr.num_submitted_events and any(
+        e.execution_status != _COMPLETE for e in mgr.submitted_events))
 
 
 def launcher(kernel: Any, params: tuple[tuple, ...], n_extra: int, error_record: bool,
