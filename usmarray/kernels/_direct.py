@@ -81,7 +81,7 @@ stats = {"launched": 0}
 def _build(name: str, operands: tuple, out_dtype: np.dtype, family: str) -> Any:
     """The flat Kernel of ``name`` for ``operands`` (dtypes of array operands, Python
     scalar types of scalar ones, in call order), or False where the emitter refuses it."""
-    nodes = []
+    nodes: list[_Node] = []
     ins: list[Any] = []
     arrays = []
     for k, o in enumerate(operands):
