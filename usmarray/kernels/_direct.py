@@ -74,6 +74,7 @@ _BOOL = np.dtype(bool)
 #: (function, operand dtypes or scalar types, queue) -> a flat Kernel, a call count
 #: (int: not compiled yet) or False (runs on the backend)
 _entries: dict[tuple, Any] = {}
+_MAX_ENTRIES = 4096
 #: counters for tests: launches through the factory
 stats = {"launched": 0}
 
@@ -107,6 +108,8 @@ def _launch(be: Any, key: tuple, name: str, operands: tuple, out_dtype: np.dtype
             arrays: list, values: list, size: int, shape: tuple, q: Any) -> Any:
     e = _entries.get(key)
     if e is None or type(e) is int:
+        if e is None and len(_entries) >= _MAX_ENTRIES:
+            _entries.clear()  # many queues or signatures: start over (they compile again)
         calls = (e or 0) + 1
         if calls <= COMPILE_AFTER:
             _entries[key] = calls
