@@ -16,6 +16,7 @@ is faster at that size.
 from __future__ import annotations
 
 import argparse
+import time
 
 import numpy as np
 
@@ -54,6 +55,21 @@ def _operands(name: str, n: int, dtype: str, d: xp.Device) -> tuple:
                  for _ in range(2))
 
 
+def _first_calls(d: xp.Device, wait: object) -> None:
+    """The first calls of new signatures in this process, in ms (the third compiles)."""
+    for name, dtype in (("hypot", "float64"), ("subtract", "int16")):
+        x, y = _operands(name, 100, dtype, d)
+        fn = getattr(xp, name)
+        times = []
+        for _ in range(_direct.COMPILE_AFTER + 3):
+            t = time.perf_counter()
+            fn(x, y)
+            wait()  # type: ignore[operator]
+            times.append((time.perf_counter() - t) * 1e3)
+        print(f"first calls of {name} {dtype} (100 elements), ms: "
+              + ", ".join(f"{v:.2f}" for v in times))
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.elementwise_dispatch",
                                 description=__doc__)
@@ -66,6 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     sizes = (100, 10**4, 10**6) if args.quick else (100, 10**4, 10**5, 10**6, 10**7)
     cases = [(name, _dtype_for(name)) for name in args.ops.split(",")] + [("add", "float64")]
     wait = q.wait
+    _first_calls(d, wait)
     print(f"{'function':18s} {'size':>9s} {'provider us':>12s} {'factory us':>11s} "
           f"{'factory/provider':>17s} {'A/A':>6s}")
     for name, dtype in cases:
