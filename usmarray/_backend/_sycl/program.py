@@ -164,16 +164,20 @@ _CAPI = _load_capi()
 
 
 class Args:
-    """One launch's arguments in the C interface's form: ``ptrs`` holds per argument
-    the USM pointer itself or the address of its value among ``args``, the same
-    arguments in ``SyclQueue.submit``'s form (ctypes objects and USM memory objects,
-    which this keeps alive)."""
+    """One launch's arguments: ``args`` in ``SyclQueue.submit``'s form (ctypes objects
+    and USM memory objects, kept alive here) and, from the second launch of the same
+    arguments on, ``ptrs``, the C interface's form of them (per argument the USM
+    pointer itself or the address of its value).  A one-off launch goes through
+    ``SyclQueue.submit_async``, whose conversion (in Cython) costs less than this
+    one (in Python); a repeated one converts once and then launches with no
+    conversion at all."""
 
-    __slots__ = ("args", "ptrs")
+    __slots__ = ("args", "ptrs", "launched")
 
-    def __init__(self, args: list, ptrs: Any) -> None:
+    def __init__(self, args: list, ptrs: Any = None) -> None:
         self.args = args
         self.ptrs = ptrs
+        self.launched = ptrs is not None
 
 
 def _ctypes_form(args: list) -> tuple[Any, Any]:
@@ -251,21 +255,27 @@ class Launcher(Packer):
 
     def pack(self, values: list, extra: tuple) -> Any:
         args = Packer.pack(self, values, extra)
-        if _CAPI is None:
-            return args
-        ptrs, codes = _ctypes_form(args)
-        if self._codes is None:
-            self._codes = codes
-        return Args(args, ptrs)
+        return args if _CAPI is None else Args(args)
+
+    def _ptrs(self, packed: Args) -> Any:
+        """``packed``'s C form (converted on first use)."""
+        ptrs = packed.ptrs
+        if ptrs is None:
+            ptrs, codes = _ctypes_form(packed.args)
+            if self._codes is None:
+                self._codes = codes
+            packed.ptrs = ptrs
+        return ptrs
 
     def with_scalars(self, packed: Any, items: list[tuple[int, Any]]) -> Any:
         """``packed`` with the arguments at the given positions replaced by new values
         (converted ctypes objects); ``packed`` itself is not changed."""
         if type(packed) is not Args:
             return Packer.with_scalars(self, packed, items)
+        old = self._ptrs(packed)
         args = list(packed.args)
         ptrs = (ctypes.c_void_p * len(args))()
-        ctypes.memmove(ptrs, packed.ptrs, ctypes.sizeof(ptrs))
+        ctypes.memmove(ptrs, old, ctypes.sizeof(ptrs))
         for pos, v in items:
             args[pos] = v
             ptrs[pos] = ctypes.addressof(v)
@@ -280,17 +290,23 @@ class Launcher(Packer):
 
     def submit(self, q: dpctl.SyclQueue, args: Any, gsize: tuple[int, ...]) -> None:
         capi = _CAPI
+        if capi is not None and type(args) is Args:
+            if args.launched:
+                ptrs = self._ptrs(args)
+                self._enqueue(capi, q, ptrs, self._codes, len(ptrs), gsize)
+                return
+            args.launched = True
+            args = args.args
+        # a one-off launch, a plain argument list (the caller's own layout), or no C
+        # interface: dpctl converts the list
+        _q, mgr, qref = self._queue(q)
+        if _pending(mgr):
+            q.wait()
         if capi is None:
-            _q, mgr, _qref = self._queue(q)
-            if _pending(mgr):
-                q.wait()
             q.submit(self.kernel, args, list(reversed(gsize)))
-            return
-        if type(args) is Args:
-            ptrs, codes = args.ptrs, self._codes
-        else:  # a plain argument list (the caller's own layout)
-            ptrs, codes = _ctypes_form(args)
-        self._enqueue(capi, q, ptrs, codes, len(ptrs), gsize)
+        else:
+            q.submit_async(self.kernel, args, list(reversed(gsize)))
+            capi.queue_wait(qref)
 
     def _enqueue(self, capi: _CApi, q: dpctl.SyclQueue, ptrs: Any, codes: Any, nargs: int,
                  gsize: tuple[int, ...]) -> None:
