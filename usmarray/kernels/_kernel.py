@@ -199,7 +199,12 @@ class Kernel:
                         packed = launch.with_scalars(packed, [
                             (pos, conv(cast_scalar(params[k], args[k], self.name)))
                             for pos, k, conv in slots])
-                    _submit(be, launch, q, packed, gsize)
+                    lock = be.lock
+                    if lock is None:
+                        launch.submit(q, packed, gsize)
+                    else:
+                        with lock:
+                            launch.submit(q, packed, gsize)
                     return
         kname = self.name
         mode = check_bounds_mode(bounds, kname)

@@ -120,9 +120,9 @@ class _CApi:
     """The launch functions of dpctl's C interface (``libDPCTLSyclInterface``), which
     dpctl's own ``SyclQueue.submit`` calls: submitting through them directly skips the
     per-call conversion of a Python argument list (the factory converts a launch's
-    arguments once) and waits on the queue rather than on the launch's event (measured
-    on the OpenCL CPU device: a repeated 100-element launch 0.6-0.65x a raw
-    ``SyclQueue.submit`` of the same kernel).  ``codes`` maps a ctypes argument type to
+    arguments once) and waits on the launch's event (measured on the OpenCL CPU device:
+    a repeated 100-element launch 0.6-1.3x a raw ``SyclQueue.submit`` of the same kernel,
+    a raw submit itself varying 9-28 us with the machine's load).  ``codes`` maps a ctypes argument type to
     dpctl's ``DPCTLKernelArgType`` (stable since dpctl 0.14: later versions only
     append)."""
 
@@ -139,6 +139,9 @@ class _CApi:
         self.queue_wait = lib.DPCTLQueue_Wait
         self.queue_wait.argtypes = [vp]
         self.queue_wait.restype = None
+        self.event_wait = lib.DPCTLEvent_Wait
+        self.event_wait.argtypes = [vp]
+        self.event_wait.restype = None
         c = ctypes
         self.codes: dict[type, int] = {
             c.c_char: 0, c.c_int8: 0, c.c_uint8: 1, c.c_int16: 2, c.c_uint16: 3,
@@ -311,7 +314,10 @@ class Launcher(Packer):
     def _enqueue(self, capi: _CApi, q: dpctl.SyclQueue, ptrs: Any, codes: Any, nargs: int,
                  gsize: tuple[int, ...]) -> None:
         """Submit through the C interface after the queue's unfinished work, and wait."""
-        _q, mgr, qref = self._queue(q)
+        c = self._mgr
+        if c is None or c[0] is not q:
+            c = self._queue(q)
+        mgr, qref = c[1], c[2]
         rng = self._ranges.get(gsize)
         if rng is None:
             if len(self._ranges) > 64:
@@ -319,15 +325,15 @@ class Launcher(Packer):
             # SYCL's last range dimension is OpenCL's dimension 0
             rng = self._ranges[gsize] = (ctypes.c_size_t * 3)(*reversed(gsize),
                                                              *(1,) * (3 - len(gsize)))
-        if _pending(mgr):
+        if mgr is None or mgr.num_submitted_events and _pending(mgr):
             capi.queue_wait(qref)
         ev = capi.submit_range(self._kref, qref, ptrs, codes, nargs, rng, len(gsize), None, 0)
         if not ev:
             raise dpctl.SyclKernelSubmitError(
                 f"the SYCL runtime refused the launch of a kernel over {tuple(gsize)} on "
                 f"{describe(q)}")
+        capi.event_wait(ev)
         capi.event_delete(ev)
-        capi.queue_wait(qref)
 
     def launch_flat(self, q: dpctl.SyclQueue, values: list, size: int) -> None:
         """Launch a flat layout without offset arguments over ``size`` work-items:
