@@ -13,10 +13,11 @@ does not take (those run on the provider, as do complex dtypes).  Results
 are therefore the provider's, bit for bit (tests/test_direct.py checks every function
 in the table on special values); errors are the namespace's, raised before this runs.
 
-A signature (function, operand dtypes or scalar kind, device) compiles its kernel on
-its :data:`COMPILE_AFTER` + 1-th call in the process (30-120 ms once; OpenCL C built
-through dpctl has no persistent cache); the calls before run on the provider, so a
-first call costs what it did without this module.  A kernel that does not build (a
+A signature (function, operand dtypes or scalar kind, queue) compiles its kernel on
+its :data:`COMPILE_AFTER` + 1-th call in the process (one build from OpenCL C: 30-250
+ms, by the machine's load; dpctl builds source programs with ``clBuildProgram``, so
+no persistent cache reaches them); the calls before run on the provider, so a first
+call costs what it did without this module.  A kernel that does not build (a
 device without double precision, a non-OpenCL device) makes the signature run on the
 provider from then on.
 """
@@ -34,30 +35,26 @@ from ._fuse import _Emitter, _flat_launcher, _Node, _Unfusable
 
 #: per backend name, per elementwise function, the largest result (in elements) that
 #: runs through the factory (a function not listed always runs on the backend's kernel).
-#: Measured on the SYCL OpenCL CPU device, 2026-11-25 (benchmarks/elementwise_dispatch.py,
-#: benchmarks/results/2026-11-25-fusion-sycl/): at 100 elements every function ran
-#: 1.5-7x faster through the factory, up to 10**5 elements 1.1-2.5x; above that the
-#: functions with a bool result (comparisons, logical functions, isnan, ...) stayed
-#: 1.4-3x faster up to 10**7, while for arithmetic, rounding and math functions the two
-#: were within the machine's noise of each other (0.5-2.3x either way), so the
-#: provider keeps those.
-_ALL = 1 << 62
+#: Measured on the SYCL OpenCL CPU device, 2026-11-25, every function of the table
+#: (benchmarks/elementwise_dispatch.py; benchmarks/results/2026-11-25-fusion-sycl/):
+#: at 100 elements the factory took a median 0.43x the provider's time (57 of 58
+#: functions faster), at 10**4 a median 0.80x (48 of 58); at 10**6 and 10**7 the two
+#: were within the machine's noise of each other (median 0.80x, single functions
+#: 0.33-2.7x either way with the A/A ratio itself 0.2-1.5 on a shared 2-core machine),
+#: so the provider keeps arrays above 2**17 elements.
 _LARGE = 1 << 17
-_SYCL_ARITH = ("add", "subtract", "multiply", "divide", "maximum", "minimum", "negative",
-               "positive", "square", "abs", "reciprocal", "sign", "copysign",
-               "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_invert")
-_SYCL_BOOL_RESULT = ("equal", "not_equal", "less", "less_equal", "greater",
-                     "greater_equal", "logical_and", "logical_or", "logical_xor",
-                     "logical_not", "isnan", "isinf", "isfinite", "signbit")
-_SYCL_ROUNDING = ("floor", "ceil", "trunc", "round")
-_SYCL_MATH = ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
-              "asinh", "acosh", "atanh", "exp", "expm1", "log", "log1p", "log2", "log10",
-              "sqrt", "atan2", "hypot", "pow")
 LIMITS: dict[str, dict[str, int]] = {
-    "sycl": {
-        **dict.fromkeys(_SYCL_ARITH + _SYCL_ROUNDING + _SYCL_MATH, _LARGE),
-        **dict.fromkeys(_SYCL_BOOL_RESULT, _ALL),
-    },
+    "sycl": dict.fromkeys((
+        "add", "subtract", "multiply", "divide", "maximum", "minimum", "negative",
+        "positive", "square", "abs", "reciprocal", "sign", "copysign", "bitwise_and",
+        "bitwise_or", "bitwise_xor", "bitwise_invert",
+        "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+        "logical_and", "logical_or", "logical_xor", "logical_not", "isnan", "isinf",
+        "isfinite", "signbit",
+        "floor", "ceil", "trunc", "round",
+        "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
+        "acosh", "atanh", "exp", "expm1", "log", "log1p", "log2", "log10", "sqrt",
+        "atan2", "hypot", "pow"), _LARGE),
 }
 #: calls of a signature that run on the backend's kernel before its own compiles
 COMPILE_AFTER = 2
