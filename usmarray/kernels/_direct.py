@@ -35,13 +35,13 @@ from ._fuse import _Emitter, _flat_launcher, _Node, _Unfusable
 
 #: per backend name, per elementwise function, the largest result (in elements) that
 #: runs through the factory (a function not listed always runs on the backend's kernel).
-#: Measured on the SYCL OpenCL CPU device, 2026-11-25, every function of the table
-#: (benchmarks/elementwise_dispatch.py; benchmarks/results/2026-11-25-fusion-sycl/):
-#: at 100 elements the factory took a median 0.43x the provider's time (57 of 58
-#: functions faster), at 10**4 a median 0.80x (48 of 58); at 10**6 and 10**7 the two
-#: were within the machine's noise of each other (median 0.80x, single functions
-#: 0.33-2.7x either way with the A/A ratio itself 0.2-1.5 on a shared 2-core machine),
-#: so the provider keeps arrays above 2**17 elements.
+#: Measured on the SYCL OpenCL CPU device, 2026-11-25, every function of the table in
+#: two runs (benchmarks/elementwise_dispatch.py; benchmarks/results/2026-11-25-fusion-sycl/):
+#: at 100 elements the factory took a median 0.43-0.50x the provider's time (56-57 of
+#: 58 functions faster), at 10**4 a median 0.74-0.80x (45-48 of 58); at 10**6 a median
+#: 0.80-1.05x (26-44 of 58, single functions 0.33-2.7x either way with the A/A ratio
+#: itself 0.2-4.5 on a shared 2-core machine), so the provider keeps arrays above
+#: 2**17 elements.
 _LARGE = 1 << 17
 LIMITS: dict[str, dict[str, int]] = {
     "sycl": dict.fromkeys((
