@@ -82,6 +82,7 @@ def sycl_section(quick: bool) -> None:
             var = next(v for key, v in k1._variants.items() if key[2])
             out = xp.empty(n, dtype=xp.float32, device=d)
             packed = var.launch.pack([a._arr, b._arr, c._arr, *plan.consts, out._arr], ())
+            packed = getattr(packed, "args", packed)  # SyclQueue.submit's form
             variants["one raw queue.submit (fused kernel)"] = host_loop(
                 lambda: q.submit(var.launch.kernel, packed, [n]), wait, inner)
             variants["namespace x + y"] = host_loop(lambda: a + b, wait, inner)

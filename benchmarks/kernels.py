@@ -85,6 +85,7 @@ def sycl_section(quick: bool) -> None:
     k = kernel("float32[:] x, float32[:] y", "y(i0) = x(i0) + x(i0);", shape="y")
     k(x, y)
     launch, packed = k._last[4], k._last[5]
+    packed = getattr(packed, "args", packed)  # SyclQueue.submit's form of the arguments
     hand = dpp.create_program_from_source(
         q, "__kernel void r(__global const float *x, __global float *y) "
            "{ size_t i = get_global_id(0); y[i] = x[i] + x[i]; }").get_sycl_kernel("r")

@@ -30,6 +30,7 @@ from ._placement import default_float
 from ._scalars import py_scalar
 from ._serial import locks_itself, serialized
 from ._special_cases import FIXUPS
+from .kernels import _direct
 
 _PROMOTION = dt.PROMOTION_TABLE
 
@@ -117,9 +118,16 @@ def _out_of_memory(exc: Exception, be: Any, name: str, a1: Any, a2: Any) -> NoRe
     alloc_failed(exc, be, where, nbytes, name)
 
 
+def _direct_limits(name: str) -> dict[str, int]:
+    """Per backend name, the largest result of ``name`` that runs as a kernel of the
+    factory instead of the backend's (``kernels._direct``; empty: never)."""
+    return {bn: t[name] for bn, t in _direct.LIMITS.items() if name in t}
+
+
 def _make_unary(name: str) -> Callable[..., usm_ndarray]:
     category, catname = UNARY[name]
     fixups = {bn: t[0][name] for bn, t in FIXUPS.items() if name in t[0]}
+    direct = _direct_limits(name)
 
     def func(x: usm_ndarray, /) -> usm_ndarray:
         if type(x) is not usm_ndarray:
@@ -135,7 +143,13 @@ def _make_unary(name: str) -> Callable[..., usm_ndarray]:
         if lk is not None:
             lk.acquire()
         try:
-            out = getattr(be, name)(a)
+            out = None
+            if direct:
+                lim = direct.get(be.name)
+                if lim is not None:
+                    out = _direct.unary(be, name, lim, a, d)
+            if out is None:
+                out = getattr(be, name)(a)
             if fixups:
                 fx = fixups.get(be.kernel_family)
                 if fx is not None and d in fx[0]:
@@ -206,6 +220,7 @@ _new = object.__new__
 def _make_binary(name: str) -> Callable[..., usm_ndarray]:
     category, catname = BINARY[name]
     fixups = {bn: t[1][name] for bn, t in FIXUPS.items() if name in t[1]}
+    direct = _direct_limits(name)
 
     def func(x1: Any, x2: Any, /) -> usm_ndarray:
         # two arrays: binary_operands inlined (the per-call cost of every small op)
@@ -215,15 +230,20 @@ def _make_binary(name: str) -> Callable[..., usm_ndarray]:
             be = x1._be
             if be is not x2._be or (be.multi_queue and not _same_queue(be, a1, a2)):
                 raise placement_error(name, x1.device, x2.device)
-            rd = _PROMOTION.get((a1.dtype, a2.dtype))
+            d1 = a1.dtype
+            d2 = a2.dtype
+            rd = _PROMOTION.get((d1, d2))
             if rd is None:
-                dt.promote(a1.dtype, a2.dtype, name)
+                dt.promote(d1, d2, name)
             if rd not in category:
                 raise _category_error(name, catname, rd)
             if a1.size * a2.size > _SAFE_SIZE:
                 _check_result(be, name, a1, a2)
         else:
             be, a1, a2, rd = binary_operands(x1, x2, name, category)
+            # the array operand's dtype (a Python scalar has none)
+            d1 = rd if type(x1) is usm_ndarray else None
+            d2 = rd if d1 is None else None
             if rd not in category:
                 raise _category_error(name, catname, rd)
             if getattr(a1, "size", 1) * getattr(a2, "size", 1) > _SAFE_SIZE:
@@ -232,7 +252,13 @@ def _make_binary(name: str) -> Callable[..., usm_ndarray]:
         if lk is not None:
             lk.acquire()
         try:
-            out = getattr(be, name)(a1, a2)
+            out = None
+            if direct:
+                lim = direct.get(be.name)
+                if lim is not None:
+                    out = _direct.binary(be, name, lim, a1, a2, d1, d2)
+            if out is None:
+                out = getattr(be, name)(a1, a2)
             if fixups:
                 fx = fixups.get(be.kernel_family)
                 if fx is not None and rd in fx[0]:

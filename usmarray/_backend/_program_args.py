@@ -59,7 +59,15 @@ class Packer:
     def record(v: Any) -> Any:
         return v
 
-    def pack(self, values: list, extra: tuple) -> list:
+    def with_scalars(self, packed: Any, items: list[tuple[int, Any]]) -> Any:
+        """A copy of ``packed`` (what :meth:`pack` returned) with the arguments at the
+        given positions replaced by new (converted) values."""
+        args = list(packed)
+        for pos, v in items:
+            args[pos] = v
+        return args
+
+    def pack(self, values: list, extra: tuple) -> Any:
         args: list[Any] = []
         add = args.append
         flat = self.flat

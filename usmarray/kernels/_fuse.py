@@ -39,7 +39,7 @@ from .. import _statistical, _trace
 from .._array import usm_ndarray, wrap_with
 from .._scalars import py_scalar
 from .._special_cases import FIXUPS
-from ._compilers import COMPILERS
+from ._compilers import COMPILERS, program_module
 from ._elementwise import ElementwiseKernel
 
 log = logging.getLogger("usmarray.fuse")
@@ -91,7 +91,7 @@ class _Plan:
     constants it takes, and the trailing reduction (name, keyword arguments) if any."""
 
     __slots__ = ("kernel", "positions", "consts", "reduction", "source_body", "out_dtype",
-                 "c_shape", "c_strides")
+                 "c_shape", "c_strides", "flat")
 
     def __init__(self, kernel: ElementwiseKernel, positions: tuple[int, ...],
                  consts: tuple, reduction: tuple | None, source_body: dict[str, str],
@@ -105,6 +105,9 @@ class _Plan:
         #: the last launch's shape and its C-contiguous element strides
         self.c_shape: tuple[int, ...] = ()
         self.c_strides: tuple[int, ...] = ()
+        #: per queue, (the launcher with ``launch_flat``, its most work-items) or False
+        #: where the backend's launcher has none (see :func:`_flat_launcher`)
+        self.flat: dict[Any, Any] = {}
 
 
 # ---- the recorded graph ----------------------------------------------------------------------
@@ -464,6 +467,8 @@ class FusedFunction:
         self._g_names = g_names
         #: counters for tests and benchmarks: traces, fused launches, unfused calls
         self.stats = {"traced": 0, "fused": 0, "unfused": 0}
+        #: (weak references to the last call's arguments, all arrays, and its signature)
+        self._last: tuple | None = None
 
     def __repr__(self) -> str:
         return f"usmarray.fuse({getattr(self.fn, '__qualname__', self.fn)!r})"
@@ -509,12 +514,19 @@ class FusedFunction:
         if _trace.ACTIVE and _trace.tracing():
             return self.fn(*args, **kwargs)  # inside another fused function's trace
         flat = list(args) + [kwargs[k] for k in sorted(kwargs)] if kwargs else list(args)
-        key = self._key(flat)
-        if key is None:
-            self.stats["unfused"] += 1
-            return self.fn(*args, **kwargs)
-        if kwargs:
-            key = key + (tuple(sorted(kwargs)),)
+        last = self._last
+        if (last is not None and not kwargs and len(args) == len(last[0])
+                and all([w() is a for w, a in zip(last[0], args, strict=True)])):
+            key = last[1]  # the same arrays as the last call: the same signature
+        else:
+            key = self._key(flat)
+            if key is None:
+                self.stats["unfused"] += 1
+                return self.fn(*args, **kwargs)
+            if kwargs:
+                key = key + (tuple(sorted(kwargs)),)
+            elif all(type(a) is usm_ndarray for a in args):
+                self._last = (tuple(weakref.ref(a) for a in args), key)
         entry = self._plans.get(key)
         if entry is not None:
             frozen, plan = entry
@@ -578,7 +590,8 @@ class FusedFunction:
         be = flat[plan.positions[0]]._be
         q = be.queue_of(arrays[0])
         ek = plan.kernel
-        usm = be.coerced_usm_type([be.usm_type_of(r) for r in arrays])
+        kinds = {be.usm_type_of(r) for r in arrays}
+        usm = kinds.pop() if len(kinds) == 1 else be.coerced_usm_type(list(kinds))
         out = ek._empty(be, shape, plan.out_dtype, usm, q)
         size = out.size
         if size:
@@ -587,7 +600,14 @@ class FusedFunction:
             es = be.element_strides
             cs = plan.c_strides
             if all(r.shape == shape and es(r) == cs for r in arrays):
-                ek._kernel(1).run_flat(be, q, [*arrays, *plan.consts, out], size)
+                values = [*arrays, *plan.consts, out]
+                fl = plan.flat.get(q)
+                if fl is None:
+                    fl = plan.flat[q] = _flat_launcher(ek._kernel(1), be, q, values)
+                if fl and size <= fl[1]:
+                    fl[0].launch_flat(q, values, size)
+                else:
+                    ek._kernel(1).run_flat(be, q, values, size)
             else:
                 vals = [r if r.shape == shape else be.broadcast_to(r, shape) for r in arrays]
                 ek._kernel(len(shape))._run(be, q, [*vals, *plan.consts, out], "unchecked",
@@ -611,6 +631,19 @@ class FusedFunction:
             self._trace(key, flat, args, kwargs)
         plan = self._plans[key][1]
         return None if plan is _UNFUSED else dict(plan.source_body)
+
+
+def _flat_launcher(k: Any, be: Any, q: Any, values: list) -> Any:
+    """(launcher, most work-items) of flat kernel ``k`` on ``q`` where the backend's
+    launcher launches a flat layout directly (``launch_flat``: SYCL), else False (the
+    caller uses ``run_flat``)."""
+    if getattr(program_module(be).Launcher, "launch_flat", None) is None:
+        return False
+    launch = k.flat_launcher(be, q, values)
+    if getattr(launch, "_flat_plan", None) is None:
+        return False
+    limit = program_module(be).MAX_WORK_ITEMS
+    return launch, limit if limit is not None else 1 << 62
 
 
 def _value_key(a: Any) -> tuple | None:

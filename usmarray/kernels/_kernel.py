@@ -195,11 +195,16 @@ class Kernel:
                 else:
                     be, q, launch, packed, gsize, slots = last[2:-1]
                     if slots:
-                        packed = list(packed)
                         params = self.params
-                        for pos, k, conv in slots:
-                            packed[pos] = conv(cast_scalar(params[k], args[k], self.name))
-                    _submit(be, launch, q, packed, gsize)
+                        packed = launch.with_scalars(packed, [
+                            (pos, conv(cast_scalar(params[k], args[k], self.name)))
+                            for pos, k, conv in slots])
+                    lock = be.lock
+                    if lock is None:
+                        launch.submit(q, packed, gsize)
+                    else:
+                        with lock:
+                            launch.submit(q, packed, gsize)
                     return
         kname = self.name
         mode = check_bounds_mode(bounds, kname)
@@ -321,6 +326,18 @@ class Kernel:
         launch = var.launch
         packed = launch.pack(values, ())
         _submit(be, launch, q, packed, (-(-size // var.per_thread),))
+
+    def flat_launcher(self, be: Any, q: Any, values: list) -> Any:
+        """The backend's launcher of the 1-D variant without offset arguments for
+        ``values`` on ``q`` (built and compiled if needed): the variant
+        ``launch_flat`` of a SYCL launcher runs with arrays passed by the address of
+        their first element (usmarray.kernels._direct)."""
+        prog = program_module(be)
+        key = (q, "unchecked", True, False, None, None, (False,) * len(self._arrays))
+        var = self._variants.get(key)
+        if var is None:
+            var = self._prepare(prog, q, "unchecked", key, values)
+        return var.launch
 
     def _pieces(self, par: tuple[int, ...], lo: list[int], hi: list[int],
                 gsize: tuple[int, ...], limit: int | None) -> list[tuple[list[int], list[int]]]:
