@@ -143,9 +143,10 @@ def _astype(a: np.ndarray, dtype: Any, copy: bool = True, **_: Any) -> np.ndarra
 
 
 def _reshape(a: np.ndarray, shape: Any, copy: Any = None, order: Any = "C") -> np.ndarray:
-    # the method, not np.reshape: its Python wrapper costs as much as the call (issue 31)
+    # the method, not np.reshape: its Python wrapper costs as much as the call; and no
+    # keyword where the default serves: parsing ``order="C"`` costs 0.18 us (issue 31)
     if copy is None:
-        return a.reshape(shape, order=order)
+        return a.reshape(shape) if order == "C" else a.reshape(shape, order=order)
     return a.reshape(shape, order=order, copy=copy)
 
 
@@ -180,15 +181,21 @@ def _eye(n_rows: int, n_cols: Any = None, k: int = 0, dtype: Any = None, **_: An
     return np.eye(n_rows, n_cols, k=k, dtype=dtype)
 
 
-def _empty(shape: Any, dtype: Any = None, order: Any = "C", **_: Any) -> np.ndarray:
-    return np.empty(shape, dtype=dtype, order=order)
+# The creation kernels name the placement keywords they ignore instead of taking
+# ``**_``, and pass NumPy no keyword where its default serves: each saves 0.1-0.2 us of
+# a 0.7 us ``np.empty`` (issue 31).
+def _empty(shape: Any, dtype: Any = None, order: Any = "C", usm_type: Any = None,
+           queue: Any = None) -> np.ndarray:
+    return np.empty(shape, dtype) if order == "C" else np.empty(shape, dtype, order)
 
 
-def _zeros(shape: Any, dtype: Any = None, order: Any = "C", **_: Any) -> np.ndarray:
-    return np.zeros(shape, dtype=dtype, order=order)
+def _zeros(shape: Any, dtype: Any = None, order: Any = "C", usm_type: Any = None,
+           queue: Any = None) -> np.ndarray:
+    return np.zeros(shape, dtype) if order == "C" else np.zeros(shape, dtype, order)
 
 
-def _ones(shape: Any, dtype: Any = None, order: Any = "C", **_: Any) -> np.ndarray:
+def _ones(shape: Any, dtype: Any = None, order: Any = "C", usm_type: Any = None,
+          queue: Any = None) -> np.ndarray:
     return np.ones(shape, dtype=dtype, order=order)
 
 
