@@ -90,26 +90,28 @@ def _alloc_n(be: Any, q: Any, d: np.dtype, count: int, fn: Any, *args: Any, **kw
         raise be.memory_error(nbytes, q) from exc
 
 
-def _alloc(be: Any, q: Any, d: np.dtype, cap: int, fn: Any, shape: tuple, *args: Any, **kwargs: Any
+def _alloc(be: Any, q: Any, ut: str, d: np.dtype, cap: int, fn: Any, shape: tuple, *fill: Any
            ) -> Any:
-    """:func:`_alloc_n` for ``fn(shape, *args, **kwargs)`` with the byte cap (``_cap``)
-    given (without passing the arguments on once more: that cost a third of
-    ``empty``'s time on the NumPy backend)."""
+    """``fn(shape, *fill, dtype=d, usm_type=ut, queue=q)`` for a new array of ``d``:
+    more than ``cap`` bytes (``_cap``), or a failed allocation, is a MemoryError naming
+    the size.  Positional, so the keywords are built once (issue 31: passing
+    ``**kwargs`` on cost 0.2-0.5 us of ``empty``)."""
     nbytes = math.prod(shape) * d.itemsize
     if nbytes > cap:
         raise be.memory_error(nbytes, q)
     try:
-        return fn(shape, *args, **kwargs)
+        return fn(shape, *fill, dtype=d, usm_type=ut, queue=q)
     except getattr(be, "alloc_errors", ()) as exc:
         raise be.memory_error(nbytes, q) from exc
 
 
-#: (id of a Device, id of a dtype argument, usm_type) -> ((backend, queue, usm_type,
-#: dtype, byte cap), the Device, the dtype argument): what the placement keywords and
-#: the dtype check made of them for a creation call whose default dtype is the device's
+#: (ids of a backend, its queue and a dtype argument, usm_type) -> ((backend, queue,
+#: usm_type, dtype, byte cap), the dtype argument): what the placement keywords and the
+#: dtype check made of them for a creation call whose default dtype is the device's
 #: default float (issue 31: asking again cost 0.7 us of a 3.7 us ``empty`` on the NumPy
-#: backend).  Each entry holds its Device and dtype objects, so their ids stay theirs.
-_PLANS: dict[tuple[int, int, Any], tuple[tuple[Any, Any, str, np.dtype, int], Any, Any]] = {}
+#: backend).  Keyed by the queue, not the Device: ``device=x.device`` is a new Device
+#: each time.  Each entry holds the objects of its ids, so that their ids stay theirs.
+_PLANS: dict[tuple[int, int, int, Any], tuple[tuple[Any, Any, str, np.dtype, int], Any]] = {}
 
 
 def _plan(device: Any, dtype: Any, usm_type: Any, sycl_queue: Any, fname: str
@@ -118,13 +120,13 @@ def _plan(device: Any, dtype: Any, usm_type: Any, sycl_queue: Any, fname: str
     defaults to the device's default float: ``placement`` and ``_dtype_or``, with their
     errors, answered from ``_PLANS`` for a device given as a Device, a filter string or
     None (the default device) and a usm_type given as None or a str."""
-    key = dev = None
+    key = None
     if sycl_queue is None and (usm_type is None or type(usm_type) is str):
         t = type(device)
         dev = device if t is Device else default_device() if device is None else (
             Device.create_device(device) if t is str else None)
         if dev is not None:
-            key = (id(dev), id(dtype), usm_type)
+            key = (id(dev._be), id(dev._q), id(dtype), usm_type)
             hit = _PLANS.get(key)
             if hit is not None:
                 return hit[0]
@@ -132,9 +134,9 @@ def _plan(device: Any, dtype: Any, usm_type: Any, sycl_queue: Any, fname: str
     d = _dtype_or(dtype, default_float(q), q, fname)
     plan = (be, q, ut, d, _cap(q))
     if key is not None:
-        if len(_PLANS) >= 64:  # devices of short-lived queues: hold few of them
+        if len(_PLANS) >= 64:  # queues of short-lived streams: hold few of them
             _PLANS.clear()
-        _PLANS[key] = (plan, dev, dtype)
+        _PLANS[key] = (plan, dtype)
     return plan
 
 
@@ -147,12 +149,12 @@ def _dtype_or(dtype: Any, default: np.dtype, q: Any, fname: str) -> np.dtype:
 
 def _filled(fname: str, shape: Any, value: Any, dtype: Any, device: Any, usm_type: Any, sycl_queue: Any) -> usm_ndarray:
     be, q, ut, d, cap = _plan(device, dtype, usm_type, sycl_queue, fname)
-    return wrap_with(be, _alloc(be, q, d, cap, be.full, _shape(shape, fname), value, dtype=d, usm_type=ut, queue=q))
+    return wrap_with(be, _alloc(be, q, ut, d, cap, be.full, _shape(shape, fname), value))
 
 
 def empty(shape: Any, *, dtype: Any = None, device: Any = None, usm_type: Any = None, sycl_queue: Any = None) -> usm_ndarray:
     be, q, ut, d, cap = _plan(device, dtype, usm_type, sycl_queue, "empty")
-    return wrap_with(be, _alloc(be, q, d, cap, be.empty, _shape(shape, "empty"), dtype=d, usm_type=ut, queue=q))
+    return wrap_with(be, _alloc(be, q, ut, d, cap, be.empty, _shape(shape, "empty")))
 
 
 def zeros(shape: Any, *, dtype: Any = None, device: Any = None, usm_type: Any = None, sycl_queue: Any = None) -> usm_ndarray:
@@ -160,7 +162,7 @@ def zeros(shape: Any, *, dtype: Any = None, device: Any = None, usm_type: Any = 
     NumPy backend that is ``np.zeros``, whose pages the OS zeroes on first touch, where a
     fill writes every byte first (issue 31: 0.56x NumPy at 2^21 float32)."""
     be, q, ut, d, cap = _plan(device, dtype, usm_type, sycl_queue, "zeros")
-    return wrap_with(be, _alloc(be, q, d, cap, be.zeros, _shape(shape, "zeros"), dtype=d, usm_type=ut, queue=q))
+    return wrap_with(be, _alloc(be, q, ut, d, cap, be.zeros, _shape(shape, "zeros")))
 
 
 def ones(shape: Any, *, dtype: Any = None, device: Any = None, usm_type: Any = None, sycl_queue: Any = None) -> usm_ndarray:
@@ -188,7 +190,7 @@ def full(
         be, q, ut = placement(device, usm_type, sycl_queue, "full")
         d = _dtype_or(dtype, fv.dtype, q, "full")
         src = to_device(fill_value, Device._make(be, q))._arr
-        out = _alloc(be, q, d, _cap(q), be.empty, _shape(shape, "full"), dtype=d, usm_type=ut, queue=q)
+        out = _alloc(be, q, ut, d, _cap(q), be.empty, _shape(shape, "full"))
         be.setitem(out, Ellipsis, be.astype(src, d))
         return wrap_with(be, out)
     be, q, ut = placement(device, usm_type, sycl_queue, "full")
@@ -202,7 +204,7 @@ def full(
     if type(fill_value) is int and d in dt.INTEGER:
         dt.check_integer_fits(d, fill_value, "full: fill_value")
     fill_value = fill_scalar(fill_value, d, "full")
-    return wrap_with(be, _alloc(be, q, d, _cap(q), be.full, _shape(shape, "full"), fill_value, dtype=d, usm_type=ut, queue=q))
+    return wrap_with(be, _alloc(be, q, ut, d, _cap(q), be.full, _shape(shape, "full"), fill_value))
 
 
 def _like(fname: str, x: usm_ndarray, dtype: Any, device: Any, usm_type: Any, sycl_queue: Any) -> tuple[Any, Any, str, np.dtype]:
@@ -219,17 +221,17 @@ def _like(fname: str, x: usm_ndarray, dtype: Any, device: Any, usm_type: Any, sy
 
 def empty_like(x: usm_ndarray, /, *, dtype: Any = None, device: Any = None, usm_type: Any = None, sycl_queue: Any = None) -> usm_ndarray:
     be, q, ut, d = _like("empty_like", x, dtype, device, usm_type, sycl_queue)
-    return wrap_with(be, _alloc(be, q, d, _cap(q), be.empty, x._arr.shape, dtype=d, usm_type=ut, queue=q))
+    return wrap_with(be, _alloc(be, q, ut, d, _cap(q), be.empty, x._arr.shape))
 
 
 def zeros_like(x: usm_ndarray, /, *, dtype: Any = None, device: Any = None, usm_type: Any = None, sycl_queue: Any = None) -> usm_ndarray:
     be, q, ut, d = _like("zeros_like", x, dtype, device, usm_type, sycl_queue)
-    return wrap_with(be, _alloc(be, q, d, _cap(q), be.full, x._arr.shape, 0, dtype=d, usm_type=ut, queue=q))
+    return wrap_with(be, _alloc(be, q, ut, d, _cap(q), be.full, x._arr.shape, 0))
 
 
 def ones_like(x: usm_ndarray, /, *, dtype: Any = None, device: Any = None, usm_type: Any = None, sycl_queue: Any = None) -> usm_ndarray:
     be, q, ut, d = _like("ones_like", x, dtype, device, usm_type, sycl_queue)
-    return wrap_with(be, _alloc(be, q, d, _cap(q), be.full, x._arr.shape, 1, dtype=d, usm_type=ut, queue=q))
+    return wrap_with(be, _alloc(be, q, ut, d, _cap(q), be.full, x._arr.shape, 1))
 
 
 def full_like(
@@ -247,7 +249,7 @@ def full_like(
     if type(fill_value) not in _SCALARS:
         raise TypeError(f"full_like: fill_value must be a Python scalar, got {type(fill_value).__name__}")
     check_scalar(d, fill_value, "full_like")
-    return wrap_with(be, _alloc(be, q, d, _cap(q), be.full, x._arr.shape, fill_value, dtype=d, usm_type=ut, queue=q))
+    return wrap_with(be, _alloc(be, q, ut, d, _cap(q), be.full, x._arr.shape, fill_value))
 
 
 def _python_scalar(v: Any, complex_ok: bool = False) -> Any:
