@@ -295,11 +295,13 @@ def _reduce_hypot(a: np.ndarray, axis: Any = None, keepdims: bool = False, dtype
     with np.errstate(over="ignore"):  # an overflowed sum is summed again, scaled
         s = np.sum(np.square(x), axis=axis, keepdims=True, dtype=dtype)
     fi = np.finfo(s.dtype)
-    with np.errstate(invalid="ignore"):  # NaN sums compare False: scaled below
-        ok = s >= fi.tiny * ((x.size // s.size) / fi.eps)
-        ok &= s < np.inf
+    low = fi.tiny * ((x.size // s.size) / fi.eps)
     r = np.sqrt(s)
-    if not ok.all():
+    # every sum in [low, inf): two reductions without temporaries (a NaN fails both)
+    if not (np.minimum.reduce(s, axis=None) >= low and np.maximum.reduce(s, axis=None) < np.inf):
+        with np.errstate(invalid="ignore"):  # NaN sums compare False: scaled below
+            ok = s >= low
+            ok &= s < np.inf
         x = np.abs(x)
         m = np.max(x, axis=axis, keepdims=True)
         scale = np.where((m == 0) | ~np.isfinite(m), 1, m)
