@@ -21,7 +21,6 @@ import cProfile
 import pstats
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 from . import cpu_matrix as cm
 from . import gpu_matrix as gm
