@@ -78,14 +78,16 @@ def _cap(q: Any) -> int:
     return MAX_NBYTES if limit is None else min(MAX_NBYTES, limit)
 
 
-def _alloc_n(be: Any, q: Any, d: np.dtype, count: int, fn: Any, *args: Any, **kwargs: Any) -> Any:
-    """``fn(*args, **kwargs)`` for a new array of ``count`` elements of ``d``: more than
-    the device holds, or a failed allocation, is a MemoryError naming the size."""
+def _alloc_n(be: Any, q: Any, ut: str, d: np.dtype, count: int, fn: Any, *args: Any,
+             **extra: Any) -> Any:
+    """``fn(*args, dtype=d, usm_type=ut, queue=q, **extra)`` for a new array of ``count``
+    elements of ``d``: more than the device holds, or a failed allocation, is a
+    MemoryError naming the size."""
     nbytes = count * d.itemsize
     if nbytes > _cap(q):
         raise be.memory_error(nbytes, q)
     try:
-        return fn(*args, **kwargs)
+        return fn(*args, dtype=d, usm_type=ut, queue=q, **extra)
     except getattr(be, "alloc_errors", ()) as exc:
         raise be.memory_error(nbytes, q) from exc
 
@@ -292,7 +294,7 @@ def arange(
     if is_float and d in dt.INTEGER:
         raise TypeError(f"arange: float arguments with integer dtype {d}")
     n = max(0, math.ceil((stop - start) / step))
-    raw = _alloc_n(be, q, d, n, be.arange, start, stop, step, dtype=d, usm_type=ut, queue=q)
+    raw = _alloc_n(be, q, ut, d, n, be.arange, start, stop, step)
     if raw.shape[0] != n:  # the provider rounds differently: make the standard's length
         raw = be.arange(0, n, 1, dtype=d, usm_type=ut, queue=q) * step + start if n else raw[:0]
     return wrap_with(be, raw)
@@ -323,7 +325,7 @@ def linspace(
         raise TypeError(f"linspace: dtype must be floating-point, got {d}")
     if is_complex and d not in dt.COMPLEX_FLOATING:
         raise TypeError(f"linspace: complex start/stop need a complex dtype, got {d}")
-    return wrap_with(be, _alloc_n(be, q, d, num, be.linspace, start, stop, num, dtype=d, endpoint=endpoint, usm_type=ut, queue=q))
+    return wrap_with(be, _alloc_n(be, q, ut, d, num, be.linspace, start, stop, num, endpoint=endpoint))
 
 
 def eye(
@@ -338,11 +340,12 @@ def eye(
     sycl_queue: Any = None,
 ) -> usm_ndarray:
     be, q, ut = placement(device, usm_type, sycl_queue, "eye")
-    for name, v in (("n_rows", n_rows), ("n_cols", n_cols), ("k", k)):
-        if v is not None and (type(v) is not int):
-            raise TypeError(f"eye: {name} must be an int, got {type(v).__name__}")
+    if type(n_rows) is not int or type(k) is not int or (n_cols is not None and type(n_cols) is not int):
+        for name, v in (("n_rows", n_rows), ("n_cols", n_cols), ("k", k)):
+            if v is not None and (type(v) is not int):
+                raise TypeError(f"eye: {name} must be an int, got {type(v).__name__}")
     d = _dtype_or(dtype, default_float(q), q, "eye")
-    return wrap_with(be, _alloc_n(be, q, d, n_rows * (n_rows if n_cols is None else n_cols), be.eye, n_rows, n_cols, k=k, dtype=d, usm_type=ut, queue=q))
+    return wrap_with(be, _alloc_n(be, q, ut, d, n_rows * (n_rows if n_cols is None else n_cols), be.eye, n_rows, n_cols, k=k))
 
 
 def meshgrid(*arrays: usm_ndarray, indexing: str = "xy") -> tuple[usm_ndarray, ...]:

@@ -184,15 +184,18 @@ def _full(shape: Any, fill_value: Any, dtype: Any = None, order: Any = "C", **_:
     return np.full(shape, fill_value, dtype=dtype, order=order)
 
 
-def _arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, **_: Any) -> np.ndarray:
+def _arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, usm_type: Any = None,
+            queue: Any = None) -> np.ndarray:
     return np.arange(start, stop, step, dtype=dtype)
 
 
-def _linspace(start: Any, stop: Any, num: int, dtype: Any = None, endpoint: bool = True, **_: Any) -> np.ndarray:
+def _linspace(start: Any, stop: Any, num: int, dtype: Any = None, endpoint: bool = True,
+              usm_type: Any = None, queue: Any = None) -> np.ndarray:
     return np.linspace(start, stop, num, dtype=dtype, endpoint=endpoint)
 
 
-def _eye(n_rows: int, n_cols: Any = None, k: int = 0, dtype: Any = None, **_: Any) -> np.ndarray:
+def _eye(n_rows: int, n_cols: Any = None, k: int = 0, dtype: Any = None, usm_type: Any = None,
+         queue: Any = None) -> np.ndarray:
     return np.eye(n_rows, n_cols, k=k, dtype=dtype)
 
 
