@@ -51,8 +51,7 @@ _UNLOCKED = contextlib.nullcontext()
 
 def locked(be: Any) -> contextlib.AbstractContextManager[Any]:
     """``with locked(be):`` runs the block under ``be``'s lock, if it has one (the lock
-    itself, or a shared no-op: a generator context manager cost 1 us of ``asarray``'s
-    3 us on the NumPy backend, issue 31)."""
+    itself, or a shared no-op, rather than a new generator context manager per call)."""
     lk = be.lock
     return _UNLOCKED if lk is None else lk
 
