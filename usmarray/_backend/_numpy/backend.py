@@ -163,9 +163,9 @@ _OUT_ELLIPSIS = _out_is_ellipsis()
 
 def _reduce(reduce: Any) -> Any:
     """``any``/``all``/``max``/``min`` as the ufunc reduce that np.any/np.all/np.max/
-    np.min end in, without their Python wrappers (issue 31: those cost as much as a
-    short-circuited ``all``, and 1-2 us of an 80 us ``max``); ``out=...`` makes a 0-D
-    result an array without a second call."""
+    np.min end in, without their Python wrappers (issue 31: about 1 us per call, as
+    much as a short-circuited ``all``); ``out=...`` makes a 0-D result an array without
+    a second call (0.2 us)."""
 
     def kernel(a: np.ndarray, axis: Any = None, keepdims: bool = False) -> np.ndarray:
         if _OUT_ELLIPSIS:
