@@ -39,6 +39,7 @@ def cases(xp: Any, device: str) -> dict[str, Any]:
     m = xp.reshape(x, (10, 10))
     row = xp.broadcast_to(x[:10], (10, 10))
     w = xp.asarray(np.zeros(100), device=device)
+    floats = np.linspace(0, 1, 100).tolist()
 
     def setitem() -> None:
         w[0:5] = 1.0
@@ -56,6 +57,14 @@ def cases(xp: Any, device: str) -> dict[str, Any]:
         "permute_dims": lambda: xp.permute_dims(m, (1, 0)),
         "m + broadcast": lambda: sync(m + row),
         "setitem w[0:5]": setitem,
+        "empty (100,)": lambda: xp.empty((100,), dtype=xp.float64, device=x.device),
+        "zeros (100,)": lambda: sync(xp.zeros((100,), dtype=xp.float64, device=x.device)),
+        "flip": lambda: xp.flip(x),
+        "all": lambda: sync(xp.all(x > 2.0)),
+        "vecdot": lambda: sync(xp.vecdot(m, m)),
+        "concat 2": lambda: sync(xp.concat([x, y])),
+        "stack 2": lambda: sync(xp.stack([x, y])),
+        "asarray list": lambda: sync(xp.asarray(floats, dtype=xp.float64, device=x.device)),
     }
     if device != "numpy":  # the kernel factory compiles for SYCL (OpenCL) and CUDA
         out.update(_kernel_cases(xp, x, y, m, sync))

@@ -176,6 +176,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--time-limit", type=float, default=None,
                    help="seconds for the whole run, shared by the backends; ops past a "
                         "backend's share are skipped (default 660, --quick 110)")
+    p.add_argument("--trials", type=int, default=None,
+                   help="trials per op (default 8; more for a re-run of noisy rows: the "
+                        "entry order rotates every trial, so position effects cancel)")
+    p.add_argument("--op-budget", type=float, default=None,
+                   help="seconds of timing per op (default 2; trials shrink to fit it)")
     p.add_argument("--no-plot", action="store_true", help="skip the PNGs")
     p.add_argument("--smoke", action="store_true", help=argparse.SUPPRESS)
     return p.parse_args(argv)
@@ -223,6 +228,10 @@ def main(argv: list[str] | None = None) -> int:
     for i, backend in enumerate(backends):
         left = limit - (time.perf_counter() - t_start)
         cfg = config(args.quick, args.smoke, max(0.0, left / (len(backends) - i)))
+        if args.trials is not None:
+            cfg = replace(cfg, trials=args.trials, small_trials=args.trials)
+        if args.op_budget is not None:
+            cfg = replace(cfg, op_budget_s=args.op_budget)
         rows = run_backend(backend, args, cfg, out, mode)
         summaries += [f"[{backend}] " + gm.summary_text(rows, s, BELOW) for s in ("large", "small")]
     print("\n== both backends ==\n" + "\n".join(summaries))

@@ -178,7 +178,8 @@ def vecdot(x1: usm_ndarray, x2: usm_ndarray, /, *, axis: int = -1) -> usm_ndarra
     dimensions broadcast."""
     be, a1, a2, rd = binary_numeric("vecdot", x1, x2)
     axis = _index(axis, "vecdot", "axis")
-    n = min(a1.ndim, a2.ndim)
+    s1, s2 = a1.shape, a2.shape
+    n = min(len(s1), len(s2))
     if axis >= 0:
         raise ValueError(
             f"vecdot: axis must be a negative integer in [-{n}, -1] (counted from the last "
@@ -186,17 +187,19 @@ def vecdot(x1: usm_ndarray, x2: usm_ndarray, /, *, axis: int = -1) -> usm_ndarra
         )
     if axis < -n:
         raise IndexError(
-            f"vecdot: axis {axis} is out of range for operands of shapes {a1.shape} and "
-            f"{a2.shape} (allowed: -{n} .. -1)"
+            f"vecdot: axis {axis} is out of range for operands of shapes {s1} and "
+            f"{s2} (allowed: -{n} .. -1)"
         )
-    if a1.shape[axis] != a2.shape[axis]:
+    if s1[axis] != s2[axis]:
         raise ValueError(
-            f"vecdot: the vectors along axis {axis} differ in length: {a1.shape[axis]} "
-            f"(x1 shape {a1.shape}) and {a2.shape[axis]} (x2 shape {a2.shape}); they must "
+            f"vecdot: the vectors along axis {axis} differ in length: {s1[axis]} "
+            f"(x1 shape {s1}) and {s2[axis]} (x2 shape {s2}); they must "
             "be equal, the contracted axis does not broadcast"
         )
-    rest1 = a1.shape[:axis] + a1.shape[axis:][1:]
-    rest2 = a2.shape[:axis] + a2.shape[axis:][1:]
+    if axis == -1:
+        rest1, rest2 = s1[:-1], s2[:-1]
+    else:
+        rest1, rest2 = s1[:axis] + s1[axis + 1:], s2[:axis] + s2[axis + 1:]
     rest = broadcast_shape("vecdot (non-contracted dimensions)", rest1, rest2)
     try:
         return wrap_with(be, _as_dtype(be, be.vecdot(a1, a2, axis=axis), rd))

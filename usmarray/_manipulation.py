@@ -35,6 +35,8 @@ __all__ = [
 _PROMOTION = dt.PROMOTION_TABLE
 _ALL = slice(None)
 _REVERSE = slice(None, None, -1)
+#: the key that reverses every axis of an array of n dimensions, by n (``flip``)
+_REVERSE_ALL = tuple((_REVERSE,) * n for n in range(65))
 
 
 # ---- shared helpers (also used by the other namespace modules) -------------------------
@@ -269,7 +271,7 @@ def flip(x: usm_ndarray, /, *, axis: int | tuple[int, ...] | None = None) -> usm
     check_array(x, "flip")
     a = x._arr
     if axis is None:
-        key = (_REVERSE,) * a.ndim
+        key = _REVERSE_ALL[a.ndim]
     else:
         axes = axes_tuple(axis, a.ndim, "flip")
         key = tuple([_REVERSE if i in axes else _ALL for i in range(a.ndim)])
@@ -328,16 +330,17 @@ def reshape(x: usm_ndarray, /, shape: tuple[int, ...], *, copy: bool | None = No
     """``x`` with a new shape (one entry may be -1); ``copy=False`` refuses to copy
     (ValueError), ``copy=True`` always copies."""
     check_array(x, "reshape")
-    if (copy is None and type(shape) is tuple and shape and len(shape) <= 64
-            and min(shape) >= -1 and _only_ints(shape)):
-        # a tuple of plain ints: the provider checks the size; any refusal is
-        # re-diagnosed below with the standard's message
-        try:
-            return wrap_with(x._be, x._be.reshape(x._arr, shape))
-        except (ValueError, TypeError):
-            pass
-        except Exception as exc:  # a copy that could not be allocated
-            alloc_failed(exc, x._be, x._arr, x._arr.size * x._arr.itemsize, "reshape")
+    if copy is None and type(shape) is tuple and len(shape) <= 64:
+        for n in shape:
+            if type(n) is not int or n < -1:
+                break
+        else:  # plain ints: the provider checks the size; a refusal is re-diagnosed below
+            try:
+                return wrap_with(x._be, x._be.reshape(x._arr, shape))
+            except (ValueError, TypeError):
+                pass
+            except Exception as exc:  # a copy that could not be allocated
+                alloc_failed(exc, x._be, x._arr, x._arr.size * x._arr.itemsize, "reshape")
     if type(shape) is int:
         shape = (shape,)
     shape = int_tuple(shape, "reshape", "shape")

@@ -9,7 +9,7 @@ import numpy as np
 
 from . import _dtypes as dt
 from ._backend._construct import ALLOC_KINDS, check_usm_type
-from ._device import backend_of_queue, capabilities, resolve
+from ._device import Device, backend_of_queue, capabilities, resolve
 
 USM_TYPES = ALLOC_KINDS
 
@@ -17,7 +17,10 @@ USM_TYPES = ALLOC_KINDS
 def placement(device: Any, usm_type: Any, sycl_queue: Any, fname: str) -> tuple[Any, Any, str]:
     """(backend, queue, usm_type) named by the placement keywords; usm_type defaults to
     the backend's first kind ("device" for SYCL, "host" for NumPy)."""
-    be, q = resolve(device, sycl_queue)
+    if sycl_queue is None and type(device) is Device:
+        be, q = device._be, device._q
+    else:
+        be, q = resolve(device, sycl_queue)
     if usm_type is None:
         return be, q, be.usm_types[0]
     return be, q, check_usm_type(be, usm_type, f"{fname}: usm_type")

@@ -51,7 +51,7 @@ _UNLOCKED = contextlib.nullcontext()
 
 def locked(be: Any) -> contextlib.AbstractContextManager[Any]:
     """``with locked(be):`` runs the block under ``be``'s lock, if it has one (the lock
-    itself is the context manager; a generator-based one cost 2 us a call)."""
+    itself, or a shared no-op, rather than a new generator context manager per call)."""
     lk = be.lock
     return _UNLOCKED if lk is None else lk
 
