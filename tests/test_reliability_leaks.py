@@ -182,11 +182,13 @@ def test_mixed_workload_leaves_usm_allocations_and_rss_flat(samples, request):
     assert grow <= RSS_TOLERANCE, f"RSS grew by {grow / 2**20:.1f} MiB (tolerance {RSS_TOLERANCE >> 20} MiB)"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "native memory grows ~0.9 KB per workload iteration (~20-30 B per kernel submission or "
-    "allocation), steadily over 10^5 iterations (scripts/soak.py); Python objects "
-    "(tracemalloc) and USM allocations stay flat, and plain dpnp.tensor calls show the same "
-    "growth, so the leak is below usmarray (dpnp.tensor / dpctl / SYCL / OpenCL CPU runtime)"))
+@pytest.mark.xfail(strict=False, reason=(
+    "native memory grew ~0.9 KB per workload iteration (~20-30 B per kernel submission or "
+    "allocation), steadily over 10^5 iterations (scripts/soak.py), with Python objects "
+    "(tracemalloc) and USM allocations flat and plain dpnp.tensor calls growing alike: below "
+    "usmarray. Since the namespace's small elementwise calls and the factory launch through "
+    "dpctl's C interface (issue 30), this workload's slope measures 60-92 B/iteration run "
+    "alone, under the limit, but above it in some runs of the parallel suite: not strict"))
 def test_mixed_workload_rss_slope_is_below_256_bytes_per_iteration(samples):
     slope = _slope(samples)
     assert slope <= MAX_SLOPE, f"RSS slope {slope:.0f} B/iteration (limit {MAX_SLOPE})"
