@@ -122,6 +122,8 @@ def cuda_section(quick: bool) -> None:
     # fused == unfused, bit for bit (the property tests' claim, at this size)
     diff = int(xp.count_nonzero(fchain(a, b, c) != chain(a, b, c)))
     print(f"  fused chain vs unfused: {diff} of {n} elements differ")
+    same = bool(xp.all(fss(a) == sumsq(a)))
+    print(f"  fused sum(x*x) == unfused: {same}")
 
     hand = cupy.ElementwiseKernel(
         "float32 a, float32 b, float32 c", "float32 z",

@@ -413,6 +413,102 @@ def test_cuda_flat_path_vector_loop_tails_and_unaligned_views():
     same_bits(g(x, y), (x * 2.0 + y) > 0.5)
 
 
+REDUCTIONS = ["sum", "prod", "max", "min", "mean"]
+
+
+@on_devices
+@given(tree=chains("f"), shape=hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=9),
+       dtype=st.sampled_from(["float32", "float64"]), red=st.sampled_from(REDUCTIONS),
+       axis=st.sampled_from([None, -1, 0, (0, -1)]), keepdims=st.booleans(), data=st.data())
+def test_random_chains_with_a_trailing_reduction_bit_for_bit(device, tree, shape, dtype, red,
+                                                             axis, keepdims, data):
+    """A chain ending in a reduction gives the unfused result bit for bit (on CUDA the
+    elements are computed in the reduction's load: the same order of merges)."""
+    hosts = [data.draw(_float_arrays(dtype, shape)) for _ in range(3)]
+    arrays = [xp.asarray(h, device=device) for h in hosts]
+
+    def f(a, b, c):
+        return getattr(xp, red)(ev(tree, (a, b, c)), axis=axis, keepdims=keepdims)
+
+    fused = xp.fuse(f)
+    with np.errstate(all="ignore"):
+        first, err1 = outcome(fused, *arrays)
+        ref, err0 = outcome(f, *arrays)
+        again, err2 = outcome(fused, *arrays)
+    assert err1 == err0 and err2 == err0
+    if err0 is None:
+        same_bits(first, ref)
+        same_bits(again, ref)
+
+
+def _in_load_plans(x):
+    """The CUDA backend's plans of reductions that compute their elements in the load."""
+    return len(x._be.reductions._fused)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _cuda_usable(), reason="needs CuPy and a GPU")
+@pytest.mark.parametrize("case", [
+    ("f32 sum of squares, 2^20", "float32", (1 << 20,), lambda x, y: xp.sum(x * x)),
+    ("f32 sum of squares, 1001 (scalar loads)", "float32", (1001,), lambda x, y: xp.sum(x * x)),
+    ("f64 mean of a*x+y over the last axis", "float64", (64, 3000),
+     lambda x, y: xp.mean(x * 0.5 + y, axis=-1)),
+    ("f32 max of |x - y| over axis 0 (column pass)", "float32", (3000, 40),
+     lambda x, y: xp.max(xp.abs(x - y), axis=0)),
+    ("f32 min over both axes, keepdims", "float32", (300, 257),
+     lambda x, y: xp.min(xp.where(x > y, x, y - 1.0), keepdims=True)),
+    ("f32 prod over the last axis", "float32", (50, 40),
+     lambda x, y: xp.prod(1.0 + x * 0.01, axis=-1)),
+    ("int32 sum (int64 result) of a masked count", "float32", (200000,),
+     lambda x, y: xp.sum(xp.astype(x > y, xp.int32) * 3)),
+    ("f32 sum with dtype=float64", "float32", (4096, 8),
+     lambda x, y: xp.sum(x * y, axis=0, dtype=xp.float64)),
+])
+def test_cuda_reduction_computes_the_elements_in_its_load(case):
+    """On CUDA a fused chain ending in sum/prod/max/min/mean writes no intermediate: the
+    reduction's first launch computes each element (vector loads where aligned, split
+    rows, column passes); the result is the two-step one bit for bit, unaligned views
+    included."""
+    _, dtype, shape, fn = case
+    rng = np.random.default_rng(7)
+    n = int(np.prod(shape))
+    hx = rng.standard_normal(n + 1).astype(dtype)
+    hy = rng.standard_normal(n + 1).astype(dtype)
+    f = xp.fuse(fn)
+    before = None
+    for sl in (slice(0, n), slice(1, n + 1)):  # aligned, then one element off
+        x = xp.reshape(xp.asarray(hx, device="cuda:0")[sl], shape)
+        y = xp.reshape(xp.asarray(hy, device="cuda:0")[sl], shape)
+        if before is None:
+            before = _in_load_plans(x)
+        f(x, y)
+        same_bits(f(x, y), fn(x, y))
+    assert f.stats["fused"] == 2
+    assert _in_load_plans(x) > before  # a plan whose first launch computes the elements
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _cuda_usable(), reason="needs CuPy and a GPU")
+def test_cuda_in_load_reduction_leaves_the_rest_to_the_two_step_path():
+    """Broadcast operands, a bool result summed, an empty array and shared memory take
+    the two-step path, with the same results."""
+    rng = np.random.default_rng(8)
+    x = xp.asarray(rng.standard_normal((40, 30)).astype(np.float32), device="cuda:0")
+    row = xp.asarray(rng.standard_normal(30).astype(np.float32), device="cuda:0")
+    e = xp.zeros((0, 30), dtype=xp.float32, device="cuda:0")
+    for fn, args in ((lambda a, b: xp.sum(a * b, axis=-1), (x, row)),
+                     (lambda a, b: xp.sum(a > b), (x, x * 0.5)),
+                     (lambda a, b: xp.sum(a + b, axis=0), (e, e)),
+                     (lambda a, b: xp.max(a + b), (e, e))):
+        f = xp.fuse(fn)
+        for _ in range(2):
+            r1, e1 = outcome(f, *args)
+            r0, e0 = outcome(fn, *args)
+            assert e1 == e0
+            if e0 is None:
+                same_bits(r1, r0)
+
+
 @sycl
 def test_the_trace_keeps_no_intermediate_alive():
     """The trace records without holding results: an intermediate freed during the

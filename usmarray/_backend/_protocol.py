@@ -144,6 +144,10 @@ class Backend(Protocol):
     def take_along_axis_checked(self, raw: Any, indices: Any,
                                 axis: int) -> tuple[Any, int | None] | None: ...
     def index_out_of_range(self, i: Any, n: int) -> bool | None: ...
+    def fused_reduction(self, name: builtins.str, body: builtins.str,
+                        inputs: list[tuple[int, Any]], consts: list[tuple[Any, Any]],
+                        dtype: Any, axes: tuple[int, ...], out_dtype: Any,
+                        keepdims: bool) -> Any: ...
     def nan_at(self, a: Any, axis: int, picked: Any) -> bool | None: ...
     def device_name(self, q: Any) -> builtins.str: ...
     def native_queue(self, obj: Any) -> Any: ...
@@ -247,6 +251,21 @@ class BackendBase:
         """``take_along_axis`` with the bounds check done by the gather itself, as
         :meth:`take_checked` for ``take``; None (the default) where the backend has no
         such kernel for these operands."""
+        return None
+
+    def fused_reduction(self, name: builtins.str, body: builtins.str,
+                        inputs: list[tuple[int, Any]], consts: list[tuple[Any, Any]],
+                        dtype: Any, axes: tuple[int, ...], out_dtype: Any,
+                        keepdims: bool) -> Any:
+        """``name`` (``sum``, ``prod``, ``max``, ``min`` or ``mean``) over ``axes``
+        (normalized, non-empty) with result dtype ``out_dtype`` of the elements that
+        ``body`` (a ``usmarray.fuse`` kernel body in the backend's kernel language,
+        assigning ``z`` of ``dtype`` from the values ``a<p>`` of the raw C-contiguous
+        arrays ``inputs`` ((p, array), one shape) and the constants ``s<j>`` of
+        ``consts`` ((value, dtype))) computes, in one pass that reads the inputs and
+        writes no elements: bit for bit what the backend's own reduction gives for the
+        array of those elements.  None (the default) where the backend has no such
+        kernel for these operands: the caller computes the elements, then reduces."""
         return None
 
     def index_out_of_range(self, i: Any, n: int) -> bool | None:

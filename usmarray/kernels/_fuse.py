@@ -10,7 +10,10 @@ is an elementwise function, operator, ``where``, ``clip`` or ``astype`` of a dty
 and form this module can emit exactly (the table below), the recorded chain becomes
 one kernel of the factory (``elementwise``), compiled once; a trailing ``sum``,
 ``prod``, ``max``, ``min`` or ``mean`` runs as the namespace's own reduction on the
-kernel's result.  Later calls with that signature launch the kernel.  Anything else
+kernel's result, or, where the backend can (``fused_reduction``: CUDA, operands of the
+result's shape, C-contiguous), as that reduction computing each element in its load,
+so nothing but the result is written.  Later calls with that signature launch the
+kernel.  Anything else
 (an unsupported function or dtype, an array that is not an argument, a value read
 into Python, a write into an array, the NumPy backend) makes that signature run the
 function unfused, logged at debug level on the ``usmarray.fuse`` logger.
@@ -90,15 +93,16 @@ class _Plan:
     """A fused signature: the kernel, which argument positions it reads, the scalar
     constants it takes, and the trailing reduction (name, keyword arguments) if any."""
 
-    __slots__ = ("kernel", "positions", "consts", "reduction", "source_body", "out_dtype",
-                 "c_shape", "c_strides", "flat")
+    __slots__ = ("kernel", "positions", "consts", "const_dtypes", "reduction", "source_body",
+                 "out_dtype", "c_shape", "c_strides", "flat", "fused_reduction")
 
     def __init__(self, kernel: ElementwiseKernel, positions: tuple[int, ...],
                  consts: tuple, reduction: tuple | None, source_body: dict[str, str],
-                 out_dtype: np.dtype) -> None:
+                 out_dtype: np.dtype, const_dtypes: tuple[np.dtype, ...] = ()) -> None:
         self.kernel = kernel
         self.positions = positions
         self.consts = consts
+        self.const_dtypes = const_dtypes
         self.reduction = reduction
         self.source_body = source_body
         self.out_dtype = out_dtype
@@ -108,6 +112,10 @@ class _Plan:
         #: per queue, (the launcher with ``launch_flat``, its most work-items) or False
         #: where the backend's launcher has none (see :func:`_flat_launcher`)
         self.flat: dict[Any, Any] = {}
+        #: per (ndim, backend name): the trailing reduction's (name, axes, result dtype,
+        #: keepdims) where the backend may run it with the elements computed in its
+        #: load (``fused_reduction``), else False (see :func:`_in_load_reduction`)
+        self.fused_reduction: dict[tuple, Any] = {}
 
 
 # ---- the recorded graph ----------------------------------------------------------------------
@@ -433,7 +441,7 @@ def _compile_plan(nodes: list[_Node], out: int, family: str, fname: str) -> _Pla
     kernel = ElementwiseKernel(sig, bodies["opencl"], name=f"fused {fname}", bodies=bodies,
                                intrinsics=CUDA_INTRINSICS)
     return _Plan(kernel, positions, tuple(v for v, _ in consts), reduction, bodies,
-                 node.dtype)
+                 node.dtype, tuple(d for _, d in consts))
 
 
 def _signame(nodes: list[_Node], position: int) -> str:
@@ -588,6 +596,10 @@ class FusedFunction:
         if not shape:
             return None
         be = flat[plan.positions[0]]._be
+        if plan.reduction is not None:
+            res = _reduce_in_load(plan, be, arrays, shape)
+            if res is not None:
+                return res
         q = be.queue_of(arrays[0])
         ek = plan.kernel
         kinds = {be.usm_type_of(r) for r in arrays}
@@ -631,6 +643,60 @@ class FusedFunction:
             self._trace(key, flat, args, kwargs)
         plan = self._plans[key][1]
         return None if plan is _UNFUSED else dict(plan.source_body)
+
+
+def _in_load_reduction(plan: _Plan, be: Any, ndim: int) -> Any:
+    """(name, axes, result dtype, keepdims, body) of the plan's trailing reduction where
+    the backend may compute the elements in the reduction's load, else False: the
+    arguments must pass the namespace's own checks (the two-step path raises its errors
+    otherwise) and the backend must have the body in its kernel language."""
+    name, kw = plan.reduction or ("", {})
+    t = plan.out_dtype
+    axis, keepdims = kw.get("axis"), kw.get("keepdims")
+    body = plan.source_body.get(getattr(program_module(be), "LANGUAGE", ""))
+    if body is None or type(keepdims) is not bool:
+        return False
+    try:
+        axes = _statistical.reduction_axes(axis, ndim, name)
+    except Exception:  # the namespace's error, from the two-step path
+        return False
+    axes = tuple(range(ndim)) if axes is None else tuple(sorted(axes))
+    if not axes:
+        return False
+    if name in ("sum", "prod"):
+        try:
+            out = _statistical._sum_dtype(types.SimpleNamespace(dtype=t), kw.get("dtype"), name)
+        except Exception:
+            return False
+    elif name == "mean":
+        out = t
+        if t not in dt.REAL_FLOATING:
+            return False
+    else:
+        out = t
+        if t not in dt.REAL_NUMERIC:
+            return False
+    return name, axes, out, keepdims, body
+
+
+def _reduce_in_load(plan: _Plan, be: Any, arrays: list, shape: tuple[int, ...]) -> Any:
+    """The trailing reduction with the fused elements computed in its load (nothing
+    written but the result), where the backend has such a kernel for these operands
+    (``fused_reduction``): arrays of the result's shape, C-contiguous.  None otherwise:
+    the caller writes the elements, then reduces."""
+    if any(r.shape != shape for r in arrays):
+        return None
+    key = (len(shape), be.name)
+    how = plan.fused_reduction.get(key)
+    if how is None:
+        how = plan.fused_reduction[key] = _in_load_reduction(plan, be, len(shape))
+    if how is False:
+        return None
+    name, axes, out, keepdims, body = how
+    raw = be.fused_reduction(name, body, list(zip(plan.positions, arrays, strict=True)),
+                             list(zip(plan.consts, plan.const_dtypes, strict=True)),
+                             plan.out_dtype, axes, out, keepdims)
+    return None if raw is None else wrap_with(be, raw)
 
 
 def _flat_launcher(k: Any, be: Any, q: Any, values: list) -> Any:

@@ -415,6 +415,12 @@ class CudaBackend(BackendBase):
     def index_out_of_range(self, i: Any, n: int) -> bool | None:
         return self.gathers.out_of_range(i, n)
 
+    def fused_reduction(self, name: str, body: str, inputs: list[tuple[int, Any]],
+                        consts: list[tuple[Any, Any]], dtype: Any, axes: tuple[int, ...],
+                        out_dtype: Any, keepdims: bool) -> Any:
+        return self.reductions.run_fused(name, body, inputs, consts, dtype, axes, out_dtype,
+                                         keepdims)
+
     def accelerator_queue(self) -> CudaQueue:
         """Every CUDA device is a GPU: the first one's default queue (``cuda:0``)."""
         return self._defaults[0]

@@ -46,6 +46,8 @@ _nd = cupy.ndarray
 _BLOCK = 256
 #: larger arrays go to the fallback (grid and chunk arithmetic stays far from its limits)
 _MAX_SIZE = 2**31
+#: the reductions :meth:`Reductions.run_fused` runs after an elementwise prologue
+_FUSABLE = frozenset({"sum", "prod", "max", "min", "mean"})
 
 
 @dataclass(frozen=True)
@@ -190,7 +192,8 @@ def _sizeof(fields: tuple[tuple[str, str], ...], s: str) -> int:
     return (off + big - 1) // big * big
 
 
-def _header(op: Op, t: np.dtype, s: np.dtype, o: np.dtype, in_acc: bool, final: bool) -> str:
+def _header(op: Op, t: np.dtype, s: np.dtype, o: np.dtype, in_acc: bool, final: bool,
+            elem: Elem | None = None) -> str:
     sc = _CTYPES[s]
     lo, hi = _limits(s)
     fields = "".join(f" {sc if c == 'S' else c} {n};" for n, c in op.fields)
@@ -202,8 +205,13 @@ def _header(op: Op, t: np.dtype, s: np.dtype, o: np.dtype, in_acc: bool, final: 
         f"typedef {_CTYPES[t]} T; typedef {sc} S; typedef {_CTYPES[o]} O;\n"
         f"#define LOWEST ({lo})\n#define HIGHEST ({hi})\n"
         f"struct A {{{fields} }};\n"
-        f"typedef {'A' if in_acc else 'T'} IN; typedef {'O' if final else 'A'} OUT;\n"
-        f"__device__ __forceinline__ A ident() {{ A a; {op.ident} return a; }}\n"
+        f"typedef {'O' if final else 'A'} OUT;\n"
+        + (_elem_source(elem) if elem is not None
+           else f"typedef const {'A' if in_acc else 'T'}* INP;\n"
+           "#define XPARAMS const INP __restrict__ x\n#define XINIT\n"
+           "#define VSETUP const uint4* __restrict__ pv = (const uint4*)(x + row * R);\n"
+           "#define VLOAD(U, J) (U).v = pv[J]\n")
+        + f"__device__ __forceinline__ A ident() {{ A a; {op.ident} return a; }}\n"
         "__device__ __forceinline__ A load(const T x, const long long r) "
         f"{{ A a; {op.load} return a; }}\n"
         f"__device__ __forceinline__ A merge(A a, A b) {{ {op.merge} }}\n"
@@ -211,10 +219,94 @@ def _header(op: Op, t: np.dtype, s: np.dtype, o: np.dtype, in_acc: bool, final: 
         f"{{ {op.fin} }}\n"
         "__device__ __forceinline__ A shfl(const A a, const int off, const int w) "
         f"{{ A r;{shfl} return r; }}\n"
-        "__device__ __forceinline__ A get(const IN* p, const long long k, const long long r) "
+        "__device__ __forceinline__ A get(const INP p, const long long k, const long long r) "
         f"{{ return {get}; }}\n"
         f"__device__ __forceinline__ OUT put(const A a, const long long n, const double corr) "
         f"{{ return {store}; }}\n"
+    )
+
+
+@dataclass(frozen=True)
+class Elem:
+    """An elementwise prologue of a reduction (``usmarray.fuse``): the reduced element
+    at flat index ``k`` of the C-contiguous inputs is ``body`` (C statements over the
+    values ``a<p>`` of the inputs at ``k`` and the constants ``s<j>``, assigning ``z``;
+    dtypes spelled by their NumPy names) instead of an element read from memory.
+
+    ``inputs``: (position p, dtype, 16-byte aligned) per input array; ``consts``: the
+    constants' dtypes, passed as their bits in 8-byte arguments."""
+
+    body: str
+    inputs: tuple[tuple[int, np.dtype, bool], ...]
+    consts: tuple[np.dtype, ...]
+
+
+_NAMES = {"bool": "bool", "int8": "signed char", "uint8": "unsigned char", "int16": "short",
+          "uint16": "unsigned short", "int32": "int", "uint32": "unsigned int",
+          "int64": "long long", "uint64": "unsigned long long", "float32": "float",
+          "float64": "double"}
+
+
+def _stored(d: np.dtype) -> str:
+    """The C type of an element of ``d`` in memory (bool arrays hold a byte)."""
+    return "unsigned char" if d.kind == "b" else _CTYPES[d]
+
+
+def _elem_source(e: Elem) -> str:
+    """``INP`` for a fused first step: a value type standing for ``x + o`` whose
+    ``[k]`` computes the element (and ``fill`` VEC consecutive ones, each input read
+    with one vector load where its VEC elements make 4, 8 or 16 aligned bytes), and
+    the kernel parameters that replace ``x`` (the inputs, then the constants' bits)."""
+    names = "".join(f"typedef {c} {n};\n" for n, c in _NAMES.items() if n != "bool")
+    ps = [p for p, _, _ in e.inputs]
+    members = "".join(f"  const {_stored(d)}* p{p};\n" for p, d, _ in e.inputs) + "".join(
+        f"  {_NAMES[d.name]} s{j};\n" for j, d in enumerate(e.consts))
+    args = ", ".join(f"const {_stored(d)} v{p}" for p, d, _ in e.inputs)
+    vals = "".join(f"    const {_NAMES[d.name]} a{p} = v{p}{' != 0' if d.kind == 'b' else ''};\n"
+                   for p, d, _ in e.inputs)
+    consts = "".join(f"    const {_NAMES[d.name]} s{j} = this->s{j};\n"
+                     for j, d in enumerate(e.consts))
+    body = e.body.strip()
+    if not body.endswith(";"):
+        body += ";"
+    fill = []
+    for p, d, aligned in e.inputs:
+        st = _stored(d)
+        fill.append(f"    {st} w{p}[VEC];\n")
+        vt = {4: "unsigned int", 8: "uint2", 16: "uint4"}
+        if aligned:
+            fill.append("    " + " ".join(
+                f"{'if' if i == 0 else 'else if'} constexpr (VEC * {d.itemsize} == {n}) {{ "
+                f"union {{ {t} v; {st} e[VEC]; }} b; b.v = *(const {t}*)(p{p} + o + k); "
+                f"for (int c = 0; c < VEC; c++) w{p}[c] = b.e[c]; }}"
+                for i, (n, t) in enumerate(vt.items()))
+                + f" else {{ for (int c = 0; c < VEC; c++) w{p}[c] = p{p}[o + k + c]; }}\n")
+        else:
+            fill.append(f"    for (int c = 0; c < VEC; c++) w{p}[c] = p{p}[o + k + c];\n")
+    at_args = ", ".join(f"p{p}[o + k]" for p in ps)
+    fill_args = ", ".join(f"w{p}[c]" for p in ps)
+    params = ", ".join([f"const {_stored(d)}* __restrict__ p{p}" for p, d, _ in e.inputs]
+                       + [f"const unsigned long long c{j}" for j in range(len(e.consts))])
+    init = " ".join([f"x.p{p} = p{p};" for p in ps]
+                    + [f"{{ union {{ unsigned long long u; {_NAMES[d.name]} v; }} b; b.u = c{j}; "
+                       f"x.s{j} = b.v; }}" for j, d in enumerate(e.consts)]
+                    + ["x.o = 0;"])
+    return (
+        names
+        + "struct INP {\n" + members + "  long long o;\n"
+        f"  __device__ __forceinline__ T at({args}) const {{\n{vals}{consts}"
+        f"    T z;\n    {body}\n    return z;\n  }}\n"
+        "  __device__ __forceinline__ T operator[](const long long k) const "
+        f"{{ return at({at_args}); }}\n"
+        "  template <int VEC> __device__ __forceinline__ void fill(const long long k, T* e) const {\n"
+        + "".join(fill)
+        + f"    #pragma unroll\n    for (int c = 0; c < VEC; c++) e[c] = at({fill_args});\n  }}\n"
+        "};\n"
+        "__device__ __forceinline__ INP operator+(INP v, const long long k) { v.o += k; return v; }\n"
+        f"#define XPARAMS {params}\n"
+        f"#define XINIT INP x; {init}\n"
+        "#define VSETUP const INP xr = x + row * R;\n"
+        "#define VLOAD(U, J) xr.template fill<VEC>((J) * VEC, (U).e)\n"
     )
 
 
@@ -263,11 +355,11 @@ def _row_source(head: str, tpr: int, vec: int, fused: tuple[tuple[str, str], ...
 
         body = (
             f"    union U {{ uint4 v; T e[{vec}]; }};\n"
-            "    const uint4* __restrict__ pv = (const uint4*)(x + row * R);\n"
+            "    VSETUP\n"
             f"    long long j = lo / {vec} + lane;\n"
             f"    const long long hv = hi / {vec};\n"
             f"    for (; j + {unroll - 1} * TPR < hv; j += {unroll} * TPR) {{\n"
-            + "".join(f"      U u{u}; u{u}.v = pv[{at(u)}];\n" for u in lanes)
+            + "".join(f"      U u{u}; VLOAD(u{u}, {at(u)});\n" for u in lanes)
             + "".join(f"      A b{u} = load(u{u}.e[0], {at(u)} * {vec});\n" for u in lanes)
             + f"      #pragma unroll\n      for (int c = 1; c < {vec}; c++) {{\n"
             + "".join(f"        b{u} = merge(b{u}, load(u{u}.e[c], {at(u)} * {vec} + c));\n"
@@ -277,12 +369,12 @@ def _row_source(head: str, tpr: int, vec: int, fused: tuple[tuple[str, str], ...
                else "      a = merge(a, merge(b0, b1));\n")
             + "    }\n"
             "    for (; j < hv; j += TPR) {\n"
-            "      U u0; u0.v = pv[j];\n"
+            "      U u0; VLOAD(u0, j);\n"
             f"      #pragma unroll\n      for (int c = 0; c < {vec}; c++) a = merge(a, load(u0.e[c], j * {vec} + c));\n"
             "    }\n")
     else:
         body = (
-            "    const IN* p = x + row * R;\n"
+            "    const INP p = x + row * R;\n"
             "    long long j = lo + lane;\n"
             "    for (; j + 3 * TPR < hi; j += 4 * TPR) {\n"
             "      const A a0 = get(p, j, j), a1 = get(p, j + TPR, j + TPR);\n"
@@ -291,12 +383,13 @@ def _row_source(head: str, tpr: int, vec: int, fused: tuple[tuple[str, str], ...
             "    }\n"
             "    for (; j < hi; j += TPR) a = merge(a, get(p, j, j));\n")
     return head + (
-        f"#define TPR {tpr}\n"
-        'extern "C" __global__ void __launch_bounds__(256) k(const IN* __restrict__ x,\n'
+        f"#define TPR {tpr}\n#define VEC {vec}\n"
+        'extern "C" __global__ void __launch_bounds__(256) k(XPARAMS,\n'
         "    OUT* __restrict__ y, const long long rows, const long long R,\n"
         "    const long long chunk, const long long n, const double corr"
         + (", O* __restrict__ res, unsigned int* __restrict__ counter" if fused else "")
         + ") {\n"
+        "  XINIT\n"
         "  const int lane = threadIdx.x % TPR;\n"
         "  const long long row = (long long)blockIdx.x * (256 / TPR) + threadIdx.x / TPR;\n"
         "  A a = ident();\n"
@@ -324,16 +417,17 @@ def _col_source(head: str, bx: int) -> str:
     by = _BLOCK // bx
     return head + (
         f"#define BX {bx}\n#define BY {by}\n"
-        'extern "C" __global__ void __launch_bounds__(256) k(const IN* __restrict__ x,\n'
+        'extern "C" __global__ void __launch_bounds__(256) k(XPARAMS,\n'
         "    OUT* __restrict__ y, const long long I, const long long R,\n"
         "    const long long chunk, const long long nbx, const long long n, const double corr) {\n"
+        "  XINIT\n"
         "  const long long o = blockIdx.x / nbx;\n"
         "  const long long i = (blockIdx.x - o * nbx) * BX + threadIdx.x;\n"
         "  A a = ident();\n"
         "  if (i < I) {\n"
         "    const long long lo = (long long)blockIdx.y * chunk;\n"
         "    const long long hi = R < lo + chunk ? R : lo + chunk;\n"
-        "    const IN* p = x + o * R * I + i;\n"
+        "    const INP p = x + o * R * I + i;\n"
         "    long long r = lo + threadIdx.y;\n"
         "    for (; r + 3 * BY < hi; r += 4 * BY) {\n"
         "      const A a0 = get(p, r * I, r), a1 = get(p, (r + BY) * I, r + BY);\n"
@@ -446,6 +540,7 @@ class Reductions:
         self._multi = not single_gpu
         self._fns: dict[tuple, Any] = {}
         self._scratch = _Scratch()
+        self._fused: dict[tuple, _Plan | None] = {}
         self._new_out = new_out or (lambda shape, d, n, stream: _nd(shape, d))
         self.enabled = True
 
@@ -453,11 +548,11 @@ class Reductions:
         return 8 * sm_count()
 
     def _function(self, key: tuple) -> Any:
-        name, t, s, o, in_acc, final, kind, width, vec, fused = key
+        name, t, s, o, in_acc, final, kind, width, vec, fused, elem = key
 
         def source() -> str:
             op = OPS[name]
-            head = _header(op, t, s, o, in_acc, final)
+            head = _header(op, t, s, o, in_acc, final, elem)
             if kind == "row":
                 # four 16-byte loads in flight for one-field accumulators; two for wider
                 # ones (argmax/argmin, var: four ran 20% slower, registers)
@@ -468,7 +563,8 @@ class Reductions:
         return cached(self._fns, key, self._multi, source)
 
     def _step(self, name: str, in_acc: bool, dts: tuple, outer: int, R: int, inner: int,
-              final: bool, n: int, corr: float, aligned: bool) -> tuple[_Step, int]:
+              final: bool, n: int, corr: float, aligned: bool,
+              elem: Elem | None = None) -> tuple[_Step, int]:
         """The launch reducing the (O, R, I) view of the previous step's output (of
         elements, or accumulators where ``in_acc``) over R, and its number of splits
         (a later step finishes the splits where it is above 1)."""
@@ -503,25 +599,28 @@ class Reductions:
         # launch instead of two (the second launch's latency was a tenth of a whole
         # 100 MB sum on an H100)
         fused = final and splits > 1 and kind == "row" and width == _BLOCK
-        f = self._function((name, t, s, o, in_acc, last, kind, width, vec, fused))
+        f = self._function((name, t, s, o, in_acc, last, kind, width, vec, fused, elem))
+        src = "Q" if elem is None else "Q" * (len(elem.inputs) + len(elem.consts))
         size = outer * splits * inner
         nbytes = 0 if last else size * _sizeof(OPS[name].fields, _CTYPES[s])
         if kind == "row":
             step = _Step(f, (blocks, splits, 1), (_BLOCK, 1, 1),
-                         "QQqqqqdQQ" if fused else "QQqqqqd",
+                         src + ("QqqqqdQQ" if fused else "Qqqqqd"),
                          (outer, R, chunk, n, corr), nbytes, outer if fused else 0)
             if fused:
                 return step, 1
         else:
-            step = _Step(f, (blocks, splits, 1), (width, _BLOCK // width, 1), "QQqqqqqd",
+            step = _Step(f, (blocks, splits, 1), (width, _BLOCK // width, 1), src + "Qqqqqqd",
                          (inner, R, chunk, nbx, n, corr), nbytes)
         return step, splits
 
     def plan(self, name: str, shape: tuple[int, ...], dtype: np.dtype,
              axes: tuple[int, ...], out_dtype: np.dtype, keepdims: bool, corr: float,
-             aligned: bool) -> _Plan | None:
+             aligned: bool, elem: Elem | None = None) -> _Plan | None:
         """The launches of ``name`` over ``axes`` (normalized) of a C-contiguous array
-        of ``shape`` and ``dtype``; None where no axis of length above 1 is reduced."""
+        of ``shape`` and ``dtype``; None where no axis of length above 1 is reduced.
+        With ``elem`` the first launch computes the elements instead of reading them
+        (its source arguments: the inputs' pointers, then the constants' bits)."""
         groups = _groups(shape, axes)
         if not any(r for _, r in groups):
             return None
@@ -539,7 +638,8 @@ class Reductions:
             R = groups[ri][0]
             while True:
                 step, splits = self._step(name, in_acc, dts, outer, R, inner, final, n,
-                                          corr, aligned and not steps)
+                                          corr, aligned and not steps,
+                                          None if steps else elem)
                 steps.append(step)
                 in_acc = True
                 if splits == 1:
@@ -556,11 +656,13 @@ class Reductions:
                      else tuple(m for i, m in enumerate(shape) if i not in red))
         return _Plan(tuple(steps), out_shape, out_dtype, math.prod(out_shape))
 
-    def execute(self, plan: _Plan, a: Any) -> Any:
-        """Run ``plan`` on ``a`` on CuPy's current stream; the result array."""
+    def execute(self, plan: _Plan, a: Any, srcs: tuple = ()) -> Any:
+        """Run ``plan`` on ``a`` on CuPy's current stream; the result array.  ``srcs``:
+        a fused plan's first source arguments instead of ``a``'s pointer (``a`` then
+        tells the device only)."""
         stream = _stream_ptr()
         dev = a.data.device_id if self._multi else 0
-        src = a.data.ptr
+        src: Any = srcs or (a.data.ptr,)
         last = len(plan.steps) - 1
         keep = []
         for i, st in enumerate(plan.steps):
@@ -573,10 +675,10 @@ class Reductions:
                         part = _nd((st.nbytes,), np.uint8)
                         keep.append(part)
                     cnt = self._scratch.counters(dev, stream, st.fused)
-                    launch(st.f, st.grid, st.block, st.fmt, src, part.data.ptr, *st.args,
+                    launch(st.f, st.grid, st.block, st.fmt, *src, part.data.ptr, *st.args,
                            out.data.ptr, cnt.data.ptr, stream=stream)
                     return out
-                launch(st.f, st.grid, st.block, st.fmt, src, out.data.ptr, *st.args,
+                launch(st.f, st.grid, st.block, st.fmt, *src, out.data.ptr, *st.args,
                        stream=stream)
                 return out
             if st.nbytes <= _SCRATCH_MAX:
@@ -585,8 +687,8 @@ class Reductions:
                 buf = _nd((st.nbytes,), np.uint8)
                 keep.append(buf)  # alive until the launches that read it are queued
                 dst = buf.data.ptr
-            launch(st.f, st.grid, st.block, st.fmt, src, dst, *st.args, stream=stream)
-            src = dst
+            launch(st.f, st.grid, st.block, st.fmt, *src, dst, *st.args, stream=stream)
+            src = (dst,)
         raise AssertionError("a plan ends with its result")  # pragma: no cover
 
     def run(self, name: str, a: Any, axes: tuple[int, ...], out_dtype: np.dtype,
@@ -596,6 +698,46 @@ class Reductions:
         p = self.plan(name, a.shape, a.dtype, axes, out_dtype, keepdims, corr,
                       not a.data.ptr & 15)
         return None if p is None else self.execute(p, a)
+
+    def run_fused(self, name: str, body: str, inputs: list[tuple[int, Any]],
+                  consts: list[tuple[Any, np.dtype]], t: np.dtype, axes: tuple[int, ...],
+                  out_dtype: np.dtype, keepdims: bool) -> Any:
+        """``name`` over ``axes`` (normalized) of the elements ``body`` computes from
+        ``inputs`` ((position, array): C-contiguous arrays of one shape) and ``consts``
+        ((value, dtype)), as :class:`Elem` says, in one plan whose first launch computes
+        the elements: the result :meth:`run` gives for the array of those elements (of
+        dtype ``t``, freshly allocated), or None where the kernels do not take it."""
+        if (not self.enabled or name not in _FUSABLE or t not in INPUTS[name]
+                or (name in ("sum", "prod") and out_dtype not in _REAL)
+                or (name not in ("sum", "prod") and out_dtype != t)
+                or len(inputs) + len(consts) > 8):
+            return None
+        a0 = inputs[0][1]
+        shape = a0.shape
+        size = a0.size
+        if not 0 < size < _MAX_SIZE:
+            return None
+        for _, a in inputs:
+            if a.__class__ is not _nd or a.shape != shape or not a._c_contiguous \
+                    or not self._is_fast(a):
+                return None
+        elem = Elem(body, tuple((p, a.dtype, not a.data.ptr & 15) for p, a in inputs),
+                    tuple(d for _, d in consts))
+        key = (name, elem, shape, t, axes, out_dtype, keepdims,
+               cupy.cuda.runtime.getDevice() if self._multi else 0)
+        try:
+            plan = self._fused[key]
+        except KeyError:
+            if len(self._fused) >= 256:
+                self._fused.clear()
+            plan = self._fused[key] = self.plan(name, shape, t, axes, out_dtype, keepdims,
+                                                0.0, True, elem)
+        if plan is None:
+            return None
+        srcs = tuple(a.data.ptr for _, a in inputs) + tuple(
+            int.from_bytes(np.asarray(v, dtype=d).tobytes().ljust(8, b"\0"), "little")
+            for v, d in consts)
+        return self.execute(plan, a0, srcs)
 
     def takes(self, a: Any, name: str) -> bool:
         """Whether ``a`` can take the kernels: a non-empty C-contiguous array of plain
@@ -709,4 +851,4 @@ def _sum_dtype(d: np.dtype) -> np.dtype:
     return d
 
 
-__all__ = ["INPUTS", "NAMESPACE_OPS", "OPS", "Op", "Reductions"]
+__all__ = ["INPUTS", "NAMESPACE_OPS", "OPS", "Elem", "Op", "Reductions"]
