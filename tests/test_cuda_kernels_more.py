@@ -368,7 +368,8 @@ def test_short_row_sorts_are_the_stable_sorts(dtype, shape, descending, seed):
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "uint8", "bool", "complex64"])
 @pytest.mark.parametrize("n,m,k", [(1, 1, 0), (5, 5, 0), (4, 7, 2), (7, 4, -3), (3, 3, 5),
-                                   (3, 3, -5), (600, 300, 1), (0, 3, 0), (70_000, 2, -69_999)])
+                                   (3, 3, -5), (600, 300, 1), (0, 3, 0), (70_000, 2, -69_999),
+                                   (1, 1, 2**63), (2, 3, -2**63 - 5)])
 def test_eye_one_kernel_matches_numpy(dtype, n, m, k):
     """eye by one kernel (complex by CuPy's): NumPy's values, every diagonal
     offset, rows beyond one grid dimension (70000 > 65535)."""

@@ -205,7 +205,7 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
             buffer = be.usm_types[0]
         read_only = False
         if type(buffer) is usm_ndarray:
-            read_only = not buffer.flags.writable
+            read_only = be.read_only_memory(buffer._arr)
             buffer = be.buffer_of(buffer._arr)
         raw = _construct.construct(be, q, shape, dtype, buffer, strides, offset, order,
                                    buffer_ctor_kwargs)

@@ -880,6 +880,12 @@ class CudaBackend(BackendBase):
         share an address (broadcast views, however they were made)."""
         return not _marked(raw) and (raw._c_contiguous or not _aliases(raw))
 
+    def read_only_memory(self, raw: Any) -> bool:
+        """Only a marked array's memory (a read-only import, a broadcast view, views
+        of them): an unmarked array whose elements alias (a stride 0 the constructor
+        was given) refuses writes itself, but its memory is plain memory."""
+        return _marked(raw)
+
     def read_only_view(self, raw: Any) -> Any:
         """A read-only view of ``raw`` (``raw`` itself when it is read-only already or
         empty: nothing can be written into an empty array)."""

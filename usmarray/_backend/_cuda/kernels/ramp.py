@@ -125,6 +125,7 @@ class Ramps:
             return cupy.eye(n_rows, n_cols, k=k, dtype=d)
         out = _nd((n_rows, m), d)
         f = cached(self._fns, ("eye", d), self._multi, lambda: _EYE.format(t=_CTYPES[d]))
+        k = max(-n_rows, min(k, m))  # a diagonal outside the matrix: all zeros (int64 k)
         gx = -(-m // 256)
         # a block takes several rows: one short row a block ran at half the write speed
         launch(f, (gx, max(1, min(n_rows, 65535, 8192 // gx)), 1), (256, 1, 1), "Qqqq", out.data.ptr,
