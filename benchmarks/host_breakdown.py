@@ -100,8 +100,22 @@ def _cuda_tools() -> tuple[Any, Any]:
     return sync, waits
 
 
-def breakdown(device: str, only: str | None) -> list[dict[str, Any]]:
-    """One row per op of the table (``only``: see ``gpu_matrix.select``)."""
+def top_functions(stats: dict[Any, tuple], total_us: float, n: int) -> list[list[Any]]:
+    """The ``n`` functions of largest self time: [``file:line(name)``, us per call
+    scaled like the layers, calls per call]."""
+    tot = sum(tt for (_, _, tt, _, _) in stats.values()) or 1.0
+    out = []
+    for func, (cc, _, tt, _, _) in sorted(stats.items(), key=lambda kv: -kv[1][2])[:n]:
+        path, line, name = func
+        short = "/".join(path.replace("\\", "/").split("/")[-2:]) if path != "~" else ""
+        out.append([f"{short}:{line}({name})", round(tt / tot * total_us, 2),
+                    round(cc / _BURST, 2)])
+    return out
+
+
+def breakdown(device: str, only: str | None, top: int = 0) -> list[dict[str, Any]]:
+    """One row per op of the table (``only``: see ``gpu_matrix.select``); ``top``: also
+    the largest self times (:func:`top_functions`)."""
     import usmarray as xp
 
     if device.startswith("cuda"):
@@ -129,8 +143,11 @@ def breakdown(device: str, only: str | None) -> list[dict[str, Any]]:
                 fn()
             pr.disable()
             sync()
-            shares = layer_shares(pstats.Stats(pr).stats)  # type: ignore[attr-defined]
+            stats = pstats.Stats(pr).stats  # type: ignore[attr-defined]
+            shares = layer_shares(stats)
             row["layers_us"] = {k: round(v * row["host_us"], 2) for k, v in shares.items()}
+            if top:
+                row["top"] = top_functions(stats, row["host_us"], top)
         except Exception as exc:  # noqa: BLE001 - the row records it, the run goes on
             row["error"] = gm.error_text(exc)
         rows.append(row)
@@ -174,6 +191,12 @@ def report(rows: list[dict[str, Any]], meta: dict[str, Any]) -> str:
     below = [r for r in rows if r.get("ratio", 1.0) < gm.BELOW]
     if below:
         lines += ["", f"Below {gm.BELOW}: {len(below)} op(s)."]
+    tops = [r for r in rows if r.get("top")]
+    if tops:
+        lines += ["", "## Largest self times (us per call, scaled; calls per call)", ""]
+        for r in tops:
+            lines.append(f"- {r['family']}/{r['op']}: " + "; ".join(
+                f"`{f}` {us} ({c})" for f, us, c in r["top"]))
     return "\n".join(lines) + "\n"
 
 
@@ -183,12 +206,14 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--device", default="cuda:0")
     p.add_argument("--only", default=None, help="comma-separated op name substrings")
     p.add_argument("--matrix", type=Path, default=None, help="a gpu_matrix.json to join")
+    p.add_argument("--top", type=int, default=0,
+                   help="also list each op's N functions of largest self time")
     p.add_argument("--out", type=Path, default=Path("benchmarks/results") /
                    f"{_dt.date.today()}-host-breakdown")
     args = p.parse_args(argv)
     import usmarray
 
-    rows = breakdown(args.device, args.only)
+    rows = breakdown(args.device, args.only, args.top)
     if args.matrix is not None:
         join_matrix(rows, args.matrix)
     meta = {"device": str(usmarray.asarray([0.0], device=args.device).device),
