@@ -576,3 +576,65 @@ def test_take_along_axis_gathers_and_checks_in_one_launch(dtype, idt):
                     with pytest.raises(IndexError) as host_err:
                         xp.take_along_axis(xp.asarray(a, device="numpy"), xp.asarray(worse, device="numpy"), axis=ax)
                     assert str(gpu_err.value) == str(host_err.value)
+
+
+@pytest.mark.parametrize("dtype", REAL)
+@pytest.mark.parametrize("side", ["left", "right"])
+@pytest.mark.parametrize("n,m", [(1, 1), (7, 20), (1000, 333), (4099, 4096)])
+def test_searchsorted_one_kernel_matches_numpy(dtype, side, n, m):
+    """The binary-search kernel gives NumPy's positions: NaNs (sorted last, and as
+    values), signed zeros, repeated values, a strided x1, a sorter, n-D and 0-D x2."""
+    rng = np.random.default_rng(n + m)
+    h1 = np.sort(_data(n, dtype, rng))
+    h2 = np.concatenate([_data(m, dtype, rng), h1[: min(n, 5)]])
+    if np.dtype(dtype).kind == "f":
+        h2[:2] = [-0.0, 0.0]
+    x1, x2 = xp.asarray(h1, device="cuda:0"), xp.asarray(h2, device="cuda:0")
+    got = xp.searchsorted(x1, x2, side=side)
+    assert got.dtype == xp.int64
+    np.testing.assert_array_equal(xp.asnumpy(got), np.searchsorted(h1, h2, side=side))
+    # a strided x1 and an n-D x2
+    wide = np.repeat(h1, 2)
+    x1s = xp.asarray(wide, device="cuda:0")[::2]
+    k = (len(h2) // 2) * 2
+    got = xp.searchsorted(x1s, xp.reshape(x2[:k], (2, k // 2)), side=side)
+    np.testing.assert_array_equal(xp.asnumpy(got),
+                                  np.searchsorted(h1, h2[:k].reshape(2, k // 2), side=side))
+    # a sorter over a shuffled x1
+    perm = rng.permutation(n)
+    shuffled = h1[perm]
+    sorter = np.argsort(shuffled, kind="stable")
+    got = xp.searchsorted(xp.asarray(shuffled, device="cuda:0"), x2, side=side,
+                          sorter=xp.asarray(sorter, device="cuda:0"))
+    np.testing.assert_array_equal(xp.asnumpy(got),
+                                  np.searchsorted(shuffled, h2, side=side, sorter=sorter))
+    got = xp.searchsorted(x1, x2[3], side=side)  # a 0-D value
+    assert got.shape == () and int(got) == np.searchsorted(h1, h2[3], side=side)
+
+
+@pytest.mark.parametrize("dtype", REAL + ["bool"])
+def test_one_element_setitem_by_one_store(dtype):
+    """x[i, j] = scalar writes that element's bits and nothing else: every dtype,
+    negative indices, strided and offset views, a 0-D array, values cast as NumPy
+    casts them; an index out of range is the namespace's IndexError, nothing written."""
+    d = np.dtype(dtype)
+    rng = np.random.default_rng(3)
+    h = (rng.integers(0, 2, (6, 9)) if d.kind == "b" else rng.integers(-5, 6, (6, 9))).astype(d)
+    x = xp.asarray(h, device="cuda:0")
+    values = [True, False] if d.kind == "b" else [7, 0, 1] if d.kind in "iu" else [2.5, -0.0, 7]
+    keys = [(0, 0), (5, 8), (-1, -9), (2, -3)]
+    for key, v in zip(keys, values * 2, strict=False):
+        x[key] = v
+        h[key] = v
+    v = x[1::2, ::-3]  # a strided view of the same memory
+    hv = h[1::2, ::-3]
+    v[1, 2] = values[0]
+    hv[1, 2] = values[0]
+    got = xp.asnumpy(x)
+    assert got.tobytes() == h.tobytes(), (got, h)
+    z = xp.asarray(h[0, 0], device="cuda:0")
+    z[()] = values[-1]
+    assert xp.asnumpy(z).tobytes() == np.asarray(values[-1], dtype=d).tobytes()
+    with pytest.raises(IndexError):
+        x[6, 0] = values[0]
+    assert xp.asnumpy(x).tobytes() == h.tobytes()

@@ -61,6 +61,24 @@ def test_misspelled_names_suggest_close_matches_and_hasattr_stays_false() -> Non
     assert not hasattr(xp, "concatenate") and not hasattr(xp.linalg, "norm")
 
 
+def test_a_missing_name_builds_its_message_only_when_read() -> None:
+    """hasattr/getattr probes (libraries make them every call) skip the close-match
+    search; the message, its args, a copy and a pickle all read the same."""
+    import copy
+    import pickle
+
+    try:
+        xp.arnage  # noqa: B018
+    except AttributeError as exc:
+        err = exc
+    assert err._msg is None  # type: ignore[attr-defined]
+    want = "module 'usmarray' has no attribute 'arnage'; did you mean arange?"
+    assert str(err) == want and err.args == (want,) and err.name == "arnage"
+    for other in (copy.copy(err), pickle.loads(pickle.dumps(err))):
+        assert type(other) is AttributeError and str(other) == want
+    assert getattr(xp.fft, "no_such_transform", None) is None
+
+
 @pytest.mark.parametrize("device", DEVICES)
 def test_keyword_only_arguments_passed_by_position_say_so(device: str) -> None:
     x = xp.ones((2, 3), device=device)

@@ -94,8 +94,8 @@ _operators.install(_array_namespace)
 def __getattr__(name: str) -> object:
     """A missing name: AttributeError naming the standard's spelling where one exists, or
     the version of the standard that added it when USMARRAY_API_VERSION is older."""
-    from ._hints import no_such_name
+    from ._hints import MissingName
 
     added = next((v for v, names in _versions.ADDED.items() if name in names.get("", ())),
                  None)
-    raise AttributeError(no_such_name(__name__, name, globals(), added, _versions.configured()))
+    raise MissingName(__name__, name, globals(), added, _versions.configured())

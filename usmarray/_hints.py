@@ -122,6 +122,39 @@ def no_such_name(module: str, name: str, present: Iterable[str],
     return msg
 
 
+class MissingName(AttributeError):
+    """AttributeError for ``<module>.<name>`` missing from a usmarray namespace, with
+    :func:`no_such_name`'s message built when it is first read: the close-match search
+    costs milliseconds, and libraries probe namespaces with ``hasattr`` and
+    ``getattr(xp, name, None)`` (scikit-learn does, several times a fit)."""
+
+    def __init__(self, module: str, name: str, present: Iterable[str],
+                 added_in: str | None = None, following: str | None = None) -> None:
+        super().__init__()
+        self.name = name
+        self._what = (module, name, present, added_in, following)
+        self._msg: str | None = None
+
+    def __str__(self) -> str:
+        if self._msg is None:
+            self._msg = no_such_name(*self._what)
+        return self._msg
+
+    @property
+    def args(self) -> tuple[Any, ...]:
+        return (str(self),)
+
+    @args.setter
+    def args(self, value: tuple[Any, ...]) -> None:
+        self._msg = str(value[0]) if value else ""
+
+    def __repr__(self) -> str:
+        return f"AttributeError({str(self)!r})"
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:  # copies and pickles: the message
+        return AttributeError, (str(self),)
+
+
 #: what NumPy's positional arguments after the array mean, where a NumPy user's
 #: ``f(x, a, b)`` maps to keyword arguments other than "axis first" (below)
 NUMPY_ORDER: dict[str, tuple[str, ...]] = {
@@ -208,4 +241,4 @@ def _short(v: Any) -> str:
 
 
 __all__ = ["ARRAY_METHODS", "KEYWORD_RENAMES", "MISSING_NAMES", "NO_COUNTERPART", "call_error",
-           "no_such_method", "no_such_name", "wants_hints"]
+           "MissingName", "no_such_method", "no_such_name", "wants_hints"]

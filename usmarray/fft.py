@@ -358,6 +358,6 @@ def ifftshift(x: usm_ndarray, /, *, axes: int | Sequence[int] | None = None) -> 
 
 def __getattr__(name: str) -> object:
     """A missing name: AttributeError naming the standard's spelling where one exists."""
-    from ._hints import no_such_name
+    from ._hints import MissingName
 
-    raise AttributeError(no_such_name(__name__, name, globals()))
+    raise MissingName(__name__, name, globals())

@@ -49,12 +49,14 @@ from .fast import BINARY, BINARY_DTYPES, UNARY, FastKernels, make_argext
 from .kernels import triangle as _triangle
 from .kernels.broadcast import RowBroadcast
 from .kernels.compact import Compactions
+from .kernels.element import ElementStore
 from .kernels.gather import Gathers
 from .kernels.join import Joins
 from .kernels.ramp import Ramps
 from .kernels.reduce import NAMESPACE_OPS as REDUCTION_OPS
 from .kernels.reduce import Reductions
 from .kernels.scan import Scans
+from .kernels.search import Searches
 from .kernels.sort import Sorts
 
 _nd = cupy.ndarray
@@ -280,6 +282,9 @@ class CudaBackend(BackendBase):
         for kname in ("sort", "argsort"):
             ks[kname] = self.sorts.wrap(kname, ks[kname])
         ks["nonzero"] = self.compactions.wrap_nonzero(ks["nonzero"])
+        self.elements = ElementStore(is_fast, single)
+        self.searches = Searches(is_fast, single)
+        ks["searchsorted"] = self.searches.wrap(ks["searchsorted"])
         ks["unique_values"] = self.compactions.wrap_unique_values(ks["sort"],
                                                                   ks["unique_values"])
         for kname in ("tril", "triu"):
@@ -905,7 +910,8 @@ class CudaBackend(BackendBase):
                 "a read-only import); write into a copy (asarray(x, copy=True))"
             )
         if fast:
-            raw[key] = value
+            if not self.elements.store(raw, key, value):
+                raw[key] = value
             return
         q = self.queue_of(raw)
         with cupy.cuda.Device(q.device_id), q.stream:

@@ -1,0 +1,70 @@
+"""One element written by one launch: ``x[i, j, ...] = scalar``.
+
+CuPy's ``__setitem__`` with a scalar value makes a view and fills it through an
+elementwise kernel, about 14 us of host time per call; loops that write one element
+at a time (scikit-learn's ``_fill_diagonal`` for namespaces other than NumPy writes
+each of the n diagonal elements so) pay that n times.  Here the element's address is
+computed on the host and a kernel of one thread stores the value's bits there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import cupy
+import numpy as np
+
+from ._launch import cached, launch, stream_ptr
+
+_nd = cupy.ndarray
+#: element size -> the C type moved (the value travels as its bits)
+_WORDS = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int",
+          8: "unsigned long long"}
+_SOURCE = r"""
+extern "C" __global__ void k({t}* p, const unsigned long long bits) {{ *p = ({t})bits; }}
+"""
+_SCALARS = (bool, int, float)
+
+
+class ElementStore:
+    """``store(raw, key, value)``: True where it wrote ``raw[key] = value`` (a key of
+    in-range Python ints, one per axis; a bool, int or float value; a real or bool
+    dtype; plain device memory), else False and nothing is written (the caller then
+    lets CuPy do it, with its errors)."""
+
+    def __init__(self, is_fast: Callable[[Any], bool], single_gpu: bool) -> None:
+        self._is_fast = is_fast
+        self._multi = not single_gpu
+        self._fns: dict[int, Any] = {}
+        self.enabled = True
+
+    def store(self, raw: Any, key: Any, value: Any) -> bool:
+        if not self.enabled or value.__class__ not in _SCALARS or raw.__class__ is not _nd:
+            return False
+        d = raw.dtype
+        if d.kind not in "biuf":
+            return False
+        keys = key if key.__class__ is tuple else (key,)
+        shape = raw.shape
+        if len(keys) != len(shape):
+            return False
+        off = 0
+        for k, n, s in zip(keys, shape, raw.strides, strict=True):
+            if k.__class__ is not int:
+                return False
+            if k < 0:
+                k += n
+            if not 0 <= k < n:
+                return False
+            off += k * s
+        if not self._is_fast(raw):
+            return False
+        bits = int.from_bytes(np.asarray(value, dtype=d).tobytes(), "little")
+        size = d.itemsize
+        f = cached(self._fns, size, self._multi, lambda: _SOURCE.format(t=_WORDS[size]))
+        launch(f, (1, 1, 1), (1, 1, 1), "QQ", raw.data.ptr + off, bits, stream=stream_ptr())
+        return True
+
+
+__all__ = ["ElementStore"]
