@@ -638,3 +638,19 @@ def test_one_element_setitem_by_one_store(dtype):
     with pytest.raises(IndexError):
         x[6, 0] = values[0]
     assert xp.asnumpy(x).tobytes() == h.tobytes()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "int64", "bool"])
+@pytest.mark.parametrize("shape,mdim", [((50, 7), 1), ((4099, 3), 1), ((6, 5, 4), 2),
+                                        ((6, 5, 4), 1), ((3, 1, 2), 1)])
+def test_row_mask_selects_whole_rows(dtype, shape, mdim):
+    """x[mask] with a mask of x's leading axes (scikit-learn's X[y == k]): NumPy's rows
+    in order, none selected, all selected."""
+    rng = np.random.default_rng(shape[0])
+    h = (rng.standard_normal(shape) * 5).astype(dtype)
+    x = xp.asarray(h, device="cuda:0")
+    for m in (rng.random(shape[:mdim]) < 0.4, np.zeros(shape[:mdim], bool),
+              np.ones(shape[:mdim], bool)):
+        got = x[xp.asarray(m, device="cuda:0")]
+        assert got.shape == h[m].shape
+        np.testing.assert_array_equal(xp.asnumpy(got), h[m])

@@ -275,7 +275,7 @@ class CudaBackend(BackendBase):
         ks["clip"] = self.fast.make_clip(ks["clip"])
         self._fill = self.fast.make_fill()
         self.ramps = Ramps(not single)
-        self.joins = Joins(is_fast, single)
+        self.joins = Joins(is_fast, single, self.fast.new_out)
         self.gathers = Gathers(is_fast, single)
         self.compactions = Compactions(is_fast, single)
         self.sorts = Sorts(is_fast, single)

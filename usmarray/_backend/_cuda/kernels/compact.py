@@ -78,6 +78,24 @@ _COORDS = {
 }
 
 
+#: whole rows gathered by their flat row positions (``x[mask]`` with a mask of rows)
+_ROWS = r"""
+typedef {t} T;
+extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ x,
+    const long long* __restrict__ rows, T* __restrict__ out, const long long total,
+    const long long inner) {{
+  const long long step = (long long)gridDim.x * blockDim.x;
+  for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += step) {{
+    const long long r = e / inner;
+    out[e] = x[rows[r] * inner + (e - r * inner)];
+  }}
+}}
+"""
+#: element size -> the C type a row gather moves
+_WORDS = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long",
+          16: "ulonglong2"}
+
+
 #: flags of the first element of each run of equal values of a sorted array (a NaN is
 #: never equal to anything, so every NaN starts a run of its own)
 _FIRSTS = r"""
@@ -151,15 +169,36 @@ class Compactions:
         return nonzero
 
     def masked(self, x: Any, mask: Any) -> Any | None:
-        """``x[mask]`` for a bool ``mask`` of ``x``'s shape, both C-contiguous: the
-        selected values in C order; None where the kernels do not take the operands."""
+        """``x[mask]`` for a bool ``mask`` of ``x``'s shape, or of its leading axes (rows
+        selected: ``X[y == k]``), both C-contiguous: the selected values (rows) in C
+        order; None where the kernels do not take the operands."""
         if not (self._takes(x) and self._takes(mask) and mask.dtype == np.bool_
-                and mask.shape == x.shape and 0 < x.ndim <= MAX_NDIM):
+                and 0 < mask.ndim <= x.ndim and x.ndim <= MAX_NDIM
+                and mask.shape == x.shape[:mask.ndim]):
             return None
+        if mask.ndim < x.ndim:
+            return self._rows(x, mask)
         offs, ntiles, count = self._offsets(mask)
         out = _nd((count,), x.dtype)
         if count:
             self._write("values", mask, x, out, offs, ntiles, count)
+        return out
+
+    def _rows(self, x: Any, mask: Any) -> Any:
+        """``x[mask]`` for a mask of ``x``'s leading axes: the flat positions of the
+        selected rows (as ``nonzero`` of the flat mask), then one gather of whole rows."""
+        flat = mask.reshape(mask.size)
+        offs, ntiles, count = self._offsets(flat)
+        rest = x.shape[mask.ndim:]
+        out = _nd((count, *rest), x.dtype)
+        if count and out.size:
+            rows = _nd((count,), _I64)
+            self._write("coords", flat, rows, rows, offs, ntiles, count)
+            word = x.dtype.itemsize
+            f = cached(self._fns, ("rows", word), self._multi,
+                       lambda: _ROWS.format(t=_WORDS[word]))
+            launch(f, grid_1d(out.size), (256, 1, 1), "QQQqq", x.data.ptr, rows.data.ptr,
+                   out.data.ptr, out.size, out.size // count, stream=stream_ptr())
         return out
 
     def wrap_unique_values(self, sort: Any, fallback: Any) -> Any:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import struct
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -75,10 +76,14 @@ class Joins:
     C-contiguous array of plain device memory of one dtype (the namespace casts them
     first); anything else goes to the fallback."""
 
-    def __init__(self, is_fast: Callable[[Any], bool], single_gpu: bool) -> None:
+    def __init__(self, is_fast: Callable[[Any], bool], single_gpu: bool,
+                 new_out: Callable[[tuple, Any, int, int], Any] | None = None) -> None:
         self._is_fast = is_fast
         self._multi = not single_gpu
         self._fns: dict[int, Any] = {}
+        self._new_out = new_out or (lambda shape, d, n, stream: _nd(shape, d))
+        #: per input count: packers of the pointer, length and offset columns
+        self._packs: dict[int, Any] = {}
         self.enabled = driver_launch is not None
 
     def _function(self, size: int) -> Any:
@@ -96,51 +101,75 @@ class Joins:
             return False
         d, nd = a0.dtype, a0.ndim
         is_fast = self._is_fast
-        return all(a.__class__ is _nd and a.dtype == d and a.ndim == nd and a._c_contiguous
-                   and is_fast(a) for a in arrays)
+        for a in arrays:
+            if not (a.__class__ is _nd and a.dtype == d and a.ndim == nd and a._c_contiguous
+                    and is_fast(a)):
+                return False
+        return True
 
     def join(self, arrays: list[Any], ax: int) -> Any:
         """The concatenation of ``arrays`` (C-contiguous, one dtype, shapes agreeing
         but on axis ``ax``) along ``ax``: a new C-contiguous array."""
         a0 = arrays[0]
-        shape = list(a0.shape)
-        shape[ax] = sum(a.shape[ax] for a in arrays)
-        out = _nd(tuple(shape), a0.dtype)
-        outer = math.prod(shape[:ax])
-        rest = math.prod(shape[ax + 1:])
-        total = shape[ax] * rest
-        if not out.size:
+        s0 = a0.shape
+        rest = math.prod(s0[ax + 1:])
+        return self._run(arrays, [a.shape[ax] * rest for a in arrays],
+                         s0[:ax] + (sum([a.shape[ax] for a in arrays]),) + s0[ax + 1:],
+                         math.prod(s0[:ax]))
+
+    def _run(self, arrays: list[Any], inners: list[int], shape: tuple, outer: int) -> Any:
+        """Input ``i`` is ``outer`` runs of ``inners[i]`` elements; the result, of
+        ``shape``, holds them side by side in each of its ``outer`` rows."""
+        a0 = arrays[0]
+        d = a0.dtype
+        total = sum(inners)
+        n = outer * total
+        stream = stream_ptr()
+        out = self._new_out(shape, d, n, stream)
+        if not n:
             return out
-        size = a0.dtype.itemsize
-        runs = []
+        size = d.itemsize
+        ptrs = [a.data.ptr for a in arrays]
+        offs = []
         off = 0
-        bits = out.data.ptr | total * size
-        for a in arrays:
-            inner = a.shape[ax] * rest
-            if inner:
-                ptr = a.data.ptr
-                runs.append((ptr, inner, off))
-                bits |= ptr | inner * size | off * size
+        for inner in inners:
+            offs.append(off)
             off += inner
+        if 0 in inners:  # empty inputs take no grid row
+            keep = [i for i, inner in enumerate(inners) if inner]
+            ptrs = [ptrs[i] for i in keep]
+            offs = [offs[i] for i in keep]
+            inners = [inners[i] for i in keep]
         # the widest word (up to 16 bytes) that divides every pointer, run and offset
+        bits = out.data.ptr | total * size
+        for v in ptrs:
+            bits |= v
+        for v in inners:
+            bits |= v * size
+        for v in offs:
+            bits |= v * size
         word = min(bits & -bits, 16)
         f = word // size if word > size else 1
+        if f > 1:
+            inners = [v // f for v in inners]
+            offs = [v // f for v in offs]
+        k = len(ptrs)
+        pack = self._packs.get(k)
+        if pack is None:
+            pack = self._packs[k] = struct.Struct("<" + "Q" * k).pack_into
         p = _PARAMS
         tab = p.tab
-        most = 0
-        for k, (ptr, inner, off) in enumerate(runs):
-            tab[k] = ptr
-            tab[MAX_INPUTS + k] = inner // f
-            tab[2 * MAX_INPUTS + k] = off // f
-            most = max(most, inner // f)
-        k = len(runs)
-        p.slots[0] = out.data.ptr
-        p.slots[1] = outer
-        p.slots[2] = total // f
-        target = max(1, self._target() // k)
-        gx = min(outer, 4096) if outer > 1 else max(1, min(-(-most // 1024), target))
-        driver_launch(self._function(size * f).ptr, gx, k, 1, 256, 1, 1, 0,
-                       stream_ptr(), p.pp, 0)
+        pack(tab, 0, *ptrs)
+        pack(tab, 8 * MAX_INPUTS, *inners)
+        pack(tab, 16 * MAX_INPUTS, *offs)
+        slots = p.slots
+        slots[0] = out.data.ptr
+        slots[1] = outer
+        slots[2] = total // f
+        most = max(inners)
+        gx = min(outer, 4096) if outer > 1 else max(1, min(-(-most // 1024),
+                                                          max(1, self._target() // k)))
+        driver_launch(self._function(size * f).ptr, gx, k, 1, 256, 1, 1, 0, stream, p.pp, 0)
         return out
 
     def wrap_concat(self, fallback: Any) -> Any:
@@ -154,10 +183,11 @@ class Joins:
     def wrap_stack(self, fallback: Any) -> Any:
         def stack(arrays: Any, axis: int = 0) -> Any:
             if self._takes(arrays):
-                ax = axis % (arrays[0].ndim + 1)
                 s = arrays[0].shape
-                views = [a.reshape(s[:ax] + (1,) + s[ax:]) for a in arrays]
-                return self.join(views, ax)
+                ax = axis % (len(s) + 1)
+                inner = math.prod(s[ax:])
+                return self._run(list(arrays), [inner] * len(arrays),
+                                 s[:ax] + (len(arrays),) + s[ax:], math.prod(s[:ax]))
             return fallback(arrays, axis=axis)
 
         return stack
