@@ -608,8 +608,8 @@ def test_searchsorted_one_kernel_matches_numpy(dtype, side, n, m):
                           sorter=xp.asarray(sorter, device="cuda:0"))
     np.testing.assert_array_equal(xp.asnumpy(got),
                                   np.searchsorted(shuffled, h2, side=side, sorter=sorter))
-    got = xp.searchsorted(x1, x2[3], side=side)  # a 0-D value
-    assert got.shape == () and int(got) == np.searchsorted(h1, h2[3], side=side)
+    got = xp.searchsorted(x1, x2[1], side=side)  # a 0-D value
+    assert got.shape == () and int(got) == np.searchsorted(h1, h2[1], side=side)
 
 
 @pytest.mark.parametrize("dtype", REAL + ["bool"])
@@ -638,6 +638,15 @@ def test_one_element_setitem_by_one_store(dtype):
     with pytest.raises(IndexError):
         x[6, 0] = values[0]
     assert xp.asnumpy(x).tobytes() == h.tobytes()
+    # a 0-D array as the value (scikit-learn's _fill_diagonal), of this and a narrower dtype
+    narrow = {"int64": "int8", "uint64": "uint8", "int32": "int16", "float64": "float32",
+              "int16": "int8"}.get(dtype, dtype)
+    for vd in {dtype, narrow}:
+        val = xp.asarray(values[0], dtype=getattr(xp, vd), device="cuda:0")
+        x[3, 4] = val
+        x[-2, -2] = x[3, 4]  # the value a view of the target
+        h[3, 4] = h[-2, -2] = np.asarray(values[0], dtype=vd)
+        assert xp.asnumpy(x).tobytes() == h.tobytes()
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "int64", "bool"])

@@ -15,6 +15,7 @@ from typing import Any
 import cupy
 import numpy as np
 
+from ..fast import _CTYPES
 from ._launch import cached, launch, stream_ptr
 
 _nd = cupy.ndarray
@@ -23,6 +24,11 @@ _WORDS = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int",
           8: "unsigned long long"}
 _SOURCE = r"""
 extern "C" __global__ void k({t}* p, const unsigned long long bits) {{ *p = ({t})bits; }}
+"""
+#: one element copied from a 0-D array, cast as NumPy casts (the value's dtype promotes
+#: to the target's, so a cast is exact or rounds to nearest)
+_COPY = r"""
+extern "C" __global__ void k({t}* p, const {s}* q) {{ *p = ({t})*q; }}
 """
 _SCALARS = (bool, int, float)
 
@@ -36,11 +42,20 @@ class ElementStore:
     def __init__(self, is_fast: Callable[[Any], bool], single_gpu: bool) -> None:
         self._is_fast = is_fast
         self._multi = not single_gpu
-        self._fns: dict[int, Any] = {}
+        self._fns: dict[Any, Any] = {}
         self.enabled = True
 
     def store(self, raw: Any, key: Any, value: Any) -> bool:
-        if not self.enabled or value.__class__ not in _SCALARS or raw.__class__ is not _nd:
+        """See the class; ``value`` may also be a 0-D array of plain device memory of a
+        real or bool dtype (scikit-learn's ``_fill_diagonal`` writes ``xp.asarray``
+        of its value)."""
+        vc = value.__class__
+        if not self.enabled or raw.__class__ is not _nd:
+            return False
+        if vc is _nd:
+            if value.ndim or value.dtype.kind not in "biuf" or not self._is_fast(value):
+                return False
+        elif vc not in _SCALARS:
             return False
         d = raw.dtype
         if d.kind not in "biuf":
@@ -60,6 +75,13 @@ class ElementStore:
             off += k * s
         if not self._is_fast(raw):
             return False
+        if vc is _nd:
+            s = value.dtype
+            f = cached(self._fns, (d, s), self._multi,
+                       lambda: _COPY.format(t=_CTYPES[d], s=_CTYPES[s]))
+            launch(f, (1, 1, 1), (1, 1, 1), "QQ", raw.data.ptr + off, value.data.ptr,
+                   stream=stream_ptr())
+            return True
         bits = int.from_bytes(np.asarray(value, dtype=d).tobytes(), "little")
         size = d.itemsize
         f = cached(self._fns, size, self._multi, lambda: _SOURCE.format(t=_WORDS[size]))
