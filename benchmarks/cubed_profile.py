@@ -56,6 +56,8 @@ CONFIGS: dict[str, tuple[str, str | None, dict[str, str]]] = {
     "usmarray sycl-cpu": ("usmarray", "cpu", {}),
     # the chunk pool off: every chunk read from Zarr into a fresh USM allocation
     "usmarray sycl-cpu, no pool": ("usmarray", "cpu", {"USMARRAY_CUBED_POOL_BYTES": "0"}),
+    # one GPU (a CUDA device; run on a GPU machine only)
+    "usmarray cuda:0": ("usmarray", "cuda:0", {}),
 }
 
 #: bucket -> substrings of a profile entry's file name (first match wins, in order)
@@ -447,7 +449,8 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=3, help="timed runs after the first")
     ap.add_argument("--rounds", type=int, default=2, help="processes per configuration")
-    ap.add_argument("--configs", nargs="*", default=list(CONFIGS), choices=list(CONFIGS))
+    ap.add_argument("--configs", nargs="*", default=[c for c in CONFIGS if "cuda" not in c],
+                    choices=list(CONFIGS))
     ap.add_argument("--work-dir", default=None)
     ap.add_argument("--compressor", default="default", choices=("default", "none"),
                     help="the input Zarr array's compressor: cubed's default or none")
