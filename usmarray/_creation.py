@@ -33,6 +33,8 @@ _SCALARS = (bool, int, float, complex)
 
 
 def _shape(shape: Any, fname: str) -> tuple[int, ...]:
+    if type(shape) is int and shape >= 0:  # the commonest case
+        return (shape,)
     if type(shape) is tuple and len(shape) <= 64:  # the common case, checked cheaply
         for n in shape:
             if type(n) is not int or n < 0:

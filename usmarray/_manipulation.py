@@ -185,9 +185,10 @@ def concat(arrays: Any, /, *, axis: int | None = 0) -> usm_ndarray:
     if ndim == 0:
         raise ValueError("concat: 0-D arrays cannot be joined along an axis; use axis=None")
     ax = normalize_axis(axis, ndim, "concat")
+    head, tail = first[:ax], first[ax + 1:]
     for i, r in enumerate(raws[1:], 1):
         s = r.shape
-        if len(s) != ndim or any(s[k] != first[k] for k in range(ndim) if k != ax):
+        if len(s) != ndim or s[:ax] != head or s[ax + 1:] != tail:
             raise ValueError(
                 f"concat: arrays[{i}] has shape {s}, arrays[0] has shape {first}; shapes "
                 f"must agree except along axis {ax}"
