@@ -40,6 +40,7 @@ import numpy as np
 from .. import _dtypes as dt
 from .. import _statistical, _trace
 from .._array import usm_ndarray, wrap_with
+from .._backend._protocol import BackendBase
 from .._scalars import py_scalar
 from .._special_cases import FIXUPS
 from ._compilers import COMPILERS, program_module
@@ -650,6 +651,8 @@ def _in_load_reduction(plan: _Plan, be: Any, ndim: int) -> Any:
     the backend may compute the elements in the reduction's load, else False: the
     arguments must pass the namespace's own checks (the two-step path raises its errors
     otherwise) and the backend must have the body in its kernel language."""
+    if getattr(be.fused_reduction, "__func__", None) is BackendBase.fused_reduction:
+        return False  # no such kernel on this backend: no call per launch to learn it
     name, kw = plan.reduction or ("", {})
     t = plan.out_dtype
     axis, keepdims = kw.get("axis"), kw.get("keepdims")

@@ -51,6 +51,11 @@ _SCALARS: dict[str, Any] = {"Q": np.uint64, "q": np.int64, "d": np.float64}
 #: kernel arguments a launch takes at most
 MAX_ARGS = 16
 
+#: element size -> the unsigned C type that moves an element of that size (kernels that
+#: only move bytes share one kernel per size; 16 bytes: two 8-byte words)
+WORDS = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long",
+         16: "ulonglong2"}
+
 
 class _Slots(threading.local):
     """MAX_ARGS 8-byte argument slots and the array of their addresses, per thread."""
@@ -135,5 +140,5 @@ def launch(f: Any, grid: tuple[int, int, int], block: tuple[int, int, int], fmt:
                    stream_ptr() if stream is None else stream, t.pp, 0)
 
 
-__all__ = ["OPTIONS", "SLOTS", "cached", "compiled", "cub_options", "driver_launch", "grid_1d",
+__all__ = ["OPTIONS", "SLOTS", "WORDS", "cached", "compiled", "cub_options", "driver_launch", "grid_1d",
            "launch", "sm_count", "stream_ptr"]

@@ -24,7 +24,7 @@ import cupy
 import numpy as np
 
 from ..fast import _CTYPES
-from ._launch import cached, grid_1d, launch, stream_ptr
+from ._launch import WORDS, cached, grid_1d, launch, stream_ptr
 
 _nd = cupy.ndarray
 
@@ -108,9 +108,6 @@ extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ src,
 }}
 """
 
-#: element types by size: replication moves bytes
-_WORDS = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long",
-          16: "ulonglong2"}
 
 
 def _c_order(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int) -> bool:
@@ -219,7 +216,7 @@ class RowBroadcast:
                 width, m = w, row_bytes // w
                 break
         f = cached(self._fns, ("rows", width), self._multi,
-                   lambda: _ROWS_OF.format(t=_WORDS[width]))
+                   lambda: _ROWS_OF.format(t=WORDS[width]))
         gx = max(1, min(-(-m // 256), 1024))
         gy = max(1, min(rows, 65535, -(-4096 // gx)))
         launch(f, (gx, gy, 1), (256, 1, 1), "QQqq", src_ptr, out.data.ptr, rows, m,
@@ -228,7 +225,7 @@ class RowBroadcast:
 
     def _plain(self, a: Any) -> bool:
         return (a.__class__ is _nd and self.enabled and a.size > 0
-                and a.dtype.itemsize in _WORDS and self._readable(a))
+                and a.dtype.itemsize in WORDS and self._readable(a))
 
     def wrap_copy(self, fallback: Any) -> Any:
         """``copy(a)``: a broadcast view (leading stride-0 axes over a C-contiguous
@@ -282,7 +279,7 @@ class RowBroadcast:
                     return fallback(a, shift, axis=axis)
                 out = _nd(a.shape, a.dtype)
                 f = cached(self._fns, ("roll", a.dtype.itemsize), self._multi,
-                           lambda: _ROLL.format(t=_WORDS[a.dtype.itemsize]))
+                           lambda: _ROLL.format(t=WORDS[a.dtype.itemsize]))
                 total = a.size
                 launch(f, grid_1d(total), (256, 1, 1),
                        "QQqqqq", a.data.ptr, out.data.ptr, total, n, inner, shift % n,
@@ -302,7 +299,7 @@ class RowBroadcast:
                 n, inner = sh[ax], math.prod(sh[ax + 1:])
                 out = _nd(sh[:ax] + (n * repeats,) + sh[ax + 1:], a.dtype)
                 f = cached(self._fns, ("repeat", a.dtype.itemsize), self._multi,
-                           lambda: _REPEAT.format(t=_WORDS[a.dtype.itemsize]))
+                           lambda: _REPEAT.format(t=WORDS[a.dtype.itemsize]))
                 total = out.size
                 launch(f, grid_1d(total), (256, 1, 1), "QQqqq",
                        a.data.ptr, out.data.ptr, total, inner, repeats, stream=stream_ptr())

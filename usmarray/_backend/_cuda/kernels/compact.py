@@ -18,7 +18,7 @@ import cupy
 import numpy as np
 
 from ..fast import _CTYPES
-from ._launch import cached, grid_1d, launch, stream_ptr
+from ._launch import WORDS, cached, grid_1d, launch, stream_ptr
 from .scan import ROWS_SOURCE, SCAN_STORE, TILE, common
 
 _nd = cupy.ndarray
@@ -91,9 +91,6 @@ extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ x,
   }}
 }}
 """
-#: element size -> the C type a row gather moves
-_WORDS = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long",
-          16: "ulonglong2"}
 
 
 #: flags of the first element of each run of equal values of a sorted array (a NaN is
@@ -196,7 +193,7 @@ class Compactions:
             self._write("coords", flat, rows, rows, offs, ntiles, count)
             word = x.dtype.itemsize
             f = cached(self._fns, ("rows", word), self._multi,
-                       lambda: _ROWS.format(t=_WORDS[word]))
+                       lambda: _ROWS.format(t=WORDS[word]))
             launch(f, grid_1d(out.size), (256, 1, 1), "QQQqq", x.data.ptr, rows.data.ptr,
                    out.data.ptr, out.size, out.size // count, stream=stream_ptr())
         return out

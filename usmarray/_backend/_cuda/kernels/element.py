@@ -16,12 +16,9 @@ import cupy
 import numpy as np
 
 from ..fast import _CTYPES
-from ._launch import cached, launch, stream_ptr
+from ._launch import WORDS, cached, launch, stream_ptr
 
 _nd = cupy.ndarray
-#: element size -> the C type moved (the value travels as its bits)
-_WORDS = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int",
-          8: "unsigned long long"}
 _SOURCE = r"""
 extern "C" __global__ void k({t}* p, const unsigned long long bits) {{ *p = ({t})bits; }}
 """
@@ -84,7 +81,7 @@ class ElementStore:
             return True
         bits = int.from_bytes(np.asarray(value, dtype=d).tobytes(), "little")
         size = d.itemsize
-        f = cached(self._fns, size, self._multi, lambda: _SOURCE.format(t=_WORDS[size]))
+        f = cached(self._fns, size, self._multi, lambda: _SOURCE.format(t=WORDS[size]))
         launch(f, (1, 1, 1), (1, 1, 1), "QQ", raw.data.ptr + off, bits, stream=stream_ptr())
         return True
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import cupy
 
-from ._launch import cached, driver_launch, sm_count, stream_ptr
+from ._launch import WORDS, cached, driver_launch, sm_count, stream_ptr
 
 _nd = cupy.ndarray
 MAX_INPUTS = 64
@@ -51,9 +51,6 @@ extern "C" __global__ void __launch_bounds__(256) k(const Tab tab, {t}* __restri
 }}
 """
 
-#: element types by size: a join moves bytes, so every dtype of a size shares a kernel
-_WORDS = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long",
-          16: "ulonglong2"}
 
 
 class _Params(threading.local):
@@ -88,7 +85,7 @@ class Joins:
 
     def _function(self, size: int) -> Any:
         return cached(self._fns, size, self._multi,
-                      lambda: _SOURCE.format(t=_WORDS[size], k=MAX_INPUTS))
+                      lambda: _SOURCE.format(t=WORDS[size], k=MAX_INPUTS))
 
     def _target(self) -> int:
         return 8 * sm_count()
@@ -97,7 +94,7 @@ class Joins:
         if not self.enabled or not 1 < len(arrays) <= MAX_INPUTS:
             return False
         a0 = arrays[0]
-        if a0.__class__ is not _nd or not a0.ndim or a0.dtype.itemsize not in _WORDS:
+        if a0.__class__ is not _nd or not a0.ndim or a0.dtype.itemsize not in WORDS:
             return False
         d, nd = a0.dtype, a0.ndim
         is_fast = self._is_fast

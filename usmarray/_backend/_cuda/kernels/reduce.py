@@ -241,12 +241,6 @@ class Elem:
     consts: tuple[np.dtype, ...]
 
 
-_NAMES = {"bool": "bool", "int8": "signed char", "uint8": "unsigned char", "int16": "short",
-          "uint16": "unsigned short", "int32": "int", "uint32": "unsigned int",
-          "int64": "long long", "uint64": "unsigned long long", "float32": "float",
-          "float64": "double"}
-
-
 def _stored(d: np.dtype) -> str:
     """The C type of an element of ``d`` in memory (bool arrays hold a byte)."""
     return "unsigned char" if d.kind == "b" else _CTYPES[d]
@@ -257,14 +251,14 @@ def _elem_source(e: Elem) -> str:
     ``[k]`` computes the element (and ``fill`` VEC consecutive ones, each input read
     with one vector load where its VEC elements make 4, 8 or 16 aligned bytes), and
     the kernel parameters that replace ``x`` (the inputs, then the constants' bits)."""
-    names = "".join(f"typedef {c} {n};\n" for n, c in _NAMES.items() if n != "bool")
+    names = "".join(f"typedef {c} {d.name};\n" for d, c in _CTYPES.items() if d.kind != "b")
     ps = [p for p, _, _ in e.inputs]
     members = "".join(f"  const {_stored(d)}* p{p};\n" for p, d, _ in e.inputs) + "".join(
-        f"  {_NAMES[d.name]} s{j};\n" for j, d in enumerate(e.consts))
+        f"  {_CTYPES[d]} s{j};\n" for j, d in enumerate(e.consts))
     args = ", ".join(f"const {_stored(d)} v{p}" for p, d, _ in e.inputs)
-    vals = "".join(f"    const {_NAMES[d.name]} a{p} = v{p}{' != 0' if d.kind == 'b' else ''};\n"
+    vals = "".join(f"    const {_CTYPES[d]} a{p} = v{p}{' != 0' if d.kind == 'b' else ''};\n"
                    for p, d, _ in e.inputs)
-    consts = "".join(f"    const {_NAMES[d.name]} s{j} = this->s{j};\n"
+    consts = "".join(f"    const {_CTYPES[d]} s{j} = this->s{j};\n"
                      for j, d in enumerate(e.consts))
     body = e.body.strip()
     if not body.endswith(";"):
@@ -288,7 +282,7 @@ def _elem_source(e: Elem) -> str:
     params = ", ".join([f"const {_stored(d)}* __restrict__ p{p}" for p, d, _ in e.inputs]
                        + [f"const unsigned long long c{j}" for j in range(len(e.consts))])
     init = " ".join([f"x.p{p} = p{p};" for p in ps]
-                    + [f"{{ union {{ unsigned long long u; {_NAMES[d.name]} v; }} b; b.u = c{j}; "
+                    + [f"{{ union {{ unsigned long long u; {_CTYPES[d]} v; }} b; b.u = c{j}; "
                        f"x.s{j} = b.v; }}" for j, d in enumerate(e.consts)]
                     + ["x.o = 0;"])
     return (
