@@ -223,7 +223,9 @@ def table(res: dict) -> str:
     ref = next((r["value"] for r in ok if r["label"] == "numpy"), None)
     out = [f"{res['workload']}: N = {res['n']:.3g} float32 ({4 * res['n'] / 1e9:.2f} GB), "
            f"allowed_mem {res['allowed_mem']}, chunks of {float(res['chunk']):.3g} elements, "
-           f"threads executor; {res['host']}", "",
+           f"threads executor"
+           + (f"; input compressor: {res['compressor']}" if res.get("compressor") else "")
+           + f"; {res['host']}", "",
            "| configuration | threads | median (s) | numpy / this | runs (s) | first run (s) | "
            "value agrees | peak RSS (GB) | RSS before (GB) | cubed's projected task (GB) | "
            "peak device mem (GB) | device mem before (GB) |",
@@ -315,14 +317,15 @@ def parent(args: argparse.Namespace) -> dict:
     name = args.name or args.workload
     data_dir = tempfile.mkdtemp(prefix="cubed-wl-data-", dir=args.work_dir)
     res: dict = dict(workload=args.workload, n=int(float(args.n)), allowed_mem=args.allowed_mem,
-                     chunk=args.chunk, host=_host(), rows=[])
+                     chunk=args.chunk, host=_host(), rows=[],
+                     compressor=args.compressor if args.workload == "meanstd" else None)
     try:
         if args.workload == "meanstd":  # written once, by cubed on NumPy
             args.data = str(Path(data_dir) / "x.zarr")
             t0 = time.perf_counter()
             cmd = [sys.executable, "-m", "benchmarks.cubed_profile", "--make-input",
                    "--n", str(args.n), "--chunk", str(args.chunk), "--allowed-mem",
-                   args.allowed_mem, "--data", args.data]
+                   args.allowed_mem, "--data", args.data, "--compressor", args.compressor]
             if args.work_dir:
                 cmd += ["--work-dir", args.work_dir]
             subprocess.run(cmd, env=_env("numpy", None), check=True, timeout=args.timeout)
@@ -388,6 +391,8 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=1, help="processes per configuration")
     ap.add_argument("--configs", nargs="*", default=list(CONFIGS)[:3], choices=list(CONFIGS))
     ap.add_argument("--work-dir", default=None)
+    ap.add_argument("--compressor", default="default", choices=("default", "none"),
+                    help="meanstd: the input Zarr array's compressor, cubed's default or none")
     ap.add_argument("--data", default=None)
     ap.add_argument("--out", default="benchmarks/results/cubed-workloads")
     ap.add_argument("--name", default=None, help="file stem of the results (default: workload)")
