@@ -105,6 +105,23 @@ def test_memory_kind_is_read_from_the_memory_object():
     assert not be._is_fast(be.zeros((8,), usm_type="shared"))
 
 
+def test_shared_memory_is_pooled_and_stays_shared():
+    # a freed managed block serves the next allocation of its size on the same stream
+    # (no cudaFree, which waits for the whole device); the reused block is still
+    # "shared" memory, host-readable, and holds the new array's values
+    raw = be.from_host(np.arange(1 << 18, dtype=np.float32), "shared", be.default_queue())
+    ptr = raw.data.ptr
+    del raw
+    again = be.from_host(np.full(1 << 18, 3.0, np.float32), "shared", be.default_queue())
+    assert again.data.ptr == ptr
+    assert be.usm_type_of(again) == "shared" and be.queue_of(again) == be.default_queue()
+    np.testing.assert_array_equal(be.host_view(again), np.full(1 << 18, 3.0, np.float32))
+    x = xp.asarray(np.arange(10.0), device="cuda:0", usm_type="shared")
+    y = xp.sin(x) * 2
+    assert y.usm_type == "shared"
+    np.testing.assert_allclose(np.asarray(y), np.sin(np.arange(10.0)) * 2, rtol=1e-12)
+
+
 def test_oversize_requests_raise_memory_error_naming_the_size():
     import os
 

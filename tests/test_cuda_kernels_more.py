@@ -172,6 +172,33 @@ def test_fast_logical_functions_on_bools():
     np.testing.assert_array_equal(xp.asnumpy(xp.logical_not(x)), np.logical_not(a))
 
 
+@pytest.mark.parametrize("n", [1, 15, 16, 17, 4096, 4113, 70_001])
+@pytest.mark.parametrize("start", [0, 3, 16])
+def test_one_byte_elementwise_sixteen_a_thread(n, start):
+    # kernels whose arrays all have one-byte elements run 16 elements a thread: every
+    # tail length, and views off (and on) a 16-byte boundary (those go the general way)
+    rng = np.random.default_rng(n + start)
+    a, b = rng.random(n + start) < 0.5, rng.random(n + start) < 0.3
+    i = rng.integers(-128, 128, n + start).astype(np.int8)
+    u = rng.integers(0, 256, n + start).astype(np.uint8)
+    x, y = xp.asarray(a, device="cuda:0")[start:], xp.asarray(b, device="cuda:0")[start:]
+    xi, xu = xp.asarray(i, device="cuda:0")[start:], xp.asarray(u, device="cuda:0")[start:]
+    a, b, i, u = a[start:], b[start:], i[start:], u[start:]
+    for name in ("logical_and", "logical_or", "logical_xor"):
+        np.testing.assert_array_equal(xp.asnumpy(getattr(xp, name)(x, y)), getattr(np, name)(a, b))
+    np.testing.assert_array_equal(xp.asnumpy(xp.logical_not(x)), np.logical_not(a))
+    np.testing.assert_array_equal(xp.asnumpy(xp.where(x, y, ~y)), np.where(a, b, ~b))
+    np.testing.assert_array_equal(xp.asnumpy(xp.where(x, xi, xi + 1)), np.where(a, i, i + np.int8(1)))
+    np.testing.assert_array_equal(xp.asnumpy(xp.astype(xi, xp.bool)), i.astype(bool))
+    np.testing.assert_array_equal(xp.asnumpy(xp.astype(xu, xp.int8)), u.astype(np.int8))
+    np.testing.assert_array_equal(xp.asnumpy(xp.asarray(x, copy=True)), a)
+    np.testing.assert_array_equal(xp.asnumpy(xu * xu + xu), u * u + u)
+    np.testing.assert_array_equal(xp.asnumpy(xp.clip(xi, -5, 9)), np.clip(i, -5, 9))
+    np.testing.assert_array_equal(xp.asnumpy(xp.full(n, True, device="cuda:0")), np.ones(n, bool))
+    np.testing.assert_array_equal(xp.asnumpy(xp.full(n, 7, dtype=xp.int8, device="cuda:0")),
+                                  np.full(n, 7, np.int8))
+
+
 def test_copy_of_a_transposed_matrix_keeps_values():
     rng = np.random.default_rng(9)
     a = rng.standard_normal((37, 64)).astype(np.float32)
@@ -215,6 +242,24 @@ def test_cumulative_along_the_last_axis_match_numpy(dtype, shape, include_initia
                                    atol=8 * np.sqrt(n) * np.finfo(a.dtype).eps * scale)
     else:
         np.testing.assert_array_equal(g, want)
+
+
+@pytest.mark.parametrize("shape", [(2**22 + 5,), (2**24,), (3, 300_001), (200, 9000)])
+@pytest.mark.parametrize("include_initial", [False, True])
+def test_long_scans_in_one_pass_are_exact_in_integers(shape, include_initial):
+    # many tiles a row (the single-pass look-back), int64 sums checked exactly, and a
+    # float64 scan of the same integers (exact below 2**53)
+    rng = np.random.default_rng(shape[-1])
+    a = rng.integers(-1000, 1000, shape).astype(np.int32)
+    x = xp.asarray(a, device="cuda:0")
+    want = np.cumsum(a, axis=-1, dtype=np.int64)
+    if include_initial:
+        want = np.concatenate([np.zeros(shape[:-1] + (1,), np.int64), want], axis=-1)
+    for _ in range(3):  # launches in a row reuse the pool's memory for the tiles' states
+        got = xp.cumulative_sum(x, axis=-1, dtype=xp.int64, include_initial=include_initial)
+        np.testing.assert_array_equal(xp.asnumpy(got), want)
+    f = xp.cumulative_sum(xp.astype(x, xp.float64), axis=-1, include_initial=include_initial)
+    np.testing.assert_array_equal(xp.asnumpy(f), want.astype(np.float64))
 
 
 @settings(max_examples=40, deadline=None)
@@ -326,6 +371,28 @@ def test_nonzero_and_boolean_masks_match_numpy(shape, dtype, density, seed):
     m = xp.asarray(flags, device="cuda:0")
     np.testing.assert_array_equal(xp.asnumpy(y[m]), v[flags])
     np.testing.assert_array_equal(xp.asnumpy(x[m]), a[flags])
+
+
+@pytest.mark.parametrize("start", [0, 1, 7, 15])
+@pytest.mark.parametrize("n", [4095, 4097, 12_289, 70_000])
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8"])
+def test_one_byte_flags_at_any_alignment(start, n, dtype):
+    # the wide kernels of one-byte flags: views that start off a 16-byte boundary read
+    # their flags one at a time; a byte whose only set bit is the high one is nonzero
+    rng = np.random.default_rng(n + start)
+    flags = rng.random(n + start) < 0.3
+    high = {"bool": 1, "int8": -128, "uint8": 128}[dtype]
+    a = np.where(flags, high, 0).astype(dtype)
+    base = xp.asarray(a, device="cuda:0")
+    x = base[start:]
+    want = np.nonzero(a[start:])[0]
+    np.testing.assert_array_equal(xp.asnumpy(xp.nonzero(x)[0]), want)
+    v = np.arange(n, dtype=np.float64)
+    if dtype == "bool":
+        np.testing.assert_array_equal(xp.asnumpy(xp.asarray(v, device="cuda:0")[x]), v[want])
+        rows = np.arange(2 * n, dtype=np.int16).reshape(n, 2)
+        np.testing.assert_array_equal(xp.asnumpy(xp.asarray(rows, device="cuda:0")[x]),
+                                      rows[flags[start:]])
 
 
 def _with_specials(a, rng):

@@ -6,13 +6,15 @@ on it.  Filter strings ``"cuda"`` / ``"cuda:N"``, ``cupy.cuda.Device`` and
 ``cupy.cuda.Stream`` objects name queues.
 
 Memory (``usm_type``).  "device": CuPy's memory pool; "shared": managed memory
-(``cudaMallocManaged``, host-accessible); "host": pinned host memory mapped into the
-device's address space (``cudaHostAlloc``; kernels read it over the bus).  A raw
+(``cudaMallocManaged``, host-accessible) from a pool of the backend's own, so freed
+blocks are reused without a ``cudaFree`` (which waits for the whole device) and their
+pages stay on the GPU that last touched them; "host": pinned host memory mapped into
+the device's address space (``cudaHostAlloc``; kernels read it over the bus).  A raw
 array's memory object tells its kind and queue at the cost of one attribute read:
-plain pool memory is "device" memory on the default queue (the fast path); managed
-memory on the default queue is a ``ManagedMemory``; everything else (another
-stream, pinned host memory, imported memory) is an ``UnownedMemory`` whose owner
-is a :class:`~.interop.Placed` naming its queue and kind.
+plain pool memory is "device" memory on the default queue (the fast path); everything
+else (managed memory, another stream, pinned host memory, imported memory) is an
+``UnownedMemory`` whose owner is a :class:`~.interop.Placed` naming its queue and
+kind (a ``ManagedMemory`` made elsewhere counts as "shared" too).
 
 Kernels.  Every name of ``KERNEL_NAMES`` with the array API's calling convention
 (built from CuPy by :mod:`._ndlike`).  Operands of plain device memory on the
@@ -222,6 +224,8 @@ class CudaBackend(BackendBase):
         self._props: dict[int, dict] = {}
         self._total: dict[int, int] = {}
         self._allocators: dict[tuple, Any] = {}
+        #: usm_type="shared" memory, pooled (see _allocator)
+        self._managed = cupy.cuda.MemoryPool(self._grow_managed)
         single = self._ndev == 1
         self._single = single
         device_memory = _DEVICE_MEMORY
@@ -363,11 +367,14 @@ class CudaBackend(BackendBase):
                     return _mem.MemoryPointer(
                         _Unowned(mp.ptr, size, _Placed(q, "device", mp), dev), 0)
         elif ut == "shared":
+            # managed memory comes from a pool, as CuPy pools device memory: a freed
+            # block serves a later allocation on the same stream, whose pages stay where
+            # the GPU last touched them, and nothing calls cudaFree (which waits for the
+            # whole device) while the process runs
+            pool = self._managed
+
             def alloc(size: int) -> Any:
-                self.check_managed(size, dev)
-                mp = _mem.malloc_managed(size)
-                if q.is_default:
-                    return mp
+                mp = pool.malloc(size)
                 return _mem.MemoryPointer(_Unowned(mp.ptr, size, _Placed(q, "shared", mp), dev), 0)
         elif ut == "host":
             def alloc(size: int) -> Any:
@@ -385,11 +392,20 @@ class CudaBackend(BackendBase):
                 t = self._total[dev] = int(_rt.memGetInfo()[1])
         return t
 
+    def _grow_managed(self, size: int) -> Any:
+        """A new managed allocation of ``size`` bytes on the current device for the pool."""
+        self.check_managed(size, _rt.getDevice())
+        return _mem.malloc_managed(size)
+
     def check_managed(self, nbytes: int, dev: int) -> None:
         """MemoryError naming the size for managed memory beyond the GPU's free memory
-        (oversubscribing managed memory can hang the GPU)."""
+        (oversubscribing managed memory can hang the GPU), after the idle blocks of the
+        managed pool went back to the driver."""
         with cupy.cuda.Device(dev):
             free = int(_rt.memGetInfo()[0])
+            if nbytes > free and self._managed.free_bytes():
+                self._managed.free_all_blocks()
+                free = int(_rt.memGetInfo()[0])
         if nbytes > free:
             raise MemoryError(
                 f"could not allocate {nbytes} bytes of managed (usm_type='shared') memory on "

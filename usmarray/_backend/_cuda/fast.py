@@ -2,7 +2,8 @@
 
 One thread handles four consecutive elements with one aligned vector load per
 operand (16 bytes for 4-byte types: the ``float4`` pattern; two 16-byte loads for
-8-byte types) and one vector store; the last partial vector is done element by
+8-byte types) and one vector store, or sixteen where every array of the kernel has
+one-byte elements (bool, int8, uint8: one 16-byte load each); the last partial vector is done element by
 element by the last thread.  Kernels are generated per (operation, dtypes),
 compiled once through NVRTC by CuPy's ``RawKernel`` (cached on disk by CuPy), and
 kept in a dict keyed by the same tuple, so a call costs one dict lookup and one
@@ -67,8 +68,14 @@ def _free_refcounts() -> tuple[int, int]:
     return 0, 0  # pragma: no cover
 
 
-def _grid(n: int) -> tuple[int]:
-    return (((n + 3) // 4 + _BLOCK - 1) // _BLOCK,)
+def _grid(n: int, e: int = 4) -> tuple[int]:
+    return (((n + e - 1) // e + _BLOCK - 1) // _BLOCK,)
+
+
+def width(d: np.dtype) -> int:
+    """Elements a thread of a kernel whose arrays all have dtype ``d``'s size handles:
+    16 one-byte elements (one 16-byte load), else 4."""
+    return 16 if d.itemsize == 1 else 4
 
 _CTYPES: dict[np.dtype, str] = {
     np.dtype(np.bool_): "bool",
@@ -112,11 +119,13 @@ UNARY: dict[str, dict[np.dtype, str]] = {
 
 
 def _align(d: np.dtype) -> int:
-    return min(16, 4 * d.itemsize)
+    """The alignment of an operand of dtype ``d`` the fast path asks: the vector it reads
+    (16 bytes for one-byte elements, which a kernel of only such arrays reads 16 at a time)."""
+    return 16 if d.itemsize == 1 else min(16, 4 * d.itemsize)
 
 
-def _vec(name: str, ctype: str, d: np.dtype) -> str:
-    return f"struct __align__({_align(d)}) {name} {{ {ctype} v[4]; }};\n"
+def _vec(name: str, ctype: str, d: np.dtype, e: int) -> str:
+    return f"struct __align__({min(16, e * d.itemsize)}) {name} {{ {ctype} v[{e}]; }};\n"
 
 
 def _source(ins: list[tuple[np.dtype, bool]], out: np.dtype, expr: str) -> str:
@@ -124,6 +133,7 @@ def _source(ins: list[tuple[np.dtype, bool]], out: np.dtype, expr: str) -> str:
     c-first for three inputs) writing ``out[i] = expr``."""
     names = ["x", "y"] if len(ins) <= 2 else ["c", "x", "y"]
     names = names[: len(ins)]
+    e = 16 if out.itemsize == 1 and all(d.itemsize == 1 for d, sc in ins if not sc) else 4
     src = []
     params = []
     loads_vec = []
@@ -135,12 +145,12 @@ def _source(ins: list[tuple[np.dtype, bool]], out: np.dtype, expr: str) -> str:
             loads_vec.append(f"const {ct} {nm} = s{k};")
             loads_one.append(f"const {ct} {nm} = s{k};")
         else:
-            src.append(_vec(f"V{k}", ct, d))
+            src.append(_vec(f"V{k}", ct, d, e))
             params.append(f"const {ct}* __restrict__ p{k}")
             loads_vec.append(f"const {ct} {nm} = v{k}.v[t];")
             loads_one.append(f"const {ct} {nm} = p{k}[j];")
     oct_ = _CTYPES[out]
-    src.append(_vec("VO", oct_, out))
+    src.append(_vec("VO", oct_, out, e))
     vec_reads = "".join(
         f"const V{k} v{k} = reinterpret_cast<const V{k}*>(p{k})[i];\n"
         for k, (_, scalar) in enumerate(ins) if not scalar
@@ -149,12 +159,12 @@ def _source(ins: list[tuple[np.dtype, bool]], out: np.dtype, expr: str) -> str:
         f'extern "C" __global__ void k({", ".join(params)}, {oct_}* __restrict__ po, '
         "const long long n) {\n"
         "  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
-        "  long long j = i * 4;\n"
-        "  if (j + 4 <= n) {\n"
+        f"  long long j = i * {e};\n"
+        f"  if (j + {e} <= n) {{\n"
         f"    {vec_reads}"
         "    VO r;\n"
         "    #pragma unroll\n"
-        "    for (int t = 0; t < 4; ++t) {\n"
+        f"    for (int t = 0; t < {e}; ++t) {{\n"
         f"      {' '.join(loads_vec)}\n"
         f"      r.v[t] = ({oct_})({expr});\n"
         "    }\n"
@@ -239,15 +249,15 @@ class FastKernels:
         packs = {k: struct.Struct("<" + "Q" * k + "q").pack_into for k in (2, 3, 4)}
         slots_of = _ARGS
 
-        def run(f: Any, n: int, stream: int, arrays: tuple) -> None:
-            """Launch ``f`` over ``n`` elements (four per thread) on ``stream`` with the
-            arrays' pointers and ``n`` as arguments."""
+        def run(f: Any, n: int, stream: int, arrays: tuple, e: int = 4) -> None:
+            """Launch ``f`` over ``n`` elements (``e`` per thread: see :func:`width`) on
+            ``stream`` with the arrays' pointers and ``n`` as arguments."""
             if launch is None:
-                f(_grid(n), _BLOCKS, (*arrays, _i64(n)))
+                f(_grid(n, e), _BLOCKS, (*arrays, _i64(n)))
                 return
             slots, pp = slots_of.t
             packs[len(arrays)](slots, 0, *[a.data.ptr for a in arrays], n)
-            launch(f.ptr, ((n + 3) // 4 + 255) // 256, 1, 1, 256, 1, 1, 0, stream, pp, 0)
+            launch(f.ptr, ((n + e - 1) // e + 255) // 256, 1, 1, 256, 1, 1, 0, stream, pp, 0)
 
         self.run = run
 
@@ -289,6 +299,8 @@ class FastKernels:
         CuPy ``Function``."""
         expr = BINARY[name]
         aligns = {d: _align(d) for d in BINARY_DTYPES[name]}
+        #: elements a block handles, per dtype
+        spans = {d: 256 * width(d) for d in BINARY_DTYPES[name]}
         vv: dict[Any, Any] = {}
         vs: dict[Any, Any] = {}
         is_fast = self._is_fast
@@ -323,11 +335,12 @@ class FastKernels:
                             s = stream_ptr()
                             out = new_out(a.shape, d, n, s)
                             if launch is None:
-                                f(_grid(n), _BLOCKS, (a, b, out, _i64(n)))
+                                f(_grid(n, width(d)), _BLOCKS, (a, b, out, _i64(n)))
                                 return out
                             slots, pp = args.t
                             pack_vv(slots, 0, a.data.ptr, b.data.ptr, out.data.ptr, n)
-                            launch(fp, ((n + 3) // 4 + 255) // 256, 1, 1, 256, 1, 1, 0, s, pp, 0)
+                            sp = spans[d]
+                            launch(fp, (n + sp - 1) // sp, 1, 1, 256, 1, 1, 0, s, pp, 0)
                             return out
                     elif ((bc is float and d.kind == "f") or bc is int) and d in _PACK_VS:
                         try:
@@ -338,11 +351,12 @@ class FastKernels:
                         s = stream_ptr()
                         out = new_out(a.shape, d, n, s)
                         if launch is None:
-                            f(_grid(n), _BLOCKS, (a, sc, out, _i64(n)))
+                            f(_grid(n, width(d)), _BLOCKS, (a, sc, out, _i64(n)))
                             return out
                         slots, pp = args.t
                         _PACK_VS[d].pack_into(slots, 0, a.data.ptr, sc, out.data.ptr, n)
-                        launch(fp, ((n + 3) // 4 + 255) // 256, 1, 1, 256, 1, 1, 0, s, pp, 0)
+                        sp = spans[d]
+                        launch(fp, (n + sp - 1) // sp, 1, 1, 256, 1, 1, 0, s, pp, 0)
                         return out
             return fallback(a, b)
 
@@ -394,7 +408,7 @@ class FastKernels:
                 if d in exprs and n and ok(a, d):
                     s = _stream_ptr()
                     out = new_out(a.shape, d, n, s)
-                    run(table(d), n, s, (a, out))
+                    run(table(d), n, s, (a, out), 16 if d.itemsize == 1 else 4)
                     return out
             return fallback(a, *args, **kw)
 
@@ -420,7 +434,7 @@ class FastKernels:
                         table = tables[t] = self._table(self._converter(t))
                     s = _stream_ptr()
                     out = new_out(a.shape, t, n, s)
-                    run(table(d), n, s, (a, out))
+                    run(table(d), n, s, (a, out), 16 if d.itemsize == 1 == t.itemsize else 4)
                     return out
             return fallback(a, dtype, copy=copy, **kw)
 
@@ -462,12 +476,13 @@ class FastKernels:
             v = d.type(value)
             f = table(d)
             s = _stream_ptr()
+            e = width(d)
             if launch is None:
-                f(_grid(n), _BLOCKS, (v, out, _i64(n)))
+                f(_grid(n, e), _BLOCKS, (v, out, _i64(n)))
                 return out
             slots, pp = args.t
             packs[d](slots, 0, v, out.data.ptr, n)
-            launch(f.ptr, ((n + 3) // 4 + 255) // 256, 1, 1, 256, 1, 1, 0, s, pp, 0)
+            launch(f.ptr, ((n + e - 1) // e + 255) // 256, 1, 1, 256, 1, 1, 0, s, pp, 0)
             return out
 
         return fill
@@ -517,12 +532,13 @@ class FastKernels:
                     n = a.size
                     s = _stream_ptr()
                     out = new_out(a.shape, d, n, s)
+                    e = width(d)
                     if launch is None:
-                        f(_grid(n), _BLOCKS, (a, *bounds, out, _i64(n)))
+                        f(_grid(n, e), _BLOCKS, (a, *bounds, out, _i64(n)))
                         return out
                     slots, pp = args.t
                     pack(d, len(bounds))(slots, 0, a.data.ptr, *bounds, out.data.ptr, n)
-                    launch(f.ptr, ((n + 3) // 4 + 255) // 256, 1, 1, 256, 1, 1, 0, s, pp, 0)
+                    launch(f.ptr, ((n + e - 1) // e + 255) // 256, 1, 1, 256, 1, 1, 0, s, pp, 0)
                     return out
             return fallback(a, lo, hi)
 
@@ -545,7 +561,7 @@ class FastKernels:
                         and ok(y, d) and ok(c, bool_)):
                     s = _stream_ptr()
                     out = new_out(x.shape, d, n, s)
-                    run(table(d), n, s, (c, x, y, out))
+                    run(table(d), n, s, (c, x, y, out), 16 if d.itemsize == 1 else 4)
                     return out
             return fallback(c, x, y)
 

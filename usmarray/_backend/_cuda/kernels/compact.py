@@ -6,7 +6,10 @@ the nonzero elements of each tile, one scans the counts into each tile's first o
 position (and the total, read back: the result's length depends on the data), and one
 scans each tile's flags with the block scan of :mod:`.scan`, each nonzero element
 writing its value (a mask) or its coordinates (``nonzero``: one row per axis) at its
-position, in the input's order.
+position, in the input's order.  One-byte flags (bool masks, int8, uint8) take wider
+kernels: sixteen flags a thread by one 16-byte load, counted a word at a time, and the
+flagged positions of each 4096 staged in shared memory so that the writes of a warp
+are consecutive.
 """
 
 from __future__ import annotations
@@ -60,6 +63,109 @@ extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ x,
     carry = sub(x, (O*)0, a, hi < a + 1024 ? hi : a + 1024, carry, wt, em);
 }
 """
+
+#: one-byte flags (bool, int8, uint8): 16 flags a thread by one 16-byte load where the
+#: data is aligned, the nonzero bytes of a 4-byte word counted by one ``__popc``
+_BYTES = r"""
+__device__ __forceinline__ int nz4(const unsigned w) {
+  return __popc((((w & 0x7F7F7F7Fu) + 0x7F7F7F7Fu) | w) & 0x80808080u);
+}
+// the 16 flags from j (those at or past hi read as 0) as four words
+__device__ __forceinline__ void load16(const unsigned char* __restrict__ x, const long long j,
+                                       const long long hi, unsigned w[4]) {
+  if (j + 16 <= hi && !(((size_t)(x + j)) & 15)) {
+    const uint4 v = *reinterpret_cast<const uint4*>(x + j);
+    w[0] = v.x; w[1] = v.y; w[2] = v.z; w[3] = v.w;
+  } else {
+    #pragma unroll
+    for (int q = 0; q < 4; q++) {
+      unsigned u = 0;
+      #pragma unroll
+      for (int b = 0; b < 4; b++) {
+        const long long i = j + 4 * q + b;
+        if (i < hi && x[i]) u |= 1u << (8 * b);
+      }
+      w[q] = u;
+    }
+  }
+}
+"""
+
+_COUNT_BYTES = r"""
+extern "C" __global__ void __launch_bounds__(256) k(const unsigned char* __restrict__ x,
+    long long* __restrict__ s, const long long N, const long long tile) {
+  __shared__ int wt[8];
+  const long long lo = blockIdx.x * tile, hi = N < lo + tile ? N : lo + tile;
+  int a = 0;
+  for (long long j = lo + 16 * threadIdx.x; j < hi; j += 4096) {
+    unsigned w[4];
+    load16(x, j, hi, w);
+    a += nz4(w[0]) + nz4(w[1]) + nz4(w[2]) + nz4(w[3]);
+  }
+  for (int o = 16; o > 0; o >>= 1) a += __shfl_down_sync(0xffffffffu, a, o);
+  if ((threadIdx.x & 31) == 0) wt[threadIdx.x >> 5] = a;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    long long r = 0;
+    for (int i = 0; i < 8; i++) r += wt[i];
+    s[blockIdx.x] = r;
+  }
+}
+"""
+
+#: the write pass of one-byte flags: 4096 flags a step, each thread's 16 counted, a
+#: block scan of the counts, the flagged positions staged in shared memory in order,
+#: then written out (``EMIT(pos, j)``) by consecutive threads
+_WRITE_BYTES = r"""
+extern "C" __global__ void __launch_bounds__(256) k(const unsigned char* __restrict__ x,
+    const V* __restrict__ src, V* __restrict__ out, const long long* __restrict__ offs,
+    const long long N, const long long tile, const long long count, const long long nd,
+    const long long s0, const long long s1, const long long s2, const long long s3,
+    const long long s4, const long long s5) {
+  __shared__ long long buf[4096];
+  __shared__ int wt[8];
+  const long long shape[MAX_NDIM] = {s0, s1, s2, s3, s4, s5};
+  const int tid = threadIdx.x, lane = tid & 31, wp = tid >> 5;
+  const long long lo = blockIdx.x * tile, hi = N < lo + tile ? N : lo + tile;
+  long long base = offs[blockIdx.x];
+  for (long long a = lo; a < hi; a += 4096) {
+    const long long j0 = a + 16 * tid;
+    unsigned w[4];
+    load16(x, j0, hi, w);
+    const int c = nz4(w[0]) + nz4(w[1]) + nz4(w[2]) + nz4(w[3]);
+    int incl = c;
+    #pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+      const int n = __shfl_up_sync(0xffffffffu, incl, o);
+      if (lane >= o) incl += n;
+    }
+    if (lane == 31) wt[wp] = incl;
+    __syncthreads();
+    int before = 0, step = 0;
+    #pragma unroll
+    for (int i = 0; i < 8; i++) { const int v = wt[i]; before += i < wp ? v : 0; step += v; }
+    int pos = before + incl - c;
+    #pragma unroll
+    for (int b = 0; b < 16; b++)
+      if ((w[b >> 2] >> (8 * (b & 3))) & 0xFFu) buf[pos++] = j0 + b;
+    __syncthreads();
+    for (int i = tid; i < step; i += 256) {
+      const long long j = buf[i], r = base + i;
+      EMIT
+    }
+    base += step;
+    __syncthreads();
+  }
+}
+"""
+
+#: the ``EMIT`` of the write pass of one-byte flags: values, or coordinates
+_EMIT_VALUES = "out[r] = src[j]; (void)shape;"
+_EMIT_COORDS = ("if (nd == 1) { out[r] = j; } else { long long q = j;"
+                " for (long long d = nd - 1; d >= 0; d--) {"
+                " const long long m = shape[d]; out[d * count + r] = q % m; q /= m; } }")
+_ONE_BYTE: frozenset[np.dtype] = frozenset(np.dtype(c) for c in "?bB")
+
 
 #: values of the mask's array at the flagged positions
 _VALUES = {
@@ -119,6 +225,11 @@ class Compactions:
     def _function(self, kind: str, t: np.dtype, v: np.dtype) -> Any:
         def source() -> str:
             vdef = f"typedef {_CTYPES[v]} V;\n#define MAX_NDIM {MAX_NDIM}\n"
+            if kind == "count1":
+                return _BYTES + _COUNT_BYTES
+            if kind in ("values1", "coords1"):
+                emit = _EMIT_VALUES if kind == "values1" else _EMIT_COORDS
+                return vdef + _BYTES + _WRITE_BYTES.replace("EMIT", emit)
             if kind == "count":
                 return common(t, _I64, "a + b", "0", SCAN_STORE) + _COUNT
             if kind == "offsets":
@@ -136,7 +247,8 @@ class Compactions:
         counts = _nd((ntiles,), _I64)
         offs = _nd((ntiles + 1,), _I64)
         s = stream_ptr()
-        launch(self._function("count", x.dtype, _I64), (ntiles, 1, 1), (256, 1, 1), "QQqq",
+        kind = "count1" if x.dtype in _ONE_BYTE else "count"
+        launch(self._function(kind, x.dtype, _I64), (ntiles, 1, 1), (256, 1, 1), "QQqq",
                x.data.ptr, counts.data.ptr, n, TILE, stream=s)
         launch(self._function("offsets", _I64, _I64), (1, 1, 1), (256, 1, 1), "QQqqqq",
                counts.data.ptr, offs.data.ptr, 1, ntiles, ntiles + 1, 1, stream=s)
@@ -145,6 +257,8 @@ class Compactions:
     def _write(self, kind: str, x: Any, src: Any, out: Any, offs: Any, ntiles: int,
                count: int) -> None:
         dims = (*x.shape, *(1,) * (MAX_NDIM - x.ndim))
+        if x.dtype in _ONE_BYTE:
+            kind += "1"
         launch(self._function(kind, x.dtype, src.dtype), (ntiles, 1, 1), (256, 1, 1),
                "QQQQqqqq" + "q" * MAX_NDIM, x.data.ptr, src.data.ptr, out.data.ptr,
                offs.data.ptr, x.size, TILE, count, x.ndim, *dims, stream=stream_ptr())
