@@ -122,23 +122,6 @@ def test_shared_memory_is_pooled_and_stays_shared():
     np.testing.assert_allclose(np.asarray(y), np.sin(np.arange(10.0)) * 2, rtol=1e-12)
 
 
-def test_large_shared_arrays_move_to_the_host_in_bulk_before_a_host_view():
-    # managed memory the GPU wrote is prefetched to the host before NumPy reads it (the
-    # runtime call must work here: a failure would turn the prefetch off), and the GPU
-    # computes on it again afterwards
-    n = 1 << 21  # 8 MiB of float32, above PREFETCH_BYTES
-    a = np.linspace(0.0, 1.0, n, dtype=np.float32)
-    x = xp.asarray(a, device="cuda:0", usm_type="shared")
-    y = xp.sin(x)
-    view = np.asarray(y)
-    assert be.prefetch
-    np.testing.assert_allclose(view, np.sin(a), rtol=2e-6)
-    z = xp.asnumpy(y * 2)
-    np.testing.assert_allclose(z, 2 * np.sin(a), rtol=2e-6)
-    part = np.asarray(y[1::3])  # a strided view prefetches its span only
-    np.testing.assert_allclose(part, np.sin(a)[1::3], rtol=2e-6)
-
-
 def test_oversize_requests_raise_memory_error_naming_the_size():
     import os
 

@@ -72,9 +72,6 @@ _PLAIN = _DEVICE_MEMORY | {_Managed}
 _SCORE = {"device": 0, "shared": 1, "host": 2}
 _HOST_MEMORY = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
 _BY_SCORE = ("device", "shared", "host")
-#: managed memory of at least this many bytes migrates to the host in bulk before a host view
-PREFETCH_BYTES = 1 << 20
-_CPU_DEVICE = -1  # cudaCpuDeviceId
 
 #: CuPy arrays have no read-only flag.  A read-only array (a broadcast view, a read-only
 #: import) is a view over memory whose owner is a ``Placed`` with ``read_only`` set, so
@@ -227,8 +224,6 @@ class CudaBackend(BackendBase):
         self._props: dict[int, dict] = {}
         self._total: dict[int, int] = {}
         self._allocators: dict[tuple, Any] = {}
-        #: prefetch managed memory to the host before a host view (see host_view)
-        self.prefetch = True
         #: usm_type="shared" memory, pooled (see _allocator)
         self._managed = cupy.cuda.MemoryPool(self._grow_managed)
         single = self._ndev == 1
@@ -772,27 +767,12 @@ class CudaBackend(BackendBase):
 
     def host_view(self, raw: Any) -> np.ndarray:
         """A NumPy view of host-accessible (shared or host) memory, after the array's
-        queue has finished its work; it keeps ``raw`` alive.  Managed memory of at least
-        ``PREFETCH_BYTES`` is first prefetched to the host on the array's queue
-        (``cudaMemPrefetchAsync``), one bulk migration instead of a page fault per page
-        the host reads (issue 28: 0.13 s for each 100 MB chunk cubed wrote to Zarr)."""
-        ut = self.usm_type_of(raw)
-        if ut == "device":
+        queue has finished its work; it keeps ``raw`` alive."""
+        if self.usm_type_of(raw) == "device":
             raise BufferError("USM-device memory of a CUDA device is not host-accessible")
         if raw.size:
-            q = self.queue_of(raw)
-            if ut == "shared" and raw.nbytes >= PREFETCH_BYTES and self.prefetch:
-                self._prefetch_to_host(raw, q)
-            q.wait()
+            self.queue_of(raw).wait()
         return np.asarray(_HostView(raw))
-
-    def _prefetch_to_host(self, raw: Any, q: CudaQueue) -> None:
-        lo, hi = _construct.span(raw.shape, raw.strides)
-        try:
-            _rt.memPrefetchAsync(raw.data.ptr + lo, hi - lo + raw.itemsize, _CPU_DEVICE,
-                                 q.stream.ptr)
-        except Exception:  # noqa: BLE001 - a runtime without it: the host faults pages in
-            self.prefetch = False
 
     def asarray(self, obj: Any, dtype: Any = None, copy: Any = None, usm_type: Any = None,
                 queue: Any = None, sycl_queue: Any = None, q: Any = None) -> Any:
