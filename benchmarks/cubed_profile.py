@@ -49,6 +49,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.cubed_bounded import _parse_mem
+
 #: label -> (backend, USMARRAY_DEFAULT_DEVICE, more environment)
 CONFIGS: dict[str, tuple[str, str | None, dict[str, str]]] = {
     "numpy": ("numpy", None, {}),
@@ -179,7 +181,7 @@ def child(args: argparse.Namespace) -> dict[str, object]:
     from cubed.runtime.create import create_executor
 
     import_s = time.perf_counter() - t_import
-    allowed = int(float(args.allowed_mem.upper().replace("GB", "e9").replace("MB", "e6")))
+    allowed = _parse_mem(args.allowed_mem)
     work = tempfile.mkdtemp(prefix="cubed-prof-", dir=args.work_dir)
     spec = cubed.Spec(work_dir=work, allowed_mem=allowed, reserved_mem=args.reserved_mem)
     if args.executor == "threads":
@@ -273,7 +275,7 @@ def make_input(args: argparse.Namespace) -> None:
     import cubed.array_api as cxp
 
     work = tempfile.mkdtemp(prefix="cubed-prof-", dir=args.work_dir)
-    allowed = int(float(args.allowed_mem.upper().replace("GB", "e9").replace("MB", "e6")))
+    allowed = _parse_mem(args.allowed_mem)
     spec = cubed.Spec(work_dir=work, allowed_mem=allowed,
                       zarr_compressor=None if args.compressor == "none" else "default")
     i = cxp.arange(int(float(args.n)), dtype=cxp.int32, chunks=int(float(args.chunk)),

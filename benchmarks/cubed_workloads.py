@@ -42,6 +42,7 @@ import time
 from pathlib import Path
 
 from benchmarks.cubed_bounded import _parse_mem, _peak_rss
+from benchmarks.cubed_profile import _env
 
 #: label -> (backend, USMARRAY_DEFAULT_DEVICE, uses --device-workers)
 CONFIGS: dict[str, tuple[str, str | None, bool]] = {
@@ -192,16 +193,6 @@ def child(args: argparse.Namespace) -> dict[str, object]:
                 projected_mem=proj.projected,  # type: ignore[attr-defined]
                 rss_before=rss_before, device_peak=devmem.stop() if devmem else None,
                 device_before=dev_before)
-
-
-def _env(backend: str, device: str | None) -> dict[str, str]:
-    env = dict(os.environ, PYTHONUNBUFFERED="1", SYCL_CACHE_PERSISTENT="1")
-    env.pop("CUBED_BACKEND_ARRAY_API_MODULE", None)
-    env.pop("USMARRAY_DEFAULT_DEVICE", None)
-    if backend == "usmarray":
-        env["CUBED_BACKEND_ARRAY_API_MODULE"] = "usmarray.cubed"
-        env["USMARRAY_DEFAULT_DEVICE"] = device or ""
-    return env
 
 
 def _close(a: object, b: object, rtol: float) -> bool:

@@ -3,8 +3,8 @@
 One thread handles four consecutive elements with one aligned vector load per
 operand (16 bytes for 4-byte types: the ``float4`` pattern; two 16-byte loads for
 8-byte types) and one vector store, or sixteen where every array of the kernel has
-one-byte elements (bool, int8, uint8: one 16-byte load each); the last partial vector is done element by
-element by the last thread.  Kernels are generated per (operation, dtypes),
+one-byte elements (bool, int8, uint8: one 16-byte load each); the last partial vector
+is done element by element by the last thread.  Kernels are generated per (operation, dtypes),
 compiled once through NVRTC by CuPy's ``RawKernel`` (cached on disk by CuPy), and
 kept in a dict keyed by the same tuple, so a call costs one dict lookup and one
 launch.
@@ -73,8 +73,9 @@ def _grid(n: int, e: int = 4) -> tuple[int]:
 
 
 def width(d: np.dtype) -> int:
-    """Elements a thread of a kernel whose arrays all have dtype ``d``'s size handles:
-    16 one-byte elements (one 16-byte load), else 4."""
+    """Elements a thread handles in a kernel whose arrays all have dtype ``d``'s size:
+    16 one-byte elements (one 16-byte load), else 4.  A kernel over arrays of several
+    dtypes takes the smallest of their widths."""
     return 16 if d.itemsize == 1 else 4
 
 _CTYPES: dict[np.dtype, str] = {
@@ -119,9 +120,9 @@ UNARY: dict[str, dict[np.dtype, str]] = {
 
 
 def _align(d: np.dtype) -> int:
-    """The alignment of an operand of dtype ``d`` the fast path asks: the vector it reads
-    (16 bytes for one-byte elements, which a kernel of only such arrays reads 16 at a time)."""
-    return 16 if d.itemsize == 1 else min(16, 4 * d.itemsize)
+    """The alignment the fast path asks of an operand of dtype ``d``: the vector a thread
+    reads in a kernel of only such arrays."""
+    return min(16, width(d) * d.itemsize)
 
 
 def _vec(name: str, ctype: str, d: np.dtype, e: int) -> str:
@@ -133,7 +134,7 @@ def _source(ins: list[tuple[np.dtype, bool]], out: np.dtype, expr: str) -> str:
     c-first for three inputs) writing ``out[i] = expr``."""
     names = ["x", "y"] if len(ins) <= 2 else ["c", "x", "y"]
     names = names[: len(ins)]
-    e = 16 if out.itemsize == 1 and all(d.itemsize == 1 for d, sc in ins if not sc) else 4
+    e = min(width(d) for d in [out, *(d for d, scalar in ins if not scalar)])
     src = []
     params = []
     loads_vec = []
@@ -408,7 +409,7 @@ class FastKernels:
                 if d in exprs and n and ok(a, d):
                     s = _stream_ptr()
                     out = new_out(a.shape, d, n, s)
-                    run(table(d), n, s, (a, out), 16 if d.itemsize == 1 else 4)
+                    run(table(d), n, s, (a, out), width(d))
                     return out
             return fallback(a, *args, **kw)
 
@@ -434,7 +435,7 @@ class FastKernels:
                         table = tables[t] = self._table(self._converter(t))
                     s = _stream_ptr()
                     out = new_out(a.shape, t, n, s)
-                    run(table(d), n, s, (a, out), 16 if d.itemsize == 1 == t.itemsize else 4)
+                    run(table(d), n, s, (a, out), min(width(d), width(t)))
                     return out
             return fallback(a, dtype, copy=copy, **kw)
 
@@ -561,7 +562,7 @@ class FastKernels:
                         and ok(y, d) and ok(c, bool_)):
                     s = _stream_ptr()
                     out = new_out(x.shape, d, n, s)
-                    run(table(d), n, s, (c, x, y, out), 16 if d.itemsize == 1 else 4)
+                    run(table(d), n, s, (c, x, y, out), width(d))
                     return out
             return fallback(c, x, y)
 

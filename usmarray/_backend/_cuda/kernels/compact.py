@@ -29,6 +29,17 @@ _I64 = np.dtype(np.int64)
 #: axes of the inputs ``nonzero`` takes (their lengths travel as kernel arguments)
 MAX_NDIM = 6
 
+
+def _coords(em: str, pos: str) -> str:
+    """C statements writing the coordinates of the flat index ``j`` at output position
+    ``pos``, axis d in row d of an (nd, count) result (one row: ``j`` itself); ``nd``,
+    ``shape``, ``out`` and ``count`` are reached through the prefix ``em``."""
+    return (f"if ({em}nd == 1) {{ {em}out[{pos}] = j; }} else {{ long long q = j;"
+            f" for (long long d = {em}nd - 1; d >= 0; d--) {{"
+            f" const long long m = {em}shape[d]; {em}out[d * {em}count + {pos}] = q % m;"
+            " q /= m; } }")
+
+
 _COUNT = r"""
 extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ x, O* __restrict__ s,
     const long long N, const long long tile) {
@@ -161,9 +172,7 @@ extern "C" __global__ void __launch_bounds__(256) k(const unsigned char* __restr
 
 #: the ``EMIT`` of the write pass of one-byte flags: values, or coordinates
 _EMIT_VALUES = "out[r] = src[j]; (void)shape;"
-_EMIT_COORDS = ("if (nd == 1) { out[r] = j; } else { long long q = j;"
-                " for (long long d = nd - 1; d >= 0; d--) {"
-                " const long long m = shape[d]; out[d * count + r] = q % m; q /= m; } }")
+_EMIT_COORDS = _coords("", "r")
 _ONE_BYTE: frozenset[np.dtype] = frozenset(np.dtype(c) for c in "?bB")
 
 
@@ -177,9 +186,7 @@ _VALUES = {
 #: coordinates of the flagged positions, axis d in row d of a (nd, count) result
 _COORDS = {
     "load": "(O)(x[j] != 0)",
-    "store": ("if (x[j] != 0) { if (em.nd == 1) { em.out[r - 1] = j; } else { long long q = j;"
-              " for (long long d = em.nd - 1; d >= 0; d--) {"
-              " const long long m = em.shape[d]; em.out[d * em.count + r - 1] = q % m; q /= m; } } }"),
+    "store": "if (x[j] != 0) { " + _coords("em.", "r - 1") + " }",
     "emit": _VALUES["emit"],
 }
 
