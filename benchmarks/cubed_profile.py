@@ -165,13 +165,13 @@ def _task_clock() -> object:
 
 
 def _run_plan(path: str, spec: object, executor: object,
-              callbacks: list | None = None) -> tuple[float, float]:
+              callbacks: list | None = None, **compute_kw: object) -> tuple[float, float]:
     import cubed.array_api as cxp
 
     x, m = _plan(path, spec)
-    mval = m.compute(executor=executor, callbacks=callbacks)  # type: ignore[attr-defined]
+    mval = m.compute(executor=executor, callbacks=callbacks, **compute_kw)  # type: ignore[attr-defined]
     s = cxp.sqrt(cxp.mean(cxp.square(x - float(mval))))  # type: ignore[operator]
-    sval = s.compute(executor=executor, callbacks=callbacks)
+    sval = s.compute(executor=executor, callbacks=callbacks, **compute_kw)
     return float(mval), float(sval)
 
 

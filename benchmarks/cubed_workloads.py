@@ -4,8 +4,11 @@
   ``x = 20 * i / N - 10`` that exists only chunk by chunk (cubed's virtual ``arange``,
   made on the chunk's device), with ``f`` a chain of transcendental functions:
   ``sin(x) cos(x/2) + exp(-|x|) tanh(x) + log1p(x^2) + sqrt(|sin(3x)|) + atan(x)``.
-  cubed fuses the chain and the first reduction step into one task per chunk, so the
-  plan reads nothing from storage: it is bound by the chunk math.
+  ``x`` feeds seven operations, and cubed stores an array that several operations use;
+  with cubed's default optimizer, some of the tree's arrays go to Zarr as well (a
+  fused task reads at most four source arrays). ``--fuse wide`` fuses the whole tree
+  and the first reduction step into one task per chunk, so only ``x`` is written and
+  read back (``optimize_function``).
 - ``meanstd`` (storage-bound): the mean and the two-pass standard deviation of a float32
   Zarr array on local disk (the plan of ``benchmarks.cubed_profile``, whose input writer
   and plan this reuses).
@@ -62,6 +65,24 @@ def chain_plan(n: int, chunk: int, spec: object) -> object:
     t = (cxp.sin(x) * cxp.cos(0.5 * x) + cxp.exp(-cxp.abs(x)) * cxp.tanh(x)
          + cxp.log1p(x * x) + cxp.sqrt(cxp.abs(cxp.sin(3.0 * x))) + cxp.atan(x))
     return cxp.mean(t)
+
+
+def optimize_function(fuse: str) -> object:
+    """cubed's graph optimizer for ``--fuse``.
+
+    ``cubed`` is its default: a fused group reads at most 4 source arrays, so the chain's
+    tree of operations on ``x`` leaves some of its arrays in Zarr (five intermediate
+    arrays in all at N = 4e7, against two with ``wide``). ``wide`` lets one task read up
+    to 32 source arrays and 64 input blocks, so the whole tree and the first reduction step are one task per chunk
+    and only ``x`` (used by seven operations, which cubed never recomputes) is stored."""
+    if fuse == "cubed":
+        return None
+    from functools import partial
+
+    from cubed.core.optimization import multiple_inputs_optimize_dag
+
+    return partial(multiple_inputs_optimize_dag, max_total_source_arrays=32,
+                   max_total_num_input_blocks=64)
 
 
 def chain_reference(n: int) -> float:
@@ -171,8 +192,11 @@ def child(args: argparse.Namespace) -> dict[str, object]:
     rss_before = _peak_rss()
     n, allowed = int(float(args.n)), _parse_mem(args.allowed_mem)
     work = tempfile.mkdtemp(prefix="cubed-wl-", dir=args.work_dir)
-    spec = cubed.Spec(work_dir=work, allowed_mem=allowed, reserved_mem=args.reserved_mem)
+    spec = cubed.Spec(work_dir=work, allowed_mem=allowed, reserved_mem=args.reserved_mem,
+                      zarr_compressor=None if args.intermediates == "none" else "default")
     ex = create_executor("threads", dict(max_workers=args.workers))
+    opt = optimize_function(args.fuse)
+    kw = {} if opt is None else {"optimize_function": opt}
     proj = _projected()
     times, cpus, values = [], [], []
     try:
@@ -180,9 +204,9 @@ def child(args: argparse.Namespace) -> dict[str, object]:
             t0, c0 = time.perf_counter(), time.process_time()
             if args.workload == "chain":
                 v: object = float(chain_plan(n, int(float(args.chunk)), spec).compute(  # type: ignore[attr-defined]
-                    executor=ex, callbacks=[proj]))
+                    executor=ex, callbacks=[proj], **kw))
             else:
-                v = _run_plan(args.data, spec, ex, [proj])
+                v = _run_plan(args.data, spec, ex, [proj], **kw)
             times.append(time.perf_counter() - t0)
             cpus.append(time.process_time() - c0)
             values.append(v)
@@ -216,6 +240,8 @@ def table(res: dict) -> str:
            f"allowed_mem {res['allowed_mem']}, chunks of {float(res['chunk']):.3g} elements, "
            f"threads executor"
            + (f"; input compressor: {res['compressor']}" if res.get("compressor") else "")
+           + f"; fusion: {res.get('fuse', 'cubed')}; intermediates' compressor: "
+           f"{res.get('intermediates', 'default')}"
            + f"; {res['host']}", "",
            "| configuration | threads | median (s) | numpy / this | runs (s) | first run (s) | "
            "value agrees | peak RSS (GB) | RSS before (GB) | cubed's projected task (GB) | "
@@ -309,7 +335,8 @@ def parent(args: argparse.Namespace) -> dict:
     data_dir = tempfile.mkdtemp(prefix="cubed-wl-data-", dir=args.work_dir)
     res: dict = dict(workload=args.workload, n=int(float(args.n)), allowed_mem=args.allowed_mem,
                      chunk=args.chunk, host=_host(), rows=[],
-                     compressor=args.compressor if args.workload == "meanstd" else None)
+                     compressor=args.compressor if args.workload == "meanstd" else None,
+                     fuse=args.fuse, intermediates=args.intermediates)
     try:
         if args.workload == "meanstd":  # written once, by cubed on NumPy
             args.data = str(Path(data_dir) / "x.zarr")
@@ -332,7 +359,8 @@ def parent(args: argparse.Namespace) -> dict:
             cmd = [sys.executable, "-m", "benchmarks.cubed_workloads", "--child",
                    "--workload", args.workload, "--n", str(args.n), "--chunk", str(args.chunk),
                    "--allowed-mem", args.allowed_mem, "--reserved-mem", str(args.reserved_mem),
-                   "--repeats", str(args.repeats), "--workers", str(workers)]
+                   "--repeats", str(args.repeats), "--workers", str(workers),
+                   "--fuse", args.fuse, "--intermediates", args.intermediates]
             if args.data:
                 cmd += ["--data", args.data]
             if args.work_dir:
@@ -384,6 +412,12 @@ def main() -> None:
     ap.add_argument("--work-dir", default=None)
     ap.add_argument("--compressor", default="default", choices=("default", "none"),
                     help="meanstd: the input Zarr array's compressor, cubed's default or none")
+    ap.add_argument("--fuse", default="cubed", choices=("cubed", "wide"),
+                    help="cubed's graph optimizer: its default, or wide fusion "
+                         "(optimize_function's docstring)")
+    ap.add_argument("--intermediates", default="default", choices=("default", "none"),
+                    help="the compressor of cubed's intermediate Zarr arrays "
+                         "(Spec's zarr_compressor): cubed's default or none")
     ap.add_argument("--data", default=None)
     ap.add_argument("--out", default="benchmarks/results/cubed-workloads")
     ap.add_argument("--name", default=None, help="file stem of the results (default: workload)")
