@@ -192,8 +192,10 @@ def child(args: argparse.Namespace) -> dict[str, object]:
     rss_before = _peak_rss()
     n, allowed = int(float(args.n)), _parse_mem(args.allowed_mem)
     work = tempfile.mkdtemp(prefix="cubed-wl-", dir=args.work_dir)
+    # cubed's own default is left unset: cubed 0.28 refuses the string "default" it names
+    extra = {"zarr_compressor": None} if args.intermediates == "none" else {}
     spec = cubed.Spec(work_dir=work, allowed_mem=allowed, reserved_mem=args.reserved_mem,
-                      zarr_compressor=None if args.intermediates == "none" else "default")
+                      **extra)
     ex = create_executor("threads", dict(max_workers=args.workers))
     opt = optimize_function(args.fuse)
     kw = {} if opt is None else {"optimize_function": opt}
