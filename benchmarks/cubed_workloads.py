@@ -43,6 +43,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from benchmarks.cubed_bounded import _parse_mem, _peak_rss
 from benchmarks.cubed_profile import _env
@@ -83,6 +84,37 @@ def optimize_function(fuse: str) -> object:
 
     return partial(multiple_inputs_optimize_dag, max_total_source_arrays=32,
                    max_total_num_input_blocks=64)
+
+
+def dedupe_chunk_reads() -> None:
+    """An experiment that patches cubed (0.27-0.28) in this process: a task reads each
+    (array, chunk) it needs once.  cubed's fused task reads a chunk once per use of its
+    array (the chain's ``x`` seven times a task; profiled on an H100 host, those reads
+    were 7.7 of the GPU's 8.5 s), and holds every read at once.  This measures what
+    reading each chunk once would give; it is not a configuration to ship."""
+    import cubed.primitive.blockwise as bw
+
+    local = threading.local()
+    read, scope = bw.get_chunk, bw.get_results_in_different_scope
+
+    def get_chunk(in_key: Any, config: Any) -> Any:
+        memo = getattr(local, "memo", None)
+        if memo is None:
+            return read(in_key, config)
+        k = (in_key.name, tuple(in_key.coords))
+        if k not in memo:
+            memo[k] = read(in_key, config)
+        return memo[k]
+
+    def scoped(out_coords: Any, *, config: Any) -> Any:
+        local.memo = {}
+        try:
+            return scope(out_coords, config=config)
+        finally:
+            local.memo = None
+
+    bw.get_chunk = get_chunk
+    bw.get_results_in_different_scope = scoped
 
 
 def chain_reference(n: int) -> float:
@@ -198,6 +230,8 @@ def child(args: argparse.Namespace) -> dict[str, object]:
                       **extra)
     ex = create_executor("threads", dict(max_workers=args.workers))
     opt = optimize_function(args.fuse)
+    if args.dedupe_reads:
+        dedupe_chunk_reads()
     kw = {} if opt is None else {"optimize_function": opt}
     proj = _projected()
     times, cpus, values = [], [], []
@@ -244,6 +278,8 @@ def table(res: dict) -> str:
            + (f"; input compressor: {res['compressor']}" if res.get("compressor") else "")
            + f"; fusion: {res.get('fuse', 'cubed')}; intermediates' compressor: "
            f"{res.get('intermediates', 'default')}"
+           + ("; each chunk read once a task (cubed patched: dedupe_chunk_reads)"
+              if res.get("dedupe_reads") else "")
            + f"; {res['host']}", "",
            "| configuration | threads | median (s) | numpy / this | runs (s) | first run (s) | "
            "value agrees | peak RSS (GB) | RSS before (GB) | cubed's projected task (GB) | "
@@ -338,7 +374,8 @@ def parent(args: argparse.Namespace) -> dict:
     res: dict = dict(workload=args.workload, n=int(float(args.n)), allowed_mem=args.allowed_mem,
                      chunk=args.chunk, host=_host(), rows=[],
                      compressor=args.compressor if args.workload == "meanstd" else None,
-                     fuse=args.fuse, intermediates=args.intermediates)
+                     fuse=args.fuse, intermediates=args.intermediates,
+                     dedupe_reads=args.dedupe_reads)
     try:
         if args.workload == "meanstd":  # written once, by cubed on NumPy
             args.data = str(Path(data_dir) / "x.zarr")
@@ -362,7 +399,8 @@ def parent(args: argparse.Namespace) -> dict:
                    "--workload", args.workload, "--n", str(args.n), "--chunk", str(args.chunk),
                    "--allowed-mem", args.allowed_mem, "--reserved-mem", str(args.reserved_mem),
                    "--repeats", str(args.repeats), "--workers", str(workers),
-                   "--fuse", args.fuse, "--intermediates", args.intermediates]
+                   "--fuse", args.fuse, "--intermediates", args.intermediates,
+                   *(["--dedupe-reads"] if args.dedupe_reads else [])]
             if args.data:
                 cmd += ["--data", args.data]
             if args.work_dir:
@@ -420,6 +458,9 @@ def main() -> None:
     ap.add_argument("--intermediates", default="default", choices=("default", "none"),
                     help="the compressor of cubed's intermediate Zarr arrays "
                          "(Spec's zarr_compressor): cubed's default or none")
+    ap.add_argument("--dedupe-reads", action="store_true",
+                    help="experiment: patch cubed so that a task reads each chunk once "
+                         "(dedupe_chunk_reads)")
     ap.add_argument("--data", default=None)
     ap.add_argument("--out", default="benchmarks/results/cubed-workloads")
     ap.add_argument("--name", default=None, help="file stem of the results (default: workload)")
