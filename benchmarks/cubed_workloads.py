@@ -9,6 +9,10 @@
   fused task reads at most four source arrays). ``--fuse wide`` fuses the whole tree
   and the first reduction step into one task per chunk, so only ``x`` is written and
   read back (``optimize_function``).
+- ``chain-blocks``: the same ``f`` written as one function applied chunk by chunk
+  (``cubed.map_blocks``), the way a chain of elementwise steps on one array is handed
+  to a chunked engine: with ``--fuse wide`` the source, ``f`` and the first reduction
+  step are one task per chunk and nothing is stored (two operations in the plan).
 - ``meanstd`` (storage-bound): the mean and the two-pass standard deviation of a float32
   Zarr array on local disk (the plan of ``benchmarks.cubed_profile``, whose input writer
   and plan this reuses).
@@ -57,14 +61,24 @@ CONFIGS: dict[str, tuple[str, str | None, bool]] = {
 }
 
 
-def chain_plan(n: int, chunk: int, spec: object) -> object:
-    """The compute-heavy plan: a cubed array holding ``mean(f(x))`` (module docstring)."""
+def chain_f(x: Any) -> Any:
+    """``f(x)`` of the chain (module docstring) in ``x``'s own namespace: cubed's array
+    module for the whole array, NumPy or usmarray for one chunk."""
+    xp = x.__array_namespace__()
+    return (xp.sin(x) * xp.cos(0.5 * x) + xp.exp(-xp.abs(x)) * xp.tanh(x)
+            + xp.log1p(x * x) + xp.sqrt(xp.abs(xp.sin(3.0 * x))) + xp.atan(x))
+
+
+def chain_plan(n: int, chunk: int, spec: object, blocks: bool = False) -> object:
+    """The compute-heavy plan: a cubed array holding ``mean(f(x))`` (module docstring);
+    with ``blocks``, ``f`` is one function applied to each chunk (``cubed.map_blocks``),
+    so ``x`` has one user and nothing is stored between the source and the mean."""
+    import cubed
     import cubed.array_api as cxp
 
     i = cxp.arange(n, dtype=cxp.int32, chunks=chunk, spec=spec)
     x = cxp.astype(i, cxp.float32) * (20.0 / n) - 10.0
-    t = (cxp.sin(x) * cxp.cos(0.5 * x) + cxp.exp(-cxp.abs(x)) * cxp.tanh(x)
-         + cxp.log1p(x * x) + cxp.sqrt(cxp.abs(cxp.sin(3.0 * x))) + cxp.atan(x))
+    t = cubed.map_blocks(chain_f, x, dtype=cxp.float32) if blocks else chain_f(x)
     return cxp.mean(t)
 
 
@@ -238,8 +252,10 @@ def child(args: argparse.Namespace) -> dict[str, object]:
     try:
         for _ in range(args.repeats + 1):
             t0, c0 = time.perf_counter(), time.process_time()
-            if args.workload == "chain":
-                v: object = float(chain_plan(n, int(float(args.chunk)), spec).compute(  # type: ignore[attr-defined]
+            if args.workload in ("chain", "chain-blocks"):
+                plan = chain_plan(n, int(float(args.chunk)), spec,
+                                  blocks=args.workload == "chain-blocks")
+                v: object = float(plan.compute(  # type: ignore[attr-defined]
                     executor=ex, callbacks=[proj], **kw))
             else:
                 v = _run_plan(args.data, spec, ex, [proj], **kw)
@@ -437,7 +453,7 @@ def parent(args: argparse.Namespace) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--workload", choices=("chain", "meanstd"), default="chain")
+    ap.add_argument("--workload", choices=("chain", "chain-blocks", "meanstd"), default="chain")
     ap.add_argument("--n", default="2e8")
     ap.add_argument("--allowed-mem", default="200MB")
     ap.add_argument("--reserved-mem", type=int, default=0)
