@@ -103,8 +103,8 @@ def optimize_function(fuse: str) -> object:
 def dedupe_chunk_reads() -> None:
     """An experiment that patches cubed (0.27-0.28) in this process: a task reads each
     (array, chunk) it needs once.  cubed's fused task reads a chunk once per use of its
-    array (the chain's ``x`` seven times a task; profiled on an H100 host, those reads
-    were 7.7 of the GPU's 8.5 s), and holds every read at once.  This measures what
+    array (the chain's ``x`` eight times a task, ``x * x`` counting twice; profiled on an
+    H100 host, those reads were 7.7 of the GPU's 8.5 s), and holds every read at once.  This measures what
     reading each chunk once would give; it is not a configuration to ship."""
     import cubed.primitive.blockwise as bw
 

@@ -6,6 +6,7 @@ figure and peak-memory columns are written."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -72,3 +73,70 @@ def test_meanstd_runs_the_profile_plan_on_zarr_input(tmp_path):
         assert "error" not in r, r
         np.testing.assert_allclose(r["value"], want, rtol=1e-5, atol=1e-6)
     assert "value agrees" in (tmp_path / "meanstd.md").read_text()
+
+
+def _stored(plan, optimize_function):
+    from cubed.core.plan import arrays_to_plan
+
+    fin = arrays_to_plan(plan)._finalize(optimize_graph=True,
+                                        optimize_function=optimize_function)
+    return fin.total_intermediate_narrays
+
+
+def test_wide_fusion_stores_less_and_blocks_store_nothing(tmp_path):
+    import cubed
+
+    spec = cubed.Spec(work_dir=str(tmp_path), allowed_mem=int(2e8))
+    n, chunk = 400_000, 100_000
+    wide = wl.optimize_function("wide")
+    assert wl.optimize_function("cubed") is None
+    default = _stored(wl.chain_plan(n, chunk, spec), None)
+    fused = _stored(wl.chain_plan(n, chunk, spec), wide)
+    assert fused < default
+    assert _stored(wl.chain_plan(n, chunk, spec, blocks=True), wide) == 0
+    want = wl.chain_reference(n)
+    for blocks in (False, True):
+        v = float(wl.chain_plan(n, chunk, spec, blocks=blocks).compute(optimize_function=wide))
+        assert v == pytest.approx(want, rel=2e-4)
+
+
+def test_chain_f_runs_in_the_chunk_namespace():
+    x = np.linspace(-10, 10, 1001, dtype=np.float32)
+    got = wl.chain_f(xp.asarray(x))
+    assert isinstance(got, xp.usm_ndarray) and got.dtype == xp.float32
+    np.testing.assert_allclose(np.asarray(xp.asarray(got, device=xp.Device.create_device("numpy"))),
+                               wl.chain_f(x), rtol=2e-6, atol=1e-6)
+
+
+def test_dedupe_reads_reads_each_chunk_once_a_task_and_keeps_the_value(tmp_path):
+    """Run in a child: the experiment patches cubed for the rest of its process.  In the
+    fused chain one task per chunk reads ``x``'s chunk: eight times before (seven operations; ``x * x`` twice), once after."""
+    code = f"""
+from collections import Counter
+import cubed, cubed.primitive.blockwise as bw
+from benchmarks import cubed_workloads as wl
+spec = cubed.Spec(work_dir={str(tmp_path)!r}, allowed_mem=int(2e8))
+n, chunk = 400_000, 100_000
+wide = wl.optimize_function("wide")
+reads = Counter()
+def count(fn):
+    def inner(in_key, config):
+        reads[(in_key.name, tuple(in_key.coords))] += 1
+        return fn(in_key, config)
+    return inner
+bw.get_chunk = count(bw.get_chunk)
+def most():  # the largest read count of one chunk of an array of 4 chunks (x)
+    names = Counter(name for name, _ in reads)
+    return max(c for (name, _), c in reads.items() if names[name] == n // chunk)
+v0 = float(wl.chain_plan(n, chunk, spec).compute(optimize_function=wide))
+first = most(); reads.clear()
+wl.dedupe_chunk_reads()
+v1 = float(wl.chain_plan(n, chunk, spec).compute(optimize_function=wide))
+print(first, most(), v0, v1, wl.chain_reference(n))
+"""
+    env = {**os.environ, "CUBED_BACKEND_ARRAY_API_MODULE": "numpy"}
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                         text=True, timeout=300, env=env)
+    before, after, v0, v1, want = out.stdout.split()
+    assert (int(before), int(after)) == (8, 1)
+    assert float(v0) == float(v1) == pytest.approx(float(want), rel=2e-4)
