@@ -21,6 +21,7 @@ from numpy.lib.array_utils import byte_bounds
 from .. import _construct, _dlpack_import
 from .._errors import warn_at_caller
 from .._protocol import KERNEL_NAMES, BackendBase, Capabilities, LinAlgError
+from .out_pool import make_pool, pooled
 
 # The standard defines every floating-point result of its functions (IEEE 754 special
 # cases: 1/0 is inf, 0/0 and sqrt(-1) are NaN), so NumPy's floating-point RuntimeWarnings
@@ -408,11 +409,17 @@ _ALIASES = {"matrix_transpose": "matrix_transpose"}
 
 def _kernel_namespace() -> SimpleNamespace:
     ns: dict[builtins.str, Any] = {}
+    pool = make_pool()
     for name in KERNEL_NAMES:
         if name in _SPECIAL:
             ns[name] = _SPECIAL[name]
+            continue
+        fn = getattr(np, _ALIASES.get(name, name))
+        if (pool is not None and isinstance(fn, np.ufunc) and fn.signature is None
+                and fn.nout == 1 and fn.nin in (1, 2)):
+            ns[name] = pooled(fn, pool)
         else:
-            ns[name] = _arrayify(getattr(np, _ALIASES.get(name, name)))
+            ns[name] = _arrayify(fn)
     ns.update(asarray=_asarray_kernel, usm_ndarray=np.ndarray, __name__="numpy")
     return SimpleNamespace(**ns)
 
