@@ -34,6 +34,9 @@ ENV_BYTES = "USMARRAY_NUMPY_POOL_BYTES"
 DEFAULT_BYTES = 256 << 20
 #: the smallest result pooled: below it, NumPy's allocator reuses memory itself
 LEAST = 1 << 20
+#: fewer elements than this cannot make LEAST bytes (16-byte elements at most): the
+#: small calls' test, cheaper than ``nbytes``
+_FEW = LEAST // 16
 
 _ndarray = np.ndarray
 #: Python scalars that ufunc.resolve_dtypes takes as weak operands (not bool)
@@ -113,9 +116,9 @@ def make_pool() -> OutPool | None:
 
 def pooled(uf: np.ufunc, pool: OutPool) -> Any:
     """``uf`` (an elementwise ufunc, not a generalized one: one output, one or two
-    inputs) as a kernel that returns an ndarray and
-    writes a result of at least :data:`LEAST` bytes into ``pool``; calls with keywords
-    and other operands go to ``uf`` as they are."""
+    inputs) as a kernel that returns an ndarray and writes a result of at least
+    :data:`LEAST` bytes into ``pool``; calls with keywords and other operands go to
+    ``uf`` as they are."""
     dtypes: dict[tuple[Any, ...], np.dtype] = {}
 
     def out_dtype(key: tuple[Any, ...]) -> np.dtype:
@@ -124,40 +127,50 @@ def pooled(uf: np.ufunc, pool: OutPool) -> Any:
             d = dtypes[key] = uf.resolve_dtypes((*key, None))[-1]
         return d
 
-    if uf.nin == 1:
-        def kernel(*args: Any, **kw: Any) -> np.ndarray:
-            if not kw and len(args) == 1:
-                a = args[0]
-                if a.__class__ is _ndarray and a.nbytes >= LEAST:
-                    out = pool.empty(a.shape, out_dtype((a.dtype,)))
-                    if out is not None:
-                        return uf(a, out=out)
-            r = uf(*args, **kw)
-            return r if r.__class__ is _ndarray else np.asarray(r)
-    else:
-        def kernel(*args: Any, **kw: Any) -> np.ndarray:
-            if not kw and len(args) == 2:
-                a, b = args
-                ta, tb = a.__class__, b.__class__
-                if ta is _ndarray and tb is _ndarray:
-                    if a.nbytes >= LEAST or b.nbytes >= LEAST:
-                        s = a.shape if a.shape == b.shape else np.broadcast_shapes(a.shape, b.shape)
-                        out = pool.empty(s, out_dtype((a.dtype, b.dtype)))
-                        if out is not None:
-                            return uf(a, b, out=out)
-                elif ta is _ndarray and tb in _SCALARS:
-                    if a.nbytes >= LEAST:
-                        out = pool.empty(a.shape, out_dtype((a.dtype, tb)))
-                        if out is not None:
-                            return uf(a, b, out=out)
-                elif tb is _ndarray and ta in _SCALARS and b.nbytes >= LEAST:
-                    out = pool.empty(b.shape, out_dtype((ta, b.dtype)))
-                    if out is not None:
-                        return uf(a, b, out=out)
-            r = uf(*args, **kw)
-            return r if r.__class__ is _ndarray else np.asarray(r)
-
+    kernel = (_unary if uf.nin == 1 else _binary)(uf, pool, out_dtype)
     kernel.__name__ = uf.__name__
+    kernel.pool = pool
+    return kernel
+
+
+def _unary(uf: np.ufunc, pool: OutPool, out_dtype: Any) -> Any:
+    def kernel(a: Any, *rest: Any, **kw: Any) -> np.ndarray:
+        if rest or kw:
+            r = uf(a, *rest, **kw)
+        else:
+            if a.__class__ is _ndarray and a.size >= _FEW and a.nbytes >= LEAST:
+                out = pool.empty(a.shape, out_dtype((a.dtype,)))
+                if out is not None:
+                    return uf(a, out=out)
+            r = uf(a)
+        return r if r.__class__ is _ndarray else np.asarray(r)
+
+    return kernel
+
+
+def _binary(uf: np.ufunc, pool: OutPool, out_dtype: Any) -> Any:
+    def result(a: Any, b: Any, ta: type, tb: type) -> np.ndarray | None:
+        if ta is _ndarray and tb is _ndarray:
+            s = a.shape if a.shape == b.shape else np.broadcast_shapes(a.shape, b.shape)
+            return pool.empty(s, out_dtype((a.dtype, b.dtype)))
+        if ta is _ndarray and tb in _SCALARS:
+            return pool.empty(a.shape, out_dtype((a.dtype, tb)))
+        if tb is _ndarray and ta in _SCALARS:
+            return pool.empty(b.shape, out_dtype((ta, b.dtype)))
+        return None
+
+    def kernel(a: Any, b: Any, *rest: Any, **kw: Any) -> np.ndarray:
+        if rest or kw:
+            r = uf(a, b, *rest, **kw)
+        else:
+            ta, tb = a.__class__, b.__class__
+            if (ta is _ndarray and a.size >= _FEW) or (tb is _ndarray and b.size >= _FEW):
+                out = result(a, b, ta, tb)
+                if out is not None:
+                    return uf(a, b, out=out)
+            r = uf(a, b)
+        return r if r.__class__ is _ndarray else np.asarray(r)
+
     return kernel
 
 
