@@ -144,3 +144,28 @@ def test_a_bad_setting_names_the_variable():
                          env={**__import__("os").environ, "USMARRAY_NUMPY_POOL_BYTES": "lots"},
                          timeout=120)
     assert out.returncode != 0 and "USMARRAY_NUMPY_POOL_BYTES" in out.stderr
+
+
+@pytest.mark.parametrize("layout", ["flipped", "stepped", "transposed", "broadcast row",
+                                    "one-element axis", "empty", "0-D"])
+def test_odd_layouts_and_alternating_shapes(layout):
+    """Operands of any layout, and calls that alternate between shapes and dtypes, get
+    NumPy's values (the pooled result is always a fresh C-contiguous block)."""
+    m = rng.standard_normal((2048, 256)).astype(np.float32)
+    views = {
+        "flipped": lambda a: a[::-1, ::-1],
+        "stepped": lambda a: a[::2, ::3],
+        "transposed": lambda a: a.T,
+        "broadcast row": lambda a: np.broadcast_to(a[0], (4096, 256)),
+        "one-element axis": lambda a: a[:, None, :][: 2048, :, :],
+        "empty": lambda a: a[:0],
+        "0-D": lambda a: a[0, 0],
+    }
+    v = views[layout](m)
+    uv = views[layout](_u(m)) if layout != "broadcast row" else xp.broadcast_to(_u(m)[0], (4096, 256))
+    for other in (np.float32(1.5), np.arange(2, dtype=np.int64)):  # alternate dtypes and shapes
+        np.testing.assert_array_equal(_np(xp.sin(uv)), np.sin(v))
+        np.testing.assert_array_equal(_np(uv * 2.0), v * np.float32(2.0))
+        np.testing.assert_array_equal(_np(xp.exp(uv) - uv), np.exp(v) - v)
+        small = _u(np.asarray(other))
+        np.testing.assert_array_equal(_np(small + small), np.asarray(other) + np.asarray(other))
