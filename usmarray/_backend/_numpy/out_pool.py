@@ -138,7 +138,7 @@ def _unary(uf: np.ufunc, pool: OutPool, out_dtype: Any) -> Any:
         if rest or kw:
             r = uf(a, *rest, **kw)
         else:
-            if a.__class__ is _ndarray and a.size >= _FEW and a.nbytes >= LEAST:
+            if a.__class__ is _ndarray and a.size >= _FEW:
                 out = pool.empty(a.shape, out_dtype((a.dtype,)))
                 if out is not None:
                     return uf(a, out=out)
