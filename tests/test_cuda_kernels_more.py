@@ -730,3 +730,68 @@ def test_row_mask_selects_whole_rows(dtype, shape, mdim):
         got = x[xp.asarray(m, device="cuda:0")]
         assert got.shape == h[m].shape
         np.testing.assert_array_equal(xp.asnumpy(got), h[m])
+
+
+_WHERE_SHAPES = [
+    ((5, 8), (5, 8), (8,)), ((5, 8), (8,), (5, 8)), ((5, 8), (5, 1), (5, 8)),
+    ((8,), (5, 8), (5, 1)), ((5, 8), (), (5, 8)), ((5, 8), (5, 8), ()),
+    ((1, 8), (5, 1), (8,)), ((3, 4, 1031), (1031,), (3, 4, 1031)), ((6, 7), (6, 7), (1, 7)),
+    ((4099, 3), (4099, 1), (3,)), ((2, 3, 4), (2, 3, 1), (4,)), ((7,), (7,), ()),
+    ((5, 1), (5, 6), (5, 6)), ((), (), (9,)), ((2, 1, 4), (2, 3, 4), (4,)),
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(dtype=st.sampled_from(REAL + ["bool"]), shapes=st.sampled_from(_WHERE_SHAPES),
+       start=st.sampled_from([0, 1, 3]), seed=st.integers(0, 2**16))
+def test_where_with_broadcast_operands_matches_numpy(dtype, shapes, start, seed):
+    """where(c, x, y) whose operands are full, row vectors, columns or one element (the
+    one-launch kernel) and the shapes it leaves to CuPy: NumPy's values, at aligned and
+    unaligned starts (slices of a longer buffer)."""
+    rng = np.random.default_rng(seed)
+    d = np.dtype(dtype)
+
+    def mk(s, kind):
+        n = math.prod(s)
+        if kind == "c":
+            h = rng.random(n + start) < 0.5
+        elif d.kind == "b":
+            h = rng.random(n + start) < 0.5
+        else:
+            h = _data(n + start, d, rng)
+        return h, xp.reshape(xp.asarray(h, device="cuda:0")[start:], s), h[start:].reshape(s)
+
+    _, c, hc = mk(shapes[0], "c")
+    _, x, hx = mk(shapes[1], "x")
+    _, y, hy = mk(shapes[2], "y")
+    got = xp.asnumpy(xp.where(c, x, y))
+    want = np.where(hc, hx, hy)
+    assert got.shape == want.shape
+    assert got.tobytes() == want.tobytes()
+
+
+def test_where_with_a_python_scalar_and_a_broadcast_view():
+    """where(mask, X, 0.0) and where with a broadcast_to view as an operand."""
+    rng = np.random.default_rng(5)
+    H = rng.standard_normal((300, 64)).astype(np.float32)
+    X = xp.asarray(H, device="cuda:0")
+    np.testing.assert_array_equal(xp.asnumpy(xp.where(X > 0, X, 0.0)), np.where(H > 0, H, 0.0))
+    r = xp.broadcast_to(X[0], (300, 64))
+    np.testing.assert_array_equal(xp.asnumpy(xp.where(X > 0, r, X)), np.where(H > 0, H[0], H))
+
+
+def test_may_share_memory_of_contiguous_and_strided_views():
+    """The backend's overlap test: overlapping views, neighbours, empty arrays, 0-D
+    elements and strided views agree with NumPy's bounds test on the host copy."""
+    x = xp.zeros((10, 10), dtype=xp.float32, device="cuda:0")
+    h = np.zeros((10, 10), dtype=np.float32)
+    pairs = [(lambda a: a[:5], lambda a: a[5:]), (lambda a: a[:5], lambda a: a[4:]),
+             (lambda a: a[2, 3, ...], lambda a: a), (lambda a: a[2, 3, ...], lambda a: a[3]),
+             (lambda a: a[:0], lambda a: a), (lambda a: a[:, ::2], lambda a: a[0]),
+             (lambda a: a[:, 1::2], lambda a: a[9, 9, ...]), (lambda a: a.T, lambda a: a[5:]),
+             (lambda a: a[2, 3, ...], lambda a: a[2, 4, ...])]
+    for f, g in pairs:
+        got = be.may_share_memory(f(x)._arr, g(x)._arr)
+        assert got == np.may_share_memory(f(h), g(h)), (f, g)
+    assert not be.may_share_memory(x._arr, xp.zeros((10, 10), dtype=xp.float32,
+                                                    device="cuda:0")._arr)

@@ -275,7 +275,7 @@ class CudaBackend(BackendBase):
         ks["repeat"] = self.row_broadcast.wrap_repeat(ks["repeat"])
         ks["roll"] = self.row_broadcast.wrap_roll(ks["roll"])
         ks["astype"] = self.fast.make_astype(ks["astype"])
-        ks["where"] = self.fast.make_where(ks["where"])
+        ks["where"] = self.fast.make_where(self.row_broadcast.wrap_where(ks["where"]))
         ks["clip"] = self.fast.make_clip(ks["clip"])
         self._fill = self.fast.make_fill()
         self.ramps = Ramps(not single)
@@ -558,6 +558,10 @@ class CudaBackend(BackendBase):
 
     def empty(self, shape: Any, dtype: Any = None, order: Any = "C", usm_type: Any = None,
               queue: Any = None, sycl_queue: Any = None) -> Any:
+        q = queue or sycl_queue
+        if ((q is None or q is self._defaults[0]) and self._single and order == "C"
+                and (usm_type is None or usm_type == "device")):
+            return _nd(shape, dtype or np.float64)  # cupy.empty's own call, without its wrapper
         return self._create(cupy.empty, (shape,), {"dtype": dtype or np.float64, "order": order},
                             _count(shape), dtype, usm_type, queue or sycl_queue)
 
@@ -863,6 +867,12 @@ class CudaBackend(BackendBase):
 
     @staticmethod
     def may_share_memory(a: Any, b: Any) -> bool:
+        """Whether the byte ranges of ``a`` and ``b`` overlap (CuPy's bounds test; one
+        address space holds every device's, managed and pinned memory)."""
+        if a._c_contiguous and b._c_contiguous:  # the common case, without CuPy's walk
+            na, nb = a.nbytes, b.nbytes
+            pa, pb = a.data.ptr, b.data.ptr
+            return bool(na and nb and pa < pb + nb and pb < pa + na)
         return bool(cupy.may_share_memory(a, b))
 
     def memory_error(self, nbytes: int, q: Any, usm_type: builtins.str = "device") -> MemoryError:

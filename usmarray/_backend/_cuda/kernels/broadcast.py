@@ -12,6 +12,9 @@
   before it: both are ``rows`` copies of one block of ``m`` elements.
 * ``repeat`` of each element of a C-contiguous array ``r`` times along an axis, as
   (outer, n, inner) -> (outer, n * r, inner).
+* ``where(c, x, y)`` whose C-contiguous operands each have the result's shape, or
+  broadcast to it as a row vector (m,), a column (..., 1) or one element, with the
+  result viewed as (rows, m) as above: ``where(mask, X, 0.0)``, ``where(X > t, X, row)``.
 """
 
 from __future__ import annotations
@@ -108,6 +111,85 @@ extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ src,
 }}
 """
 
+#: where(c, x, y) over (rows, m); each operand's loads come from :data:`_WHERE_LOADS`
+_WHERE = r"""
+typedef {t} T;
+struct __align__({al}) V {{ T v[4]; }};
+struct __align__(4) C4 {{ bool v[4]; }};
+extern "C" __global__ void __launch_bounds__(256) k(const bool* __restrict__ c,
+    const T* __restrict__ x, const T* __restrict__ y, T* __restrict__ out,
+    const long long rows, const long long m) {{
+  const long long step = (long long)gridDim.x * blockDim.x * 4;
+  for (long long r = blockIdx.y; r < rows; r += gridDim.y) {{
+    T* __restrict__ orow = out + r * m;
+    for (long long j = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * 4; j < m; j += step) {{
+      if ({vec} && j + 4 <= m) {{
+        {cv} {xv} {yv}
+        V o;
+        #pragma unroll
+        for (int t = 0; t < 4; t++) o.v[t] = {c4} ? {x4} : {y4};
+        *reinterpret_cast<V*>(orow + j) = o;
+      }} else {{
+        for (long long i = j; i < m && i < j + 4; i++) orow[i] = {c1} ? {x1} : {y1};
+      }}
+    }}
+  }}
+}}
+"""
+#: operand kind -> (vector load, element t of it, element i), for operand ``p`` of
+#: vector type ``W``: the result's shape, a row vector, one value a row, one value
+_WHERE_LOADS = {
+    "full": ("const W pv = *reinterpret_cast<const W*>(p + r * m + j);", "pv.v[t]",
+             "p[r * m + i]"),
+    "row": ("const W pv = *reinterpret_cast<const W*>(p + j);", "pv.v[t]", "p[i]"),
+    "col": ("const auto ps = p[r];", "ps", "p[r]"),
+    "one": ("const auto ps = p[0];", "ps", "p[0]"),
+}
+
+
+def _where_source(d: np.dtype, kinds: tuple[str, str, str], vec: bool) -> str:
+    parts: dict[str, str] = {}
+    for name, kind, w in zip("cxy", kinds, ("C4", "V", "V"), strict=True):
+        v, e4, e1 = (t.replace("pv", f"{name}v").replace("ps", f"{name}s")
+                     .replace("p[", f"{name}[").replace("p +", f"{name} +")
+                     .replace("W", w) for t in _WHERE_LOADS[kind])
+        parts[f"{name}v"], parts[f"{name}4"], parts[f"{name}1"] = v, e4, e1
+    return _WHERE.format(t=_CTYPES[d], al=min(16, 4 * d.itemsize),
+                         vec="true" if vec else "false", **parts)
+
+
+def _broadcast(*shapes: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The shape ``shapes`` broadcast to, or None where they do not broadcast."""
+    nd = max(len(s) for s in shapes)
+    out = []
+    for i in range(-nd, 0):
+        n = 1
+        for s in shapes:
+            if len(s) >= -i:
+                v = s[i]
+                if v != 1:
+                    if n != 1 and v != n:
+                        return None
+                    n = v
+        out.append(n)
+    return tuple(out)
+
+
+def _where_kind(s: tuple[int, ...], shape: tuple[int, ...]) -> str | None:
+    """How an operand of shape ``s`` broadcasts to ``shape`` in a (rows, m) view:
+    "full", "row" (m,), "col" (..., 1), "one" (one element), else None."""
+    if s == shape:
+        return "full"
+    t = s
+    while t and t[0] == 1:
+        t = t[1:]
+    if not t:
+        return "one"
+    if t == shape[-1:]:
+        return "row"
+    if len(s) == len(shape) and s[-1] == 1 and s[:-1] == shape[:-1]:
+        return "col"
+    return None
 
 
 def _c_order(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int) -> bool:
@@ -221,6 +303,49 @@ class RowBroadcast:
         gy = max(1, min(rows, 65535, -(-4096 // gx)))
         launch(f, (gx, gy, 1), (256, 1, 1), "QQqq", src_ptr, out.data.ptr, rows, m,
                stream=stream_ptr())
+        return out
+
+    def wrap_where(self, fallback: Any) -> Any:
+        """``where(c, x, y)`` in one launch where ``c`` (bool) and ``x``, ``y`` (one dtype)
+        are C-contiguous and each has the result's shape or broadcasts to it as a row
+        vector, a column or one element (see the module docstring); else ``fallback``."""
+        bool_ = np.dtype(np.bool_)
+        readable = self._readable
+
+        def where(c: Any, x: Any, y: Any) -> Any:
+            if (c.__class__ is _nd and x.__class__ is _nd and y.__class__ is _nd
+                    and self.enabled and c.dtype == bool_ and x.dtype == y.dtype
+                    and x.dtype in _CTYPES and c._c_contiguous and x._c_contiguous
+                    and y._c_contiguous):
+                shape = _broadcast(c.shape, x.shape, y.shape)
+                if shape and readable(c) and readable(x) and readable(y):
+                    n = math.prod(shape)
+                    kinds = (_where_kind(c.shape, shape), _where_kind(x.shape, shape),
+                             _where_kind(y.shape, shape))
+                    if n and None not in kinds:
+                        return self._where(c, x, y, shape, n, kinds)  # type: ignore[arg-type]
+            return fallback(c, x, y)
+
+        return where
+
+    def _where(self, c: Any, x: Any, y: Any, shape: tuple[int, ...], n: int,
+               kinds: tuple[str, str, str]) -> Any:
+        d = x.dtype
+        m = shape[-1]
+        rows = n // m
+        al = min(16, 4 * d.itemsize)
+        vec = not m % 4
+        for a, kind, need in ((c, kinds[0], 4), (x, kinds[1], al), (y, kinds[2], al)):
+            if kind in ("full", "row") and a.data.ptr % need:
+                vec = False
+        f = cached(self._fns, ("where", d, kinds, vec), self._multi,
+                   lambda: _where_source(d, kinds, vec))
+        s = stream_ptr()
+        out = self._new_out(shape, d, n, s)
+        gx = max(1, min(-(-m // 1024), 1024))
+        gy = max(1, min(rows, 65535, -(-4096 // gx)))
+        launch(f, (gx, gy, 1), (256, 1, 1), "QQQQqq", c.data.ptr, x.data.ptr, y.data.ptr,
+               out.data.ptr, rows, m, stream=s)
         return out
 
     def _plain(self, a: Any) -> bool:

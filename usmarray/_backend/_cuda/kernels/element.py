@@ -9,6 +9,7 @@ computed on the host and a kernel of one thread stores the value's bits there.
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable
 from typing import Any
 
@@ -16,7 +17,7 @@ import cupy
 import numpy as np
 
 from ..fast import _CTYPES
-from ._launch import WORDS, cached, launch, stream_ptr
+from ._launch import SLOTS, WORDS, cached, driver_launch, stream_ptr
 
 _nd = cupy.ndarray
 _SOURCE = r"""
@@ -28,6 +29,7 @@ _COPY = r"""
 extern "C" __global__ void k({t}* p, const {s}* q) {{ *p = ({t})*q; }}
 """
 _SCALARS = (bool, int, float)
+_PACK_QQ = struct.Struct("<QQ").pack_into
 
 
 class ElementStore:
@@ -40,19 +42,14 @@ class ElementStore:
         self._is_fast = is_fast
         self._multi = not single_gpu
         self._fns: dict[Any, Any] = {}
-        self.enabled = True
+        #: the launch is the driver's (CuPy's binding); without it CuPy does the store
+        self.enabled = driver_launch is not None
 
     def store(self, raw: Any, key: Any, value: Any) -> bool:
         """See the class; ``value`` may also be a 0-D array of plain device memory of a
         real or bool dtype (scikit-learn's ``_fill_diagonal`` writes ``xp.asarray``
         of its value)."""
-        vc = value.__class__
         if not self.enabled or raw.__class__ is not _nd:
-            return False
-        if vc is _nd:
-            if value.ndim or value.dtype.kind not in "biuf" or not self._is_fast(value):
-                return False
-        elif vc not in _SCALARS:
             return False
         d = raw.dtype
         if d.kind not in "biuf":
@@ -61,7 +58,7 @@ class ElementStore:
         shape = raw.shape
         if len(keys) != len(shape):
             return False
-        off = 0
+        off = raw.data.ptr
         for k, n, s in zip(keys, shape, raw.strides, strict=True):
             if k.__class__ is not int:
                 return False
@@ -70,19 +67,31 @@ class ElementStore:
             if not 0 <= k < n:
                 return False
             off += k * s
-        if not self._is_fast(raw):
+        is_fast = self._is_fast
+        if not is_fast(raw):
             return False
+        vc = value.__class__
         if vc is _nd:
-            s = value.dtype
-            f = cached(self._fns, (d, s), self._multi,
-                       lambda: _COPY.format(t=_CTYPES[d], s=_CTYPES[s]))
-            launch(f, (1, 1, 1), (1, 1, 1), "QQ", raw.data.ptr + off, value.data.ptr,
-                   stream=stream_ptr())
-            return True
-        bits = int.from_bytes(np.asarray(value, dtype=d).tobytes(), "little")
-        size = d.itemsize
-        f = cached(self._fns, size, self._multi, lambda: _SOURCE.format(t=WORDS[size]))
-        launch(f, (1, 1, 1), (1, 1, 1), "QQ", raw.data.ptr + off, bits, stream=stream_ptr())
+            if value.ndim or value.dtype.kind not in "biuf" or not is_fast(value):
+                return False
+            sd = value.dtype
+            fk: Any = (d, sd)
+            f = None if self._multi else self._fns.get(fk)
+            if f is None:
+                f = cached(self._fns, fk, self._multi,
+                           lambda: _COPY.format(t=_CTYPES[d], s=_CTYPES[sd]))
+            arg = value.data.ptr
+        elif vc in _SCALARS:
+            size = d.itemsize
+            f = None if self._multi else self._fns.get(size)
+            if f is None:
+                f = cached(self._fns, size, self._multi, lambda: _SOURCE.format(t=WORDS[size]))
+            arg = int.from_bytes(np.asarray(value, dtype=d).tobytes(), "little")
+        else:
+            return False
+        slots, pp = SLOTS.t
+        _PACK_QQ(slots, 0, off, arg)
+        driver_launch(f.ptr, 1, 1, 1, 1, 1, 1, 0, stream_ptr(), pp, 0)
         return True
 
 
