@@ -795,3 +795,76 @@ def test_may_share_memory_of_contiguous_and_strided_views():
         assert got == np.may_share_memory(f(h), g(h)), (f, g)
     assert not be.may_share_memory(x._arr, xp.zeros((10, 10), dtype=xp.float32,
                                                     device="cuda:0")._arr)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "int32", "int64", "uint32",
+                                   "uint64"])
+@pytest.mark.parametrize("case", ["labels", "negative", "extremes", "wide", "one", "window",
+                                  "past"])
+def test_unique_values_of_integers_without_a_sort(dtype, case):
+    """unique_values of 2**16 or more integers: the presence-bitmap path where the values
+    fit its window (labels, negative values, near the dtype's extremes, one value, values
+    at both edges of the window around the first one) and the sort where one does not
+    (wide, one past the window's edge): NumPy's sorted values, of any shape."""
+    from usmarray._backend._cuda.kernels.unique import DENSE_MIN, WINDOW
+
+    d = np.dtype(dtype)
+    info = np.iinfo(d)
+    rng = np.random.default_rng(len(case) + d.itemsize)
+    n = DENSE_MIN + 8
+    half = WINDOW // 2
+    if case == "labels":
+        h = rng.integers(0, min(1000, info.max), n, dtype=d)
+    elif case == "negative":
+        h = rng.integers(max(info.min, -300), 40, n) if d.kind == "i" else rng.integers(0, 9, n)
+    elif case == "extremes":  # the top of the range, then the bottom (8 and 16 bits)
+        h = rng.integers(info.max - 5000 if d.itemsize > 2 else info.max - 50, info.max, n,
+                         dtype=d, endpoint=True)
+        if d.itemsize <= 2:
+            h[::2] = rng.integers(info.min, info.min + 50, h[::2].size, dtype=d)
+    elif case == "wide":
+        h = rng.integers(info.min, info.max, n, dtype=d, endpoint=True)
+    elif case == "one":
+        h = np.full(n, info.min + 3, dtype=d)
+    else:  # the first value 0, others at the window's two edges; "past": one beyond
+        if d.itemsize < 4:
+            pytest.skip("an 8- or 16-bit dtype never leaves the window")
+        h = np.zeros(n, dtype=np.int64)
+        h[1::3] = half - 1
+        h[2::3] = -half if d.kind == "i" else 5
+        if case == "past":
+            h[-1] = half
+    h = np.asarray(h).astype(d)
+    want = np.unique(h)
+    got = xp.asnumpy(xp.unique_values(xp.asarray(h, device="cuda:0")))
+    assert got.dtype == d
+    np.testing.assert_array_equal(got, want)
+    m = xp.reshape(xp.asarray(h, device="cuda:0"), (8, -1))
+    np.testing.assert_array_equal(xp.asnumpy(xp.unique_values(m)), want)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_sorts_and_searches_keep_subnormals_in_place(dtype):
+    """Rows sorted by the kernels and searchsorted order subnormals between zero and the
+    smallest normal number as NumPy does, on a GPU whose float comparisons flush them
+    (the keys are made from the bits): -0.0 equal to 0.0, NaN last."""
+    fi = np.finfo(dtype)
+    tiny = fi.smallest_subnormal
+    vals = np.array([3 * tiny, 0.0, -tiny, tiny, -0.0, fi.tiny, np.nan, -fi.tiny, 2 * tiny,
+                     -3 * tiny, 1.0], dtype=dtype)
+    rng = np.random.default_rng(4)
+    for n in (len(vals), 700):  # the bitonic and the radix row kernels
+        h = rng.choice(vals, size=(3, n))
+        x = xp.asarray(h, device="cuda:0")
+        got = xp.asnumpy(xp.sort(x, axis=-1))
+        want = np.sort(h, axis=-1)
+        np.testing.assert_array_equal(got, want)
+        order = xp.asnumpy(xp.argsort(x, axis=-1, stable=True))
+        np.testing.assert_array_equal(np.take_along_axis(h, order, axis=-1), want)
+    s = np.sort(vals)
+    xs = xp.asarray(s, device="cuda:0")
+    for side in ("left", "right"):
+        got = xp.asnumpy(xp.searchsorted(xs, xp.asarray(vals, device="cuda:0"), side=side))
+        np.testing.assert_array_equal(got, np.searchsorted(s, vals, side=side))
+        assert int(xp.searchsorted(xs, float(tiny), side=side)) == np.searchsorted(
+            s, tiny, side=side)

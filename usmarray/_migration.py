@@ -161,10 +161,20 @@ def asarray(
     migrated to the target).  A foreign array stays where it lives unless ``device=``
     names another device.  The producer's own code (interface properties) runs before,
     never under, the backend's lock."""
+    t = type(obj)
+    if (t is usm_ndarray and dtype is None and device is None and usm_type is None
+            and sycl_queue is None and copy is True):
+        # the commonest copy, asarray(x, copy=True): the backend's compact copy on x's
+        # queue and memory kind, as the general path below would make it
+        be0, src0 = obj._be, obj._arr
+        try:
+            with locked(be0):
+                return wrap_with(be0, be0.copy(src0))
+        except be0.alloc_errors as exc:
+            raise be0.memory_error(src0.nbytes, be0.queue_of(src0)) from exc
     d = optional_dtype(dtype, "asarray")
     if copy not in (None, True, False):
         raise ValueError(f"asarray: copy must be True, False or None, got {copy!r}")
-    t = type(obj)
     if t is usm_ndarray:
         got: tuple[Any, Any, Any] | None = (obj._be, obj._arr, obj._be.queue_of(obj._arr))
     else:

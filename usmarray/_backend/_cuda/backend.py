@@ -60,6 +60,7 @@ from .kernels.reduce import Reductions
 from .kernels.scan import Scans
 from .kernels.search import Searches
 from .kernels.sort import Sorts
+from .kernels.unique import Uniques
 
 _nd = cupy.ndarray
 _Unowned = _mem.UnownedMemory
@@ -289,8 +290,9 @@ class CudaBackend(BackendBase):
         self.elements = ElementStore(is_fast, single)
         self.searches = Searches(is_fast, single)
         ks["searchsorted"] = self.searches.wrap(ks["searchsorted"])
-        ks["unique_values"] = self.compactions.wrap_unique_values(ks["sort"],
-                                                                  ks["unique_values"])
+        self.uniques = Uniques(is_fast, single)
+        ks["unique_values"] = self.uniques.wrap(
+            self.compactions.wrap_unique_values(ks["sort"], ks["unique_values"]))
         for kname in ("tril", "triu"):
             ks[kname] = _triangle.wrap(kname, is_fast, not single, ks[kname])
         ks["concat"] = self.joins.wrap_concat(ks["concat"])

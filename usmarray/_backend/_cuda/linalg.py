@@ -110,7 +110,7 @@ class CupyLinalgKernels:
             qr=placed(qr), eigh=placed(eigh), eigvalsh=placed(eigvalsh),
             eig=raising(cl.eig), eigvals=raising(cl.eigvals),
         )
-        direct = DirectFFT(be._is_fast, be._single)
+        direct = DirectFFT(be._is_fast, be._single, be.multiply)
         self.fft = SimpleNamespace(**{
             n: placed(direct.wrap(n, getattr(cupy.fft, n)) if n in FFT_KINDS
                       else getattr(cupy.fft, n)) for n in (

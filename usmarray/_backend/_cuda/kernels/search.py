@@ -2,7 +2,9 @@
 ascending ``x1`` (read through ``sorter`` where given).
 
 Order: NumPy's, NaN after every number (``x1`` sorted by the standard's ``sort`` keeps
-NaNs at the end); ``side="left"`` gives the first position whose element is not below
+NaNs at the end), compared as the sort kernels' unsigned keys, made from the bits alone
+(a subnormal above zero, -0.0 equal to 0.0: the lent GPUs flush subnormals in float
+comparisons); ``side="left"`` gives the first position whose element is not below
 the value, ``"right"`` the first whose element is above it.  Both run the same loop of
 ``ceil(log2(n + 1))`` steps per value.  CuPy's own ``searchsorted`` costs about 16 us of
 host time per call (its kernel, a ``digitize`` implementation, is built per call).
@@ -18,6 +20,7 @@ import numpy as np
 
 from ..fast import _CTYPES
 from ._launch import cached, grid_1d, launch, stream_ptr
+from .sort import KEYS, key_body
 
 _nd = cupy.ndarray
 _I64 = np.dtype(np.int64)
@@ -25,7 +28,11 @@ _REAL: frozenset[np.dtype] = frozenset(np.dtype(c) for c in "bBhHiIqQfd")
 
 _SOURCE = r"""
 typedef {t} T;
-__device__ __forceinline__ bool lt(const T a, const T b) {{ return {lt}; }}
+typedef {k} K;
+__device__ __forceinline__ K key_of(const T v) {{
+{key}
+}}
+__device__ __forceinline__ bool lt(const T a, const T b) {{ return key_of(a) < key_of(b); }}
 extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ x,
     const long long* __restrict__ sorter, const T* __restrict__ v,
     long long* __restrict__ out, const long long n, const long long m,
@@ -58,8 +65,8 @@ class Searches:
         self.enabled = True
 
     def _function(self, d: np.dtype) -> Any:
-        lt = "a < b || (b != b && a == a)" if d.kind == "f" else "a < b"
-        return cached(self._fns, d, self._multi, lambda: _SOURCE.format(t=_CTYPES[d], lt=lt))
+        return cached(self._fns, d, self._multi, lambda: _SOURCE.format(
+            t=_CTYPES[d], k=KEYS[d.itemsize], key=key_body(d)))
 
     def _takes(self, x1: Any, x2: Any, sorter: Any) -> bool:
         is_fast = self._is_fast

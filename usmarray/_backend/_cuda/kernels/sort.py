@@ -128,11 +128,13 @@ extern "C" __global__ void __launch_bounds__({bt}) k(const T* __restrict__ x,
 """
 
 #: the unsigned key type of each element size
-_KEYS = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long"}
+KEYS = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long"}
 
 
-def _key_body(d: np.dtype) -> str:
-    k = _KEYS[d.itemsize]
+def key_body(d: np.dtype) -> str:
+    """The body of ``key_of(v)``: an unsigned key of ``d``'s width whose order is the
+    namespace's (NaN last, -0.0 equal to 0.0, every bit of a subnormal counted)."""
+    k = KEYS[d.itemsize]
     bits = 8 * d.itemsize
     top = f"(({k})1 << {bits - 1})"
     if d.kind == "b":
@@ -141,9 +143,14 @@ def _key_body(d: np.dtype) -> str:
         return f"  return ({k})v;"
     if d.kind == "i":
         return f"  return ({k})v ^ {top};"
+    # from the bits alone: the lent GPUs flush subnormals to zero in every float
+    # comparison, whatever NVRTC's -ftz says, and a subnormal must keep its place
     as_bits = "__float_as_uint" if d.itemsize == 4 else "__double_as_longlong"
-    return (f"  if (v != v) return ({k})~({k})0;\n"
-            f"  const {k} b = ({k}){as_bits}(v == 0 ? ({_CTYPES[d]})0 : v);\n"
+    inf = "0x7f800000u" if d.itemsize == 4 else "0x7ff0000000000000ull"
+    return (f"  {k} b = ({k}){as_bits}(v);\n"
+            f"  const {k} mag = b & ~{top};\n"
+            f"  if (mag > {inf}) return ({k})~({k})0;\n"
+            f"  if (mag == 0) b = 0;\n"
             f"  return (b & {top}) ? ({k})~b : (b | {top});")
 
 
@@ -171,12 +178,12 @@ class Sorts:
 
     def _function(self, d: np.dtype, arg: bool) -> Any:
         return cached(self._fns, (d, arg), self._multi, lambda: _SOURCE.format(
-            t=_CTYPES[d], k=_KEYS[d.itemsize], key=_key_body(d), write=_write(d, arg),
+            t=_CTYPES[d], k=KEYS[d.itemsize], key=key_body(d), write=_write(d, arg),
             out_t="long long" if arg else "T"))
 
     def _radix(self, d: np.dtype, arg: bool, bt: int, ipt: int) -> Any:
         return cached(self._fns, ("radix", d, arg, bt, ipt), self._multi, lambda: _RADIX.format(
-            t=_CTYPES[d], k=_KEYS[d.itemsize], key=_key_body(d), bt=bt, ipt=ipt,
+            t=_CTYPES[d], k=KEYS[d.itemsize], key=key_body(d), bt=bt, ipt=ipt,
             write=_write(d, arg, "pos[r]"), out_t="long long" if arg else "T"),
             self.cub or ())
 
@@ -219,4 +226,4 @@ class Sorts:
         return kernel
 
 
-__all__ = ["BITONIC_MAX", "MAX_ROW", "Sorts"]
+__all__ = ["BITONIC_MAX", "KEYS", "MAX_ROW", "Sorts", "key_body"]

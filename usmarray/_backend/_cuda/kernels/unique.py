@@ -1,0 +1,171 @@
+"""``unique_values`` of integer arrays whose values lie in a narrow window, without a sort.
+
+Class labels, categories and counts take few distinct values close together.  For an
+integer array of at least :data:`DENSE_MIN` elements, one launch marks each value's
+presence in a bitmap of :data:`WINDOW` bits centred on the first element (each block
+builds its own bitmap in shared memory, then ORs its non-zero words into the global
+one), and one block turns the set bits into the sorted values (a block scan of the
+words' bit counts gives each thread its output position).  One read-back brings the
+count and whether any value fell outside the window; then, and only then, the caller
+sorts as before.  Trying costs a launch, a read-back and, where values spread wide, a
+thread's elements up to its first one outside the window (4M int64 of full range on
+an H200: about 20 us before the sort, against a sort of 480 us).
+
+4M int64 labels below 1000 on an H200: 55.9 us, against 405 us for the sort path and
+355.8 us for PyTorch's unique; 200000 labels of 4 classes: 46.8 us against 183 and 118.5.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import cupy
+import numpy as np
+
+from ..fast import _CTYPES
+from ._launch import cached, launch, sm_count, stream_ptr
+
+_nd = cupy.ndarray
+#: bits of the presence map (8192 words: 32 KiB of shared memory a block)
+WINDOW = 1 << 18
+#: smaller arrays keep the sort (one launch fewer and no second read-back to try)
+DENSE_MIN = 1 << 16
+
+_HEAD = r"""
+typedef {t} T;
+#define WORDS {words}
+#define HALF {half}ULL
+__device__ __forceinline__ unsigned long long key_of(const T v) {{
+  return {key};
+}}
+"""
+
+_MARK = r"""
+extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ x,
+    unsigned int* __restrict__ bits, unsigned long long* __restrict__ head, const long long n) {
+  __shared__ unsigned int sb[WORDS];
+  for (int i = threadIdx.x; i < WORDS; i += 256) sb[i] = 0u;
+  __syncthreads();
+  const unsigned long long base = key_of(x[0]) - HALF;
+  int wide = 0;
+  const long long step = (long long)gridDim.x * 256;
+  for (long long i = (long long)blockIdx.x * 256 + threadIdx.x; i < n; i += step) {
+    const unsigned long long d = key_of(x[i]) - base;
+    if (d < 2 * HALF) {
+      const unsigned int m = 1u << (d & 31);
+      unsigned int* w = &sb[d >> 5];
+      if (!(*w & m)) atomicOr(w, m);
+    } else {
+      wide = 1;
+      break;
+    }
+  }
+  if (__syncthreads_or(wide)) {
+    if (threadIdx.x == 0) head[0] = 1ULL;
+    return;
+  }
+  for (int i = threadIdx.x; i < WORDS; i += 256) {
+    const unsigned int v = sb[i];
+    if (v) atomicOr(&bits[i], v);
+  }
+}
+"""
+
+_COMPACT = r"""
+#define PER (WORDS / 1024)
+extern "C" __global__ void __launch_bounds__(1024) k(const unsigned int* __restrict__ bits,
+    const T* __restrict__ x, T* __restrict__ out, unsigned long long* __restrict__ head) {
+  __shared__ int wsum[32];
+  if (head[0]) return;
+  const int tid = threadIdx.x, lane = tid & 31, wp = tid >> 5;
+  const unsigned long long base = key_of(x[0]) - HALF;
+  unsigned int w[PER];
+  int c = 0;
+  #pragma unroll
+  for (int j = 0; j < PER; j++) { w[j] = bits[tid * PER + j]; c += __popc(w[j]); }
+  int incl = c;
+  #pragma unroll
+  for (int o = 1; o < 32; o <<= 1) {
+    const int v = __shfl_up_sync(0xffffffffu, incl, o);
+    if (lane >= o) incl += v;
+  }
+  if (lane == 31) wsum[wp] = incl;
+  __syncthreads();
+  if (wp == 0) {
+    const int v = wsum[lane];
+    int s = v;
+    #pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+      const int u = __shfl_up_sync(0xffffffffu, s, o);
+      if (lane >= o) s += u;
+    }
+    wsum[lane] = s - v;
+  }
+  __syncthreads();
+  long long pos = wsum[wp] + incl - c;
+  for (int j = 0; j < PER; j++) {
+    unsigned int v = w[j];
+    const unsigned long long first = base + (unsigned long long)(tid * PER + j) * 32ULL;
+    while (v) {
+      const int b = __ffs(v) - 1;
+      v &= v - 1;
+      out[pos++] = (T)(first + (unsigned long long)b);
+    }
+  }
+  if (tid == 1023) head[1] = (unsigned long long)pos;
+}
+"""
+
+
+def _source(d: np.dtype, body: str) -> str:
+    key = ("(unsigned long long)v" if d.kind == "u"
+           else "(unsigned long long)(long long)v")
+    return _HEAD.format(t=_CTYPES[d], words=WINDOW // 32, half=WINDOW // 2, key=key) + body
+
+
+class Uniques:
+    """``unique_values`` of C-contiguous integer arrays of plain device memory whose
+    values fit the window (see the module docstring); anything else to the fallback."""
+
+    def __init__(self, is_fast: Callable[[Any], bool], single_gpu: bool) -> None:
+        self._is_fast = is_fast
+        self._multi = not single_gpu
+        self._fns: dict[tuple, Any] = {}
+        self.enabled = True
+
+    def dense(self, a: Any) -> Any | None:
+        """The sorted distinct values of the integer array ``a`` (any shape, C-contiguous),
+        or None where a value lies outside the window around its first element (one
+        read-back either way)."""
+        d = a.dtype
+        n = a.size
+        s = stream_ptr()
+        words = WINDOW // 32
+        scratch = _nd((words + 4,), np.uint32)  # the bitmap, then head: flag and count
+        cupy.cuda.runtime.memsetAsync(scratch.data.ptr, 0, scratch.nbytes, s)
+        bits = scratch.data.ptr
+        head = bits + 4 * words
+        out = _nd((min(n, WINDOW),), d)
+        mark = cached(self._fns, ("mark", d), self._multi, lambda: _source(d, _MARK))
+        grid = max(1, min(-(-n // 4096), 4 * sm_count()))
+        launch(mark, (grid, 1, 1), (256, 1, 1), "QQQq", a.data.ptr, bits, head, n, stream=s)
+        comp = cached(self._fns, ("compact", d), self._multi, lambda: _source(d, _COMPACT))
+        launch(comp, (1, 1, 1), (1024, 1, 1), "QQQQ", bits, a.data.ptr, out.data.ptr, head,
+               stream=s)
+        flag, count = (int(v) for v in scratch[words:].view(np.uint64).get())
+        return None if flag else out[:count]
+
+    def wrap(self, fallback: Any) -> Any:
+        def unique_values(a: Any) -> Any:
+            if (self.enabled and a.__class__ is _nd and a.dtype.kind in "iu"
+                    and a.size >= DENSE_MIN and a._c_contiguous and self._is_fast(a)):
+                out = self.dense(a)
+                if out is not None:
+                    return out
+            return fallback(a)
+
+        return unique_values
+
+
+__all__ = ["DENSE_MIN", "WINDOW", "Uniques"]
