@@ -7,9 +7,10 @@ builds its own bitmap in shared memory, then ORs its non-zero words into the glo
 one), and one block turns the set bits into the sorted values (a block scan of the
 words' bit counts gives each thread its output position).  One read-back brings the
 count and whether any value fell outside the window; then, and only then, the caller
-sorts as before.  Trying costs a launch, a read-back and, where values spread wide, a
-thread's elements up to its first one outside the window (4M int64 of full range on
-an H200: about 20 us before the sort, against a sort of 480 us).
+sorts as before.  Trying costs two launches, a read-back and, where values spread
+wide, a thread's elements up to its first one outside the window: 4M int64 of full
+range on an H200 took 535 us against 489 without the try (the host's work after the
+read-back leaves the GPU idle).
 
 4M int64 labels below 1000 on an H200: 55.9 us, against 405 us for the sort path and
 355.8 us for PyTorch's unique; 200000 labels of 4 classes: 46.8 us against 183 and 118.5.
