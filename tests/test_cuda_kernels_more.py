@@ -802,7 +802,8 @@ def test_may_share_memory_of_contiguous_and_strided_views():
 @pytest.mark.parametrize("case", ["labels", "negative", "extremes", "wide", "one", "window",
                                   "past"])
 def test_unique_values_of_integers_without_a_sort(dtype, case):
-    """unique_values of 2**16 or more integers: the presence-bitmap path where the values
+    """unique_values, unique_counts, unique_inverse and unique_all of 2**16 or more
+    integers: the presence-bitmap path where the values
     fit its window (labels, negative values, near the dtype's extremes, one value, values
     at both edges of the window around the first one) and the sort where one does not
     (wide, one past the window's edge): NumPy's sorted values, of any shape."""
@@ -841,6 +842,19 @@ def test_unique_values_of_integers_without_a_sort(dtype, case):
     np.testing.assert_array_equal(got, want)
     m = xp.reshape(xp.asarray(h, device="cuda:0"), (8, -1))
     np.testing.assert_array_equal(xp.asnumpy(xp.unique_values(m)), want)
+    # the counts, inverse and first indices of the same pass
+    v, idx, inv, cnt = np.unique(h.reshape(8, -1), return_index=True, return_inverse=True,
+                                 return_counts=True)
+    r = xp.unique_all(m)
+    for got_part, want_part in zip(r, (v, idx, inv.reshape(8, -1), cnt), strict=True):
+        np.testing.assert_array_equal(xp.asnumpy(got_part), want_part)
+    r = xp.unique_counts(m)
+    np.testing.assert_array_equal(xp.asnumpy(r.values), v)
+    np.testing.assert_array_equal(xp.asnumpy(r.counts), cnt)
+    r = xp.unique_inverse(m)
+    np.testing.assert_array_equal(xp.asnumpy(r.values), v)
+    assert r.inverse_indices.shape == (8, n // 8) and r.inverse_indices.dtype == xp.int64
+    np.testing.assert_array_equal(xp.asnumpy(r.inverse_indices), inv.reshape(8, -1))
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

@@ -413,6 +413,30 @@ def _setitem_overlap():
         n[nkey] = n[src].copy()
         if not np.array_equal(xp.asnumpy(x), n):
             problems.append(f"{name}: wrote {xp.asnumpy(x)}, NumPy {n}")
+    # a 0-D view of x as the value (no copy is made: every element written gets its one
+    # value, the value's own element its own value back)
+    zero_d = {
+        "slice": (slice(0, 6), slice(0, 6), 2), "one element": (3, 3, 3),
+        "other element": (1, 1, 8), "integer array": (xp.asarray([0, 4, 9]),
+                                                        np.array([0, 4, 9]), 4),
+        "boolean mask": (xp.arange(10) % 2 == 0, np.arange(10) % 2 == 0, 6),
+    }
+    for name, (key, nkey, i) in zero_d.items():
+        for shape in ((10,), (2, 5)):
+            x = xp.reshape(xp.arange(10, dtype=xp.float32), shape)
+            n = np.arange(10, dtype=np.float32).reshape(shape)
+            src = i
+            if len(shape) == 2:
+                if not isinstance(key, (int, slice)):
+                    continue
+                src = (i // 5, i % 5)
+                if isinstance(key, int):
+                    key = nkey = (key // 5, key % 5)
+            begin(f"x{shape}[{name}] = x[{src}]")
+            x[key] = x[src]
+            n[nkey] = n[src].copy()
+            if not np.array_equal(xp.asnumpy(x), n):
+                problems.append(f"0-D {name} {shape}: wrote {xp.asnumpy(x)}, NumPy {n}")
     assert not problems, "\n".join(problems)
 
 

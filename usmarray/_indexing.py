@@ -24,6 +24,16 @@ _new = object.__new__
 _SIMPLE = frozenset({int, slice, type(None), type(Ellipsis), bool})
 
 
+def _basic(rk: Any) -> bool:
+    """Whether a validated key holds no index arrays."""
+    if type(rk) is tuple:
+        for k in rk:
+            if type(k) not in _SIMPLE:
+                return False
+        return True
+    return type(rk) in _SIMPLE
+
+
 def _bad_key(key: Any) -> IndexError:
     return IndexError(
         f"index {key!r} of type {type(key).__name__} is not allowed by the array API "
@@ -285,14 +295,22 @@ def _assign(x: Any, raw: Any, rk: Any, value: Any) -> None:
     if type(value) is usm_ndarray:
         v = value._arr
         be = x._be
-        if value._be is not be or (be.multi_queue and be.queue_of(v) != be.queue_of(raw)):
+        if value._be is not be:
             raise placement_error("__setitem__", value.device, x.device)
-        if dt.PROMOTION_TABLE.get((d, v.dtype)) != d:
+        if be.multi_queue:
+            qv, qx = be.queue_of(v), be.queue_of(raw)
+            if qv is not qx and qv != qx:
+                raise placement_error("__setitem__", value.device, x.device)
+        vd = v.dtype
+        if vd is not d and dt.PROMOTION_TABLE.get((d, vd)) != d:
             raise TypeError(
-                f"__setitem__: cannot assign an array of dtype {v.dtype} into an array of "
+                f"__setitem__: cannot assign an array of dtype {vd} into an array of "
                 f"dtype {d}; the value's dtype must promote to the target's"
             )
-        if x._be.may_share_memory(raw, v):
+        # a 0-D value may overlap the target of a basic key (ints, slices, ..., None):
+        # each element written gets its one value, the value's own element its own
+        # value back (index-array scatters copy it: dpctl refuses overlapping sources)
+        if (v.ndim or not _basic(rk)) and be.may_share_memory(raw, v):
             v = be.copy(v)  # the provider refuses overlapping scatter sources
         scatter(be, raw, rk, v)
         return

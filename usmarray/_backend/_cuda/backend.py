@@ -293,6 +293,8 @@ class CudaBackend(BackendBase):
         self.uniques = Uniques(is_fast, single)
         ks["unique_values"] = self.uniques.wrap(
             self.compactions.wrap_unique_values(ks["sort"], ks["unique_values"]))
+        for kname in ("unique_all", "unique_counts", "unique_inverse"):
+            ks[kname] = self.uniques.wrap_all(kname, ks[kname])
         for kname in ("tril", "triu"):
             ks[kname] = _triangle.wrap(kname, is_fast, not single, ks[kname])
         ks["concat"] = self.joins.wrap_concat(ks["concat"])

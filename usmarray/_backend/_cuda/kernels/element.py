@@ -72,9 +72,9 @@ class ElementStore:
             return False
         vc = value.__class__
         if vc is _nd:
-            if value.ndim or value.dtype.kind not in "biuf" or not is_fast(value):
-                return False
             sd = value.dtype
+            if value.ndim or sd.kind not in "biuf" or not is_fast(value):
+                return False
             fk: Any = (d, sd)
             f = None if self._multi else self._fns.get(fk)
             if f is None:

@@ -1,11 +1,15 @@
-"""``unique_values`` of integer arrays whose values lie in a narrow window, without a sort.
+"""``unique_values``, ``unique_counts``, ``unique_inverse`` and ``unique_all`` of integer
+arrays whose values lie in a narrow window, without a sort.
 
 Class labels, categories and counts take few distinct values close together.  For an
 integer array of at least :data:`DENSE_MIN` elements, one launch marks each value's
 presence in a bitmap of :data:`WINDOW` bits centred on the first element (each block
 builds its own bitmap in shared memory, then ORs its non-zero words into the global
 one), and one block turns the set bits into the sorted values (a block scan of the
-words' bit counts gives each thread its output position).  One read-back brings the
+words' bit counts gives each thread its output position, and each word's first
+position is kept).  For the inverse, counts and first indices one more pass gives each
+element its rank (its bit's position among the set bits) and writes, counts or keeps
+the smallest position by it.  One read-back brings the
 count and whether any value fell outside the window; then, and only then, the caller
 sorts as before.  Trying costs two launches, a read-back and, where values spread
 wide, a thread's elements up to its first one outside the window: 4M int64 of full
@@ -24,10 +28,12 @@ from typing import Any
 import cupy
 import numpy as np
 
+from .._ndlike import UniqueAll, UniqueCounts, UniqueInverse
 from ..fast import _CTYPES
 from ._launch import cached, launch, sm_count, stream_ptr
 
 _nd = cupy.ndarray
+_I64 = np.dtype(np.int64)
 #: bits of the presence map (8192 words: 32 KiB of shared memory a block)
 WINDOW = 1 << 18
 #: smaller arrays keep the sort (one launch fewer and no second read-back to try)
@@ -76,7 +82,8 @@ extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ x,
 _COMPACT = r"""
 #define PER (WORDS / 1024)
 extern "C" __global__ void __launch_bounds__(1024) k(const unsigned int* __restrict__ bits,
-    const T* __restrict__ x, T* __restrict__ out, unsigned long long* __restrict__ head) {
+    const T* __restrict__ x, T* __restrict__ out, unsigned long long* __restrict__ head,
+    int* __restrict__ wpre) {
   __shared__ int wsum[32];
   if (head[0]) return;
   const int tid = threadIdx.x, lane = tid & 31, wp = tid >> 5;
@@ -107,6 +114,7 @@ extern "C" __global__ void __launch_bounds__(1024) k(const unsigned int* __restr
   long long pos = wsum[wp] + incl - c;
   for (int j = 0; j < PER; j++) {
     unsigned int v = w[j];
+    wpre[tid * PER + j] = (int)pos;
     const unsigned long long first = base + (unsigned long long)(tid * PER + j) * 32ULL;
     while (v) {
       const int b = __ffs(v) - 1;
@@ -115,6 +123,35 @@ extern "C" __global__ void __launch_bounds__(1024) k(const unsigned int* __restr
     }
   }
   if (tid == 1023) head[1] = (unsigned long long)pos;
+}
+"""
+
+
+#: each element's rank among the distinct values (its bit's position among the set
+#: bits): written as the inverse index, counted (lanes of a warp with one rank add
+#: together), and the first position of each value kept as ``n - i`` by atomicMax
+_RANK = r"""
+extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ x,
+    const unsigned int* __restrict__ bits, const int* __restrict__ wpre,
+    const unsigned long long* __restrict__ head, long long* __restrict__ inv,
+    unsigned long long* __restrict__ cnt, unsigned long long* __restrict__ first,
+    const long long n) {
+  if (head[0]) return;
+  const unsigned long long base = key_of(x[0]) - HALF;
+  const long long step = (long long)gridDim.x * 256;
+  for (long long i = (long long)blockIdx.x * 256 + threadIdx.x; i < n; i += step) {
+    const unsigned long long d = key_of(x[i]) - base;
+    const unsigned int w = (unsigned int)(d >> 5), b = (unsigned int)(d & 31);
+    const long long r = wpre[w] + __popc(bits[w] & ((1u << b) - 1u));
+    if (WANT_INV) inv[i] = r;
+    if (WANT_CNT || WANT_FIRST) {
+      const unsigned int peers = __match_any_sync(__activemask(), r);
+      if ((threadIdx.x & 31) == __ffs(peers) - 1) {
+        if (WANT_CNT) atomicAdd(cnt + r, (unsigned long long)__popc(peers));
+        if (WANT_FIRST) atomicMax(first + r, (unsigned long long)(n - i));
+      }
+    }
+  }
 }
 """
 
@@ -133,40 +170,91 @@ class Uniques:
         self._is_fast = is_fast
         self._multi = not single_gpu
         self._fns: dict[tuple, Any] = {}
-        self.enabled = True
+        #: __match_any_sync (the rank pass) needs compute capability 7.0
+        self.enabled = int(cupy.cuda.Device().compute_capability) >= 70
 
-    def dense(self, a: Any) -> Any | None:
-        """The sorted distinct values of the integer array ``a`` (any shape, C-contiguous),
-        or None where a value lies outside the window around its first element (one
-        read-back either way)."""
+    def dense(self, a: Any, inverse: bool = False, counts: bool = False,
+              first: bool = False) -> tuple[Any, Any, Any, Any] | None:
+        """(values, first indices, inverse indices, counts) of the integer array ``a``
+        (any shape, C-contiguous; the values sorted, the inverse of ``a``'s shape, the
+        rest int64; those not asked for None), or None where a value lies outside the
+        window around the first element.  One read-back either way."""
         d = a.dtype
         n = a.size
         s = stream_ptr()
         words = WINDOW // 32
-        scratch = _nd((words + 4,), np.uint32)  # the bitmap, then head: flag and count
-        cupy.cuda.runtime.memsetAsync(scratch.data.ptr, 0, scratch.nbytes, s)
+        m = min(n, WINDOW)
+        per = m if (counts or first) else 0
+        # the bitmap, head (flag and count), each word's first position, counts, firsts
+        scratch = _nd((words + 4 + words + 4 * per,), np.uint32)
+        cleared = (words + 4) * 4
+        cupy.cuda.runtime.memsetAsync(scratch.data.ptr, 0, cleared, s)
         bits = scratch.data.ptr
         head = bits + 4 * words
-        out = _nd((min(n, WINDOW),), d)
+        wpre = head + 16
+        cnt = wpre + 4 * words
+        fst = cnt + 8 * per
+        if per:
+            cupy.cuda.runtime.memsetAsync(cnt, 0, 16 * per, s)
+        out = _nd((m,), d)
         mark = cached(self._fns, ("mark", d), self._multi, lambda: _source(d, _MARK))
         grid = max(1, min(-(-n // 4096), 4 * sm_count()))
         launch(mark, (grid, 1, 1), (256, 1, 1), "QQQq", a.data.ptr, bits, head, n, stream=s)
         comp = cached(self._fns, ("compact", d), self._multi, lambda: _source(d, _COMPACT))
-        launch(comp, (1, 1, 1), (1024, 1, 1), "QQQQ", bits, a.data.ptr, out.data.ptr, head,
-               stream=s)
-        flag, count = (int(v) for v in scratch[words:].view(np.uint64).get())
-        return None if flag else out[:count]
+        launch(comp, (1, 1, 1), (1024, 1, 1), "QQQQQ", bits, a.data.ptr, out.data.ptr, head,
+               wpre, stream=s)
+        inv = _nd(a.shape, _I64) if inverse else None
+        if inverse or per:
+            want = (inverse, counts, first)
+            rank = cached(self._fns, ("rank", d, want), self._multi, lambda: _source(
+                d, "".join(f"#define WANT_{k} {int(v)}\n" for k, v in zip(
+                    ("INV", "CNT", "FIRST"), want, strict=True)) + _RANK))
+            launch(rank, (grid, 1, 1), (256, 1, 1), "QQQQQQQq", a.data.ptr, bits, wpre, head,
+                   0 if inv is None else inv.data.ptr, cnt, fst, n, stream=s)
+        flag, count = (int(v) for v in scratch[words:words + 4].view(np.uint64).get())
+        if flag:
+            return None
+        c = f = None
+        if per:
+            tail = scratch[2 * words + 4:].view(np.uint64)
+            c = tail[:count].view(_I64) if counts else None
+            f = (n - tail[per:per + count].view(_I64)) if first else None
+        return out[:count], f, inv, c
+
+    def _takes(self, a: Any) -> bool:
+        return (self.enabled and a.__class__ is _nd and a.dtype.kind in "iu"
+                and a.size >= DENSE_MIN and a._c_contiguous and self._is_fast(a))
 
     def wrap(self, fallback: Any) -> Any:
+        """``unique_values`` by the bitmap where it takes ``a``, else ``fallback``."""
         def unique_values(a: Any) -> Any:
-            if (self.enabled and a.__class__ is _nd and a.dtype.kind in "iu"
-                    and a.size >= DENSE_MIN and a._c_contiguous and self._is_fast(a)):
-                out = self.dense(a)
-                if out is not None:
-                    return out
+            if self._takes(a):
+                r = self.dense(a)
+                if r is not None:
+                    return r[0]
             return fallback(a)
 
         return unique_values
+
+    def wrap_all(self, kind: str, fallback: Any) -> Any:
+        """``unique_all``/``unique_counts``/``unique_inverse`` (``kind``) by the bitmap
+        where it takes ``a``, as the namedtuples of the fallback's kind."""
+        inverse = kind in ("unique_all", "unique_inverse")
+        counts = kind in ("unique_all", "unique_counts")
+        first = kind == "unique_all"
+
+        def fn(a: Any) -> Any:
+            if self._takes(a):
+                r = self.dense(a, inverse, counts, first)
+                if r is not None:
+                    v, f, inv, c = r
+                    if kind == "unique_all":
+                        return UniqueAll(v, f, inv, c)
+                    return UniqueCounts(v, c) if counts else UniqueInverse(v, inv)
+            return fallback(a)
+
+        fn.__name__ = kind
+        return fn
 
 
 __all__ = ["DENSE_MIN", "WINDOW", "Uniques"]
