@@ -28,7 +28,7 @@ from typing import Any
 import cupy
 import numpy as np
 
-from .._ndlike import UniqueAll, UniqueCounts, UniqueInverse
+from ..._ndlike import UniqueAll, UniqueCounts, UniqueInverse
 from ..fast import _CTYPES
 from ._launch import cached, launch, sm_count, stream_ptr
 
