@@ -1,5 +1,5 @@
-"""Layout facts every backend's importers share: the index range and views the
-kernels would misread."""
+"""Layout facts every backend shares: the index range, views the kernels would misread,
+and the shape operands broadcast to."""
 
 from __future__ import annotations
 
@@ -32,3 +32,20 @@ def check_layout_flags(raw: Any, strides: tuple[int, ...] | None = None) -> None
         f"usm_ndarray: shape {shape} with strides {strides} makes elements overlap in a "
         "way the kernels cannot address; use strides that give each element its own place"
     )
+
+
+def broadcast_shape(*shapes: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The shape ``shapes`` broadcast to, or None where they do not broadcast."""
+    nd = max(len(s) for s in shapes)
+    out = []
+    for i in range(-nd, 0):
+        n = 1
+        for s in shapes:
+            if len(s) >= -i:
+                v = s[i]
+                if v != 1:
+                    if n != 1 and v != n:
+                        return None
+                    n = v
+        out.append(n)
+    return tuple(out)

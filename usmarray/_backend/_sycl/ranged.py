@@ -26,6 +26,8 @@ import math
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from .._layout import broadcast_shape
+
 #: operands or results of this many elements (or more) are run in pieces
 LIMIT = 2**31
 #: elements per piece: a 2 GiB float64 temporary at most, and few launches
@@ -61,15 +63,6 @@ def pieces(shape: tuple[int, ...], piece: int | None = None) -> Iterator[tuple[K
             yield key + rest, head + j * inner[s]
 
 
-def _broadcast_shape(shapes: list[tuple[int, ...]]) -> tuple[int, ...]:
-    nd = max(len(s) for s in shapes)
-    out = []
-    for k in range(nd):
-        dims = {s[k - nd + len(s)] for s in shapes if k - nd + len(s) >= 0} - {1}
-        out.append(dims.pop() if dims else 1)  # the provider has checked compatibility
-    return tuple(out)
-
-
 def elementwise(fn: Callable[..., Any], pt: Any) -> Callable[..., Any]:
     """The provider's elementwise ``fn`` (arrays and scalars in, one array out, ``out=``
     accepted), run in pieces where the result reaches ``LIMIT`` elements."""
@@ -84,8 +77,8 @@ def elementwise(fn: Callable[..., Any], pt: Any) -> Callable[..., Any]:
         if total < LIMIT:  # the result has at most the product of the operands' sizes
             return fn(*args, **kwargs)
         arrays = [a for a in args if type(a) is at]
-        shape = _broadcast_shape([a.shape for a in arrays])
-        if math.prod(shape) < LIMIT:
+        shape = broadcast_shape(*[a.shape for a in arrays])
+        if shape is None or math.prod(shape) < LIMIT:  # None: the provider's error
             return fn(*args, **kwargs)
         if kwargs.get("out") is None and _too_big(shape, arrays[0]):
             return fn(*args, **kwargs)  # its allocation of the result fails first: MemoryError

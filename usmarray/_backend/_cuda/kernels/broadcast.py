@@ -26,6 +26,7 @@ from typing import Any
 import cupy
 import numpy as np
 
+from ..._layout import broadcast_shape
 from ..fast import _CTYPES
 from ._launch import WORDS, cached, grid_1d, launch, stream_ptr
 
@@ -156,23 +157,6 @@ def _where_source(d: np.dtype, kinds: tuple[str, str, str], vec: bool) -> str:
         parts[f"{name}v"], parts[f"{name}4"], parts[f"{name}1"] = v, e4, e1
     return _WHERE.format(t=_CTYPES[d], al=min(16, 4 * d.itemsize),
                          vec="true" if vec else "false", **parts)
-
-
-def _broadcast(*shapes: tuple[int, ...]) -> tuple[int, ...] | None:
-    """The shape ``shapes`` broadcast to, or None where they do not broadcast."""
-    nd = max(len(s) for s in shapes)
-    out = []
-    for i in range(-nd, 0):
-        n = 1
-        for s in shapes:
-            if len(s) >= -i:
-                v = s[i]
-                if v != 1:
-                    if n != 1 and v != n:
-                        return None
-                    n = v
-        out.append(n)
-    return tuple(out)
 
 
 def _where_kind(s: tuple[int, ...], shape: tuple[int, ...]) -> str | None:
@@ -317,7 +301,7 @@ class RowBroadcast:
                     and self.enabled and c.dtype == bool_ and x.dtype == y.dtype
                     and x.dtype in _CTYPES and c._c_contiguous and x._c_contiguous
                     and y._c_contiguous):
-                shape = _broadcast(c.shape, x.shape, y.shape)
+                shape = broadcast_shape(c.shape, x.shape, y.shape)
                 if shape and readable(c) and readable(x) and readable(y):
                     n = math.prod(shape)
                     kinds = (_where_kind(c.shape, shape), _where_kind(x.shape, shape),
