@@ -123,7 +123,7 @@ def _placed(fn: Any) -> Any:
 #: provider kernels that misread some strided layouts (issue 14 family 1), each with the
 #: wrapper that copies only the layouts it misreads (issue 31 audit: a dense copy a
 #: kernel does not need is a regression).  tests/test_reliability_layouts.py checks
-#: every public function on every layout; tests/test_cpu_fixes.py shows per kept copy
+#: every public function on every layout; tests/test_provider_workarounds.py shows per kept copy
 #: that the provider still misreads that layout.
 def _roll_dense_flat(fn: Any, pt: Any) -> Any:
     """``fn`` (the provider's roll) with a C-order copy of ``x`` only for the flattened
@@ -257,7 +257,7 @@ class SyclBackend(BackendBase):
     name = "sycl"
     kernel_family = "sycl"
     #: the provider's arg-reductions propagate NaN (any NaN wins), though not always the
-    #: first one (tests/test_cpu_fixes.py checks both halves of that)
+    #: first one (tests/test_provider_workarounds.py checks both halves of that)
     nan_argmax = True
     usm_types = ("device", "shared", "host")
     #: arrays of one backend may still sit on different queues: compare them per call

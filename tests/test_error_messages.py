@@ -1,5 +1,5 @@
-"""Issue 27: the messages a newcomer meets in the first hour name the fix, and nothing
-falls back silently."""
+"""Error messages name the fix (the standard's name, keyword or form to use instead),
+and nothing falls back silently."""
 
 from __future__ import annotations
 

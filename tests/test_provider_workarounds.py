@@ -1,6 +1,6 @@
-"""Issue 31's CPU fixes: cheaper equivalents of argmax/argmin's NaN search, the index
-bounds checks of take/take_along_axis/setitem, and the 2-norm, with the same results
-and errors as NumPy (and as before the fixes)."""
+"""Where usmarray works around its providers: argmax/argmin's NaN search, the index
+bounds checks of take/take_along_axis/setitem, the 2-norm and the layout copies kept
+for the SYCL provider, with the same results and errors as NumPy."""
 
 import math
 

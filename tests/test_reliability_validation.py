@@ -1,5 +1,5 @@
-"""Leftovers of round two (issue 26): index arrays from another backend, huge slice
-steps, the pickle reconstructor's validation and the environment variables' messages.
+"""Validation at the edges: index arrays from another backend, huge slice steps, the
+pickle reconstructor's checks and the environment variables' messages.
 
 Each check runs in a child interpreter (tests/test_reliability_common.py) on the SYCL
 device, the NumPy backend and, with the ``gpu`` marker, CUDA (skipped without CuPy and
@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_reliability_common import assert_child_ok, begin, child_main, device_params
 
-MOD = "test_reliability_leftovers"
+MOD = "test_reliability_validation"
 
 
 def _expect(what: str, fn, exc) -> None:

@@ -2,7 +2,7 @@
 memset and fill, joins in one launch) against NumPy, with the namespace's special values.
 
 Runs on a GPU machine: ``USMARRAY_DEFAULT_DEVICE=cuda:0 python -m pytest -m gpu
-tests/test_cuda_kernels_more.py``; skips without CuPy or a GPU.
+tests/test_cuda_kernels_other.py``; skips without CuPy or a GPU.
 """
 
 from __future__ import annotations
