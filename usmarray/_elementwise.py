@@ -14,8 +14,8 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from . import _docstrings, _trace
 from . import _dtypes as dt
-from . import _trace
 from ._array import usm_ndarray, wrap_with
 from ._device import placement_error
 from ._helpers import (
@@ -165,7 +165,7 @@ def _make_unary(name: str) -> Callable[..., usm_ndarray]:
         return res
 
     func.__name__ = func.__qualname__ = name
-    func.__doc__ = f"Elementwise ``{name}`` for arrays of {catname} dtype (array API standard)."
+    func.__doc__ = _docstrings.elementwise(name, catname, unary=True)
     return locks_itself(func)
 
 
@@ -276,10 +276,7 @@ def _make_binary(name: str) -> Callable[..., usm_ndarray]:
         return res
 
     func.__name__ = func.__qualname__ = name
-    func.__doc__ = (
-        f"Elementwise ``{name}`` for arrays (or one array and a Python scalar) of "
-        f"{catname} dtype, with the standard's type promotion."
-    )
+    func.__doc__ = _docstrings.elementwise(name, catname, unary=False)
     return locks_itself(func)
 
 
@@ -335,15 +332,66 @@ _float_divide = _make_binary("divide")
 
 @locks_itself
 def divide(x1: Any, x2: Any, /) -> usm_ndarray:
-    """Elementwise true division, with the standard's type promotion.
+    """True quotient ``x1_i / x2_i`` of each pair of elements (the ``/`` operator).
 
-    Floating-point operands as the standard says.  Integer operands (the standard
-    leaves their result implementation-defined) are divided as NumPy, CuPy and PyTorch
-    divide them: after the integer promotion (and the Python-scalar rule), each is
-    converted to the device's default real floating dtype (float64, or float32 on a
-    device without double precision) and the result has that dtype.  Booleans and
-    mixed integer/floating arrays are refused (TypeError), as the standard's promotion
-    does.  See docs/compatibility.md.
+    Floating operands divide as the standard says.  Integer operands, whose result the
+    standard leaves implementation-defined, divide as NumPy, CuPy and PyTorch divide
+    them: after the integer promotion (and the Python-scalar rule) each is converted to
+    the device's default real floating dtype (float64, or float32 on a device without
+    double precision), and the result has that dtype (docs/compatibility.md).
+
+    Parameters
+    ----------
+    x1 : usm_ndarray or Python scalar (int, float, complex)
+        Dividend, of a floating-point or integer dtype.
+    x2 : usm_ndarray or Python scalar (int, float, complex)
+        Divisor, of a floating-point or integer dtype; broadcast against ``x1``.  One
+        of the two may be a Python scalar (NumPy scalars count as Python scalars); it
+        takes the array's dtype where the standard's rule allows: int with integer or
+        floating arrays, float with floating arrays, complex with floating arrays.
+
+    Returns
+    -------
+    usm_ndarray
+        An array of the broadcast shape: of the promoted floating dtype for floating
+        operands (with a complex scalar and a real floating array, the complex dtype of
+        its precision), of the device's default real floating dtype for integer ones.
+
+    Raises
+    ------
+    TypeError
+        A bool operand; an integer array with a floating array (the standard defines
+        no such promotion), or another pair of dtypes it does not promote; a float
+        scalar with an integer array; an operand that is neither a ``usm_ndarray`` nor
+        a Python scalar; two Python scalars.
+    OverflowError
+        A Python int outside the range of the integer array's dtype.
+    ValueError
+        The shapes do not broadcast.
+    ExecutionPlacementError
+        The arrays live on different devices (or on SYCL queues that are not
+        equivalent); a subclass of ValueError.
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    Compute follows data: the kernel runs on the operands' device and the result lives
+    there; arrays of different devices are refused, never copied.  The result's
+    usm_type is the most device-like of the array operands': ``"device"`` over
+    ``"shared"`` over ``"host"`` (docs/usm-types.md).
+
+    Unlike NumPy, usmarray refuses NumPy arrays, lists and other sequences as operands
+    (convert them with ``usmarray.asarray``), NumPy's keywords ``out=``, ``where=``,
+    ``dtype=``, ``casting=``, ``order=`` and ``subok=``, and mixed integer/floating
+    operands (TypeError).
+
+    Special cases (NaN, signed zeros, infinities) follow the table on the standard's
+    page for ``divide``, on every backend.
+
+    See Also
+    --------
+    [array_api.divide](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.divide.html): the standard's specification.
     """
     t1, t2 = type(x1), type(x2)
     if (t1 is not usm_ndarray or x1._arr.dtype not in dt.INTEGER) and t1 is not int:
@@ -395,9 +443,56 @@ def clip(
     min: int | float | usm_ndarray | None = None,  # noqa: A002 - the standard's name
     max: int | float | usm_ndarray | None = None,  # noqa: A002
 ) -> usm_ndarray:
-    """Clamp each element to [min, max]; bounds are arrays or Python scalars.
+    """Each element clamped to the interval ``[min, max]``: ``minimum(maximum(x_i, min_i),
+    max_i)``.
 
-    The result has x's dtype; a bound whose dtype differs from x's kind is refused.
+    Parameters
+    ----------
+    x : usm_ndarray
+        Input array, of a real numeric dtype (an integer or real floating dtype).
+    min : usm_ndarray, int, float or None
+        Lower bound; None: no lower bound.  An array bound broadcasts against ``x``
+        and must have a real numeric dtype that promotes with ``x``'s to ``x``'s own.
+        A Python int bound beyond an integer dtype's range is clamped to that range.
+    max : usm_ndarray, int, float or None
+        Upper bound, as ``min``.
+
+    Returns
+    -------
+    usm_ndarray
+        A new array of ``x``'s dtype and of the broadcast shape of ``x`` and the array
+        bounds (a copy of ``x`` when both bounds are None).  Where ``min_i > max_i`` the
+        standard leaves the result unspecified.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray`` or its dtype is not real numeric; a bound that is
+        not an array, int, float or None (a bool, a complex, a NumPy array); an array
+        bound whose dtype is not real numeric, does not promote with ``x``'s, or would
+        change the result's dtype; a float bound with an integer ``x``.
+    ValueError
+        An array bound whose shape does not broadcast with ``x``'s.
+    ExecutionPlacementError
+        An array bound on another device than ``x`` (a subclass of ValueError).
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    Compute follows data: the kernel runs on ``x``'s device and the result lives there,
+    with ``x``'s usm_type.
+
+    Unlike NumPy, usmarray refuses bounds that would change the result's dtype (NumPy
+    promotes), NumPy arrays and lists as bounds, and the keywords ``out=``, ``a_min=``
+    and ``a_max=``.
+
+    Special cases: a NaN in ``x`` or in a bound gives NaN, as the standard's page for
+    ``clip`` says.
+
+    See Also
+    --------
+    [array_api.clip](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.clip.html): the standard's specification.
     """
     if type(x) is not usm_ndarray:
         raise _type_error("clip", x)
