@@ -152,9 +152,9 @@ CAUSES: list[Cause] = [
         r"complex, got usm_ndarray|arange: dtype must be a real numeric dtype, got complex"),
         "usmarray is stricter than array-api-strict here, which accepts (as NumPy does) "
         "`linspace` with an integer dtype and `arange` with a complex dtype: the standard "
-        "says a floating dtype and real numbers, and usmarray keeps to it (issue 27; lists "
-        "of axes and 0-D arrays as numbers, also counted here before, are accepted since, "
-        "as in array-api-strict: see docs/migration.md)."),
+        "says a floating dtype and real numbers, and usmarray keeps to it (lists "
+        "of axes and 0-D arrays as numbers are accepted, as in array-api-strict: see "
+        "docs/migration.md)."),
     Cause("flags-writeable", "usmarray", re.compile(r"Flags' object has no attribute 'writeable'"),
           "`x.flags` is the kernel provider's flags object (dpnp's `Flags`), which spells "
           "`writable`; SciPy reads NumPy's `x.flags.writeable`. Not in the standard; a "
@@ -180,14 +180,14 @@ CAUSES: list[Cause] = [
         "`__array_ufunc__`. usmarray behaves as array-api-strict in both (the standard's "
         "Python-scalar rule; no `__array_ufunc__`). Upstream fix: decide by behaviour "
         "(`pytest.raises` accepted for any library; `hasattr(type(x), '__array_ufunc__')`)."),
-    Cause("numpy-dtype-of-DType", "usmarray (fixed: branch cubed, merged)", re.compile(
+    Cause("numpy-dtype-of-DType", "usmarray (fixed)", re.compile(
         r"Cannot interpret 'usmarray\.\w+' as a data type"),
         "On the same dispatch-off path (see sklearn-strict-name), scikit-learn converts "
         "usmarray inputs with "
         "`np.asarray` but keeps `X.dtype` (a usmarray DType, which has NumPy's `.kind`) "
         "and casts a NumPy value to it: `np.float64(v).astype(usmarray.float64)`. "
-        "NumPy cannot interpret the DType until it has `__numpy_dtype__`: "
-        "branch `cubed`, commit 236c85a, makes `np.dtype(usmarray.float64)` work."),
+        "NumPy interprets the DType through its `__numpy_dtype__`, so "
+        "`np.dtype(usmarray.float64)` works and these tests pass."),
 ]
 
 
