@@ -157,19 +157,153 @@ def _filled(fname: str, shape: Any, value: Any, dtype: Any, device: Any, usm_typ
 
 
 def empty(shape: Any, *, dtype: Any = None, device: Any = None, usm_type: Any = None, sycl_queue: Any = None) -> usm_ndarray:
+    """A new array of ``shape`` whose elements are not initialized.
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        Shape of the array; non-negative, at most 64 dimensions.
+    dtype : DType, optional
+        One of usmarray's dtypes (``usmarray.float32``, ...); None: the device's default
+        real floating dtype (float64, or float32 on a device without double precision).
+    device : Device, str or a backend's device or queue, optional
+        Where the array lives: a ``usmarray.Device``, a filter string (``"cpu"``,
+        ``"gpu"``, ``"cuda:0"``, ``"numpy"``), a ``dpctl.SyclDevice`` or ``SyclQueue``, a
+        ``cupy.cuda.Device`` or ``Stream``; None: the default device.
+    usm_type : {"device", "shared", "host"}, optional
+        Kind of memory; None: the device's default kind (``"device"``; the NumPy device
+        has ``"host"`` only).
+    sycl_queue : dpctl.SyclQueue, optional
+        The SYCL queue to allocate on (dpctl.tensor's keyword); with ``device`` both must
+        name the same queue.
+
+    Returns
+    -------
+    usm_ndarray
+        The new array, on the device and in the memory kind asked for.
+
+    Raises
+    ------
+    TypeError
+        ``dtype`` is not one of usmarray's dtypes (NumPy dtypes and strings such as
+        ``"float32"`` are not); ``shape`` is not an int or a tuple of ints.
+    ValueError
+        A negative dimension, or more than 64; a device no backend knows; a ``usm_type``
+        the device does not have; ``device`` and ``sycl_queue`` naming different queues;
+        float64 or complex128 on a device without double precision.
+    MemoryError
+        The array needs more memory than the device holds, or the allocation fails.
+
+    Notes
+    -----
+    Unlike NumPy, usmarray refuses ``order=`` and ``like=`` (TypeError): arrays are
+    created in row-major order, on the device the placement keywords name.
+
+    See Also
+    --------
+    [array_api.empty](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.empty.html): the standard's specification.
+    """
     be, q, ut, d, cap = _plan(device, dtype, usm_type, sycl_queue, "empty")
     return wrap_with(be, _alloc(be, q, ut, d, cap, be.empty, _shape(shape, "empty")))
 
 
 def zeros(shape: Any, *, dtype: Any = None, device: Any = None, usm_type: Any = None, sycl_queue: Any = None) -> usm_ndarray:
-    """A new array of +0 (False for bool) made by the backend's own ``zeros``: on the
-    NumPy backend that is ``np.zeros``, whose pages the OS zeroes on first touch, where a
-    fill writes every byte first (issue 31: 0.56x NumPy at 2^21 float32)."""
+    """A new array of ``shape`` filled with zeros (``+0``; False for bool).
+
+    On the NumPy device the memory comes from ``numpy.zeros``, whose pages the operating
+    system zeroes on first touch, rather than from a fill.
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        Shape of the array; non-negative, at most 64 dimensions.
+    dtype : DType, optional
+        One of usmarray's dtypes; None: the device's default real floating dtype (float64,
+        or float32 on a device without double precision).
+    device : Device, str or a backend's device or queue, optional
+        Where the array lives (a ``usmarray.Device``, a filter string such as ``"cpu"``,
+        ``"cuda:0"`` or ``"numpy"``, a backend's device or queue object); None: the
+        default device.
+    usm_type : {"device", "shared", "host"}, optional
+        Kind of memory; None: the device's default kind.
+    sycl_queue : dpctl.SyclQueue, optional
+        The SYCL queue to allocate on; with ``device`` both must name the same queue.
+
+    Returns
+    -------
+    usm_ndarray
+        The new array, on the device and in the memory kind asked for.
+
+    Raises
+    ------
+    TypeError
+        ``dtype`` is not one of usmarray's dtypes; ``shape`` is not an int or a tuple of
+        ints.
+    ValueError
+        A negative dimension, or more than 64; an unknown device; a ``usm_type`` the
+        device does not have; ``device`` and ``sycl_queue`` naming different queues;
+        float64 or complex128 on a device without double precision.
+    MemoryError
+        The array needs more memory than the device holds, or the allocation fails.
+
+    Notes
+    -----
+    Unlike NumPy, usmarray refuses ``order=`` and ``like=`` (TypeError) and NumPy dtypes
+    or dtype strings (use ``usmarray.float32``, not ``numpy.float32`` or ``"float32"``).
+
+    See Also
+    --------
+    [array_api.zeros](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.zeros.html): the standard's specification.
+    """
     be, q, ut, d, cap = _plan(device, dtype, usm_type, sycl_queue, "zeros")
     return wrap_with(be, _alloc(be, q, ut, d, cap, be.zeros, _shape(shape, "zeros")))
 
 
 def ones(shape: Any, *, dtype: Any = None, device: Any = None, usm_type: Any = None, sycl_queue: Any = None) -> usm_ndarray:
+    """A new array of ``shape`` filled with ones (True for bool).
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        Shape of the array; non-negative, at most 64 dimensions.
+    dtype : DType, optional
+        One of usmarray's dtypes; None: the device's default real floating dtype (float64,
+        or float32 on a device without double precision).
+    device : Device, str or a backend's device or queue, optional
+        Where the array lives (a ``usmarray.Device``, a filter string such as ``"cpu"``,
+        ``"cuda:0"`` or ``"numpy"``, a backend's device or queue object); None: the
+        default device.
+    usm_type : {"device", "shared", "host"}, optional
+        Kind of memory; None: the device's default kind.
+    sycl_queue : dpctl.SyclQueue, optional
+        The SYCL queue to allocate on; with ``device`` both must name the same queue.
+
+    Returns
+    -------
+    usm_ndarray
+        The new array, on the device and in the memory kind asked for.
+
+    Raises
+    ------
+    TypeError
+        ``dtype`` is not one of usmarray's dtypes; ``shape`` is not an int or a tuple of
+        ints.
+    ValueError
+        A negative dimension, or more than 64; an unknown device; a ``usm_type`` the
+        device does not have; ``device`` and ``sycl_queue`` naming different queues;
+        float64 or complex128 on a device without double precision.
+    MemoryError
+        The array needs more memory than the device holds, or the allocation fails.
+
+    Notes
+    -----
+    Unlike NumPy, usmarray refuses ``order=`` and ``like=`` (TypeError) and NumPy dtypes
+    or dtype strings.
+
+    See Also
+    --------
+    [array_api.ones](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.ones.html): the standard's specification.
+    """
     return _filled("ones", shape, 1, dtype, device, usm_type, sycl_queue)
 
 
@@ -182,8 +316,57 @@ def full(
     usm_type: Any = None,
     sycl_queue: Any = None,
 ) -> usm_ndarray:
-    """A new array filled with ``fill_value``; a 0-D array fill value with no placement
-    keywords places the result on that array's device with its usm_type."""
+    """A new array of ``shape`` with every element ``fill_value``.
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        Shape of the array; non-negative, at most 64 dimensions.
+    fill_value : bool, int, float, complex or usm_ndarray
+        The value: a Python scalar (NumPy scalars count as Python scalars) or a 0-D
+        array.
+    dtype : DType, optional
+        One of usmarray's dtypes; None: from ``fill_value``: bool, int64, the device's
+        default real or complex floating dtype for a Python scalar, the array's dtype for
+        a 0-D array.
+    device : Device, str or a backend's device or queue, optional
+        Where the array lives; None: the default device, or for a 0-D array
+        ``fill_value`` (with no ``sycl_queue``) that array's device.
+    usm_type : {"device", "shared", "host"}, optional
+        Kind of memory; None: the device's default kind, or a 0-D array
+        ``fill_value``'s kind when the array's device is used.
+    sycl_queue : dpctl.SyclQueue, optional
+        The SYCL queue to allocate on; with ``device`` both must name the same queue.
+
+    Returns
+    -------
+    usm_ndarray
+        The new array; a 0-D array ``fill_value`` on another device is copied there.
+
+    Raises
+    ------
+    TypeError
+        ``fill_value`` is neither a Python scalar nor a 0-D array (a NumPy array, a
+        list); ``dtype`` is not one of usmarray's dtypes; ``shape`` is not an int or a
+        tuple of ints.
+    OverflowError
+        A Python int ``fill_value`` outside the range of an integer ``dtype``.
+    ValueError
+        An array ``fill_value`` that is not 0-D; a negative dimension, or more than 64;
+        an unknown device or ``usm_type``; float64 or complex128 on a device without
+        double precision.
+    MemoryError
+        The array needs more memory than the device holds, or the allocation fails.
+
+    Notes
+    -----
+    Unlike NumPy, usmarray refuses ``order=`` and ``like=``, NumPy arrays and lists as
+    ``fill_value``, and NumPy dtypes or dtype strings (TypeError).
+
+    See Also
+    --------
+    [array_api.full](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.full.html): the standard's specification.
+    """
     if type(fill_value) is usm_ndarray:
         fv = fill_value._arr
         if fv.ndim != 0:
@@ -207,6 +390,8 @@ def full(
     d = _dtype_or(dtype, scalar_default_dtype(fill_value, q), q, "full")
     if type(fill_value) is int and d in dt.INTEGER:
         dt.check_integer_fits(d, fill_value, "full: fill_value")
+    elif type(fill_value) is int and d in dt.FLOATING:
+        fill_value = _float_arg(fill_value, d, "full", "fill_value")
     fill_value = fill_scalar(fill_value, d, "full")
     return wrap_with(be, _alloc(be, q, ut, d, _cap(q), be.full, _shape(shape, "full"), fill_value))
 
@@ -224,16 +409,133 @@ def _like(fname: str, x: usm_ndarray, dtype: Any, device: Any, usm_type: Any, sy
 
 
 def empty_like(x: usm_ndarray, /, *, dtype: Any = None, device: Any = None, usm_type: Any = None, sycl_queue: Any = None) -> usm_ndarray:
+    """A new array of ``x``'s shape whose elements are not initialized.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        The array whose shape (and, by default, dtype, device and usm_type) to take.
+    dtype : DType, optional
+        One of usmarray's dtypes; None: ``x``'s dtype.
+    device : Device, str or a backend's device or queue, optional
+        Where the array lives; None (with no ``sycl_queue``): ``x``'s device.
+    usm_type : {"device", "shared", "host"}, optional
+        Kind of memory; None: ``x``'s kind on ``x``'s device, else the device's default.
+    sycl_queue : dpctl.SyclQueue, optional
+        The SYCL queue to allocate on; with ``device`` both must name the same queue.
+
+    Returns
+    -------
+    usm_ndarray
+        The new array.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray`` (a NumPy array: convert it with
+        ``usmarray.asarray``); ``dtype`` is not one of usmarray's dtypes.
+    ValueError
+        An unknown device; a ``usm_type`` the device does not have; float64 or
+        complex128 on a device without double precision.
+    MemoryError
+        The array needs more memory than the device holds, or the allocation fails.
+
+    Notes
+    -----
+    Unlike NumPy, usmarray refuses ``order=``, ``subok=`` and ``shape=`` (TypeError).
+
+    See Also
+    --------
+    [array_api.empty_like](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.empty_like.html): the standard's specification.
+    """
     be, q, ut, d = _like("empty_like", x, dtype, device, usm_type, sycl_queue)
     return wrap_with(be, _alloc(be, q, ut, d, _cap(q), be.empty, x._arr.shape))
 
 
 def zeros_like(x: usm_ndarray, /, *, dtype: Any = None, device: Any = None, usm_type: Any = None, sycl_queue: Any = None) -> usm_ndarray:
+    """A new array of ``x``'s shape filled with zeros (False for bool).
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        The array whose shape (and, by default, dtype, device and usm_type) to take.
+    dtype : DType, optional
+        One of usmarray's dtypes; None: ``x``'s dtype.
+    device : Device, str or a backend's device or queue, optional
+        Where the array lives; None (with no ``sycl_queue``): ``x``'s device.
+    usm_type : {"device", "shared", "host"}, optional
+        Kind of memory; None: ``x``'s kind on ``x``'s device, else the device's default.
+    sycl_queue : dpctl.SyclQueue, optional
+        The SYCL queue to allocate on; with ``device`` both must name the same queue.
+
+    Returns
+    -------
+    usm_ndarray
+        The new array.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; ``dtype`` is not one of usmarray's dtypes.
+    ValueError
+        An unknown device; a ``usm_type`` the device does not have; float64 or
+        complex128 on a device without double precision.
+    MemoryError
+        The array needs more memory than the device holds, or the allocation fails.
+
+    Notes
+    -----
+    Unlike NumPy, usmarray refuses NumPy arrays as ``x`` and ``order=``, ``subok=``,
+    ``shape=`` (TypeError).
+
+    See Also
+    --------
+    [array_api.zeros_like](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.zeros_like.html): the standard's specification.
+    """
     be, q, ut, d = _like("zeros_like", x, dtype, device, usm_type, sycl_queue)
     return wrap_with(be, _alloc(be, q, ut, d, _cap(q), be.full, x._arr.shape, 0))
 
 
 def ones_like(x: usm_ndarray, /, *, dtype: Any = None, device: Any = None, usm_type: Any = None, sycl_queue: Any = None) -> usm_ndarray:
+    """A new array of ``x``'s shape filled with ones (True for bool).
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        The array whose shape (and, by default, dtype, device and usm_type) to take.
+    dtype : DType, optional
+        One of usmarray's dtypes; None: ``x``'s dtype.
+    device : Device, str or a backend's device or queue, optional
+        Where the array lives; None (with no ``sycl_queue``): ``x``'s device.
+    usm_type : {"device", "shared", "host"}, optional
+        Kind of memory; None: ``x``'s kind on ``x``'s device, else the device's default.
+    sycl_queue : dpctl.SyclQueue, optional
+        The SYCL queue to allocate on; with ``device`` both must name the same queue.
+
+    Returns
+    -------
+    usm_ndarray
+        The new array.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; ``dtype`` is not one of usmarray's dtypes.
+    ValueError
+        An unknown device; a ``usm_type`` the device does not have; float64 or
+        complex128 on a device without double precision.
+    MemoryError
+        The array needs more memory than the device holds, or the allocation fails.
+
+    Notes
+    -----
+    Unlike NumPy, usmarray refuses NumPy arrays as ``x`` and ``order=``, ``subok=``,
+    ``shape=`` (TypeError).
+
+    See Also
+    --------
+    [array_api.ones_like](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.ones_like.html): the standard's specification.
+    """
     be, q, ut, d = _like("ones_like", x, dtype, device, usm_type, sycl_queue)
     return wrap_with(be, _alloc(be, q, ut, d, _cap(q), be.full, x._arr.shape, 1))
 
@@ -248,11 +550,59 @@ def full_like(
     usm_type: Any = None,
     sycl_queue: Any = None,
 ) -> usm_ndarray:
+    """A new array of ``x``'s shape with every element ``fill_value``.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        The array whose shape (and, by default, dtype, device and usm_type) to take.
+    fill_value : bool, int, float or complex
+        The value, a Python scalar (NumPy scalars count as Python scalars) the result's
+        dtype takes by the standard's rule.
+    dtype : DType, optional
+        One of usmarray's dtypes; None: ``x``'s dtype.
+    device : Device, str or a backend's device or queue, optional
+        Where the array lives; None (with no ``sycl_queue``): ``x``'s device.
+    usm_type : {"device", "shared", "host"}, optional
+        Kind of memory; None: ``x``'s kind on ``x``'s device, else the device's default.
+    sycl_queue : dpctl.SyclQueue, optional
+        The SYCL queue to allocate on; with ``device`` both must name the same queue.
+
+    Returns
+    -------
+    usm_ndarray
+        The new array.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; ``fill_value`` is not a Python scalar, or one the
+        dtype does not take (a float for an integer dtype, a bool for a numeric one);
+        ``dtype`` is not one of usmarray's dtypes.
+    OverflowError
+        A Python int outside the range of an integer dtype.
+    ValueError
+        An unknown device; a ``usm_type`` the device does not have; float64 or
+        complex128 on a device without double precision.
+    MemoryError
+        The array needs more memory than the device holds, or the allocation fails.
+
+    Notes
+    -----
+    Unlike NumPy, which casts, usmarray refuses a ``fill_value`` of another kind than the
+    dtype; it also refuses ``order=``, ``subok=`` and ``shape=`` (TypeError).
+
+    See Also
+    --------
+    [array_api.full_like](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.full_like.html): the standard's specification.
+    """
     be, q, ut, d = _like("full_like", x, dtype, device, usm_type, sycl_queue)
     fill_value = py_scalar(fill_value)
     if type(fill_value) not in _SCALARS:
         raise TypeError(f"full_like: fill_value must be a Python scalar, got {type(fill_value).__name__}")
     check_scalar(d, fill_value, "full_like")
+    if type(fill_value) is int and d in dt.FLOATING:
+        fill_value = _float_arg(fill_value, d, "full_like", "fill_value")
     return wrap_with(be, _alloc(be, q, ut, d, _cap(q), be.full, x._arr.shape, fill_value))
 
 
@@ -268,6 +618,67 @@ def _python_scalar(v: Any, complex_ok: bool = False) -> Any:
     return v
 
 
+def _float_arg(v: int | float, d: np.dtype, fname: str, name: str) -> float:
+    """A Python int argument of a floating result as the float it stands for (one rule on
+    every backend: OverflowError past the float64 range, not a provider's own error)."""
+    if type(v) is float:
+        return v
+    try:
+        return float(v)
+    except OverflowError:
+        raise OverflowError(
+            f"{fname}: {name} (a Python int of {v.bit_length()} bits) does not fit {d}: it "
+            "passes the largest float64 (about 1.8e308); pass a value within that range"
+        ) from None
+
+
+def _arange_length(start: int, stop: int, step: int, d: np.dtype) -> int:
+    """The length of ``arange(start, stop, step)`` of Python ints, exactly the standard's
+    ``ceil((stop - start) / step)`` (a float division misses it past 2**53), after checking
+    that every value of the result fits the integer dtype ``d``.
+
+    The values run from ``start`` to ``start + (n - 1) * step``, so those two decide.
+    ``stop`` (excluded) and ``step`` are not values of the result and need not fit:
+    ``arange(0, 256, dtype=uint8)`` and ``arange(255, -1, -1, dtype=uint8)`` are
+    accepted.  A value past the dtype's range is an OverflowError, also where NumPy and
+    array-api-strict wrap it around silently (``arange(0, 3_800_000_010, 100_000_000,
+    dtype=int32)``), as every out-of-range Python int is here."""
+    n = max(0, -((start - stop) // step))
+    if n:
+        last = start + (n - 1) * step
+        for what, v in (("start", start), (f"the last value (start + {n - 1} * step)", last)):
+            if not dt.integer_fits(d, v):
+                info = np.iinfo(d)
+                hint = ("; pass dtype=uint64" if d == dt.int64 and 0 <= min(start, last)
+                        and max(start, last) < 2**64 else "; pass a wider dtype")
+                raise OverflowError(
+                    f"arange: {what} {v} does not fit {d} (range {info.min} .. "
+                    f"{info.max}): every value of the result must fit its dtype{hint}"
+                )
+    return n
+
+
+#: itemsize -> the bound of the steps the providers take for integers of that width: they
+#: compute the step in its signed type, so |step| must lie below it
+_STEP_BOUND = {n: 1 << (8 * n - 1) for n in (1, 2, 4, 8)}
+
+
+def _integer_ramp(be: Any, start: int, step: int, n: int, *, dtype: np.dtype, usm_type: str,
+                  queue: Any) -> Any:
+    """``start + i * step`` for ``i < n`` in integer dtype ``dtype``, computed in the
+    unsigned dtype of its width: that wrap-around arithmetic is exact modulo 2**bits, and
+    every value fits ``dtype`` (checked before), so the cast back gives it."""
+    d = dtype
+    u = np.dtype(f"uint{8 * d.itemsize}")
+    m = 1 << (8 * d.itemsize)
+    r = be.arange(0, n, 1, dtype=u, usm_type=usm_type, queue=queue)
+    if step % m != 1:
+        r = be.multiply(r, step % m)
+    if start % m:
+        r = be.add(r, start % m)
+    return be.astype(r, d)
+
+
 def arange(
     start: int | float,
     /,
@@ -279,6 +690,54 @@ def arange(
     usm_type: Any = None,
     sycl_queue: Any = None,
 ) -> usm_ndarray:
+    """Evenly spaced values ``start, start + step, ...`` in the half-open interval
+    ``[start, stop)``.
+
+    Parameters
+    ----------
+    start : int or float
+        First value; with ``stop`` None, the end of the interval (which then starts at
+        0).  A 0-D real array stands for its value.
+    stop : int or float, optional
+        End of the interval, not included.
+    step : int or float, optional
+        Spacing; not zero.  Default 1.
+    dtype : DType, optional
+        A real numeric dtype; None: int64 when every argument is an int, else the
+        device's default real floating dtype.
+    device : Device, str or a backend's device or queue, optional
+        Where the array lives; None: the default device.
+    usm_type : {"device", "shared", "host"}, optional
+        Kind of memory; None: the device's default kind.
+    sycl_queue : dpctl.SyclQueue, optional
+        The SYCL queue to allocate on; with ``device`` both must name the same queue.
+
+    Returns
+    -------
+    usm_ndarray
+        A 1-D array of ``ceil((stop - start) / step)`` elements (none where that is
+        negative).
+
+    Raises
+    ------
+    TypeError
+        An argument that is not an int, float or 0-D real array; a dtype that is not real
+        numeric, or an integer dtype with a float argument.
+    ValueError
+        ``step`` is zero; an unknown device or ``usm_type``; float64 on a device without
+        double precision.
+    MemoryError
+        The array needs more memory than the device holds.
+
+    Notes
+    -----
+    Unlike NumPy, usmarray refuses complex dtypes and float arguments with an integer
+    dtype, and ``like=``.
+
+    See Also
+    --------
+    [array_api.arange](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.arange.html): the standard's specification.
+    """
     be, q, ut = placement(device, usm_type, sycl_queue, "arange")
     # 0-D real arrays stand for their value, as in array-api-strict (SciPy relies on it)
     start, stop, step = (_python_scalar(v) for v in (start, stop, step))
@@ -295,10 +754,28 @@ def arange(
         raise TypeError(f"arange: dtype must be a real numeric dtype, got {d}")
     if is_float and d in dt.INTEGER:
         raise TypeError(f"arange: float arguments with integer dtype {d}")
-    n = max(0, math.ceil((stop - start) / step))
-    raw = _alloc_n(be, q, ut, d, n, be.arange, start, stop, step)
+    if d in dt.INTEGER:
+        n = _arange_length(start, stop, step, d)
+    else:
+        # the exact length for ints (a float division misses it past 2**53), NumPy's
+        # rounded one where an argument is a float
+        exact = None if is_float else max(0, -((start - stop) // step))
+        start, stop, step = (_float_arg(v, d, "arange", name) for v, name in
+                             ((start, "start"), (stop, "stop"), (step, "step")))
+        n = max(0, math.ceil((stop - start) / step)) if exact is None else exact
+    if not n:  # nothing to compute: no argument reaches the provider
+        return wrap_with(be, _alloc_n(be, q, ut, d, 0, be.empty, (0,)))
+    if d in dt.INTEGER and n > 1 and not -_STEP_BOUND[d.itemsize] < step < _STEP_BOUND[d.itemsize]:
+        # a step past the signed range of the dtype's width overflows the providers'
+        # own step arithmetic (they wrap with a warning, or refuse it)
+        raw = _alloc_n(be, q, ut, d, n, _integer_ramp, be, start, step, n)
+    else:
+        raw = _alloc_n(be, q, ut, d, n, be.arange, start, stop, step)
     if raw.shape[0] != n:  # the provider rounds differently: make the standard's length
-        raw = be.arange(0, n, 1, dtype=d, usm_type=ut, queue=q) * step + start if n else raw[:0]
+        if d in dt.INTEGER:
+            raw = _integer_ramp(be, start, step, n, dtype=d, usm_type=ut, queue=q)
+        else:
+            raw = be.arange(0, n, 1, dtype=d, usm_type=ut, queue=q) * step + start
     return wrap_with(be, raw)
 
 
@@ -314,6 +791,53 @@ def linspace(
     usm_type: Any = None,
     sycl_queue: Any = None,
 ) -> usm_ndarray:
+    """``num`` evenly spaced values from ``start`` to ``stop``.
+
+    Parameters
+    ----------
+    start : int, float or complex
+        First value (a 0-D array stands for its value).
+    stop : int, float or complex
+        Last value, included when ``endpoint`` is True.
+    num : int
+        Number of values; non-negative.
+    dtype : DType, optional
+        A floating-point dtype; None: the device's default real floating dtype, or its
+        default complex one when ``start`` or ``stop`` is complex.
+    device : Device, str or a backend's device or queue, optional
+        Where the array lives; None: the default device.
+    endpoint : bool, optional
+        Whether ``stop`` is the last value (default) or the interval is half-open.
+    usm_type : {"device", "shared", "host"}, optional
+        Kind of memory; None: the device's default kind.
+    sycl_queue : dpctl.SyclQueue, optional
+        The SYCL queue to allocate on; with ``device`` both must name the same queue.
+
+    Returns
+    -------
+    usm_ndarray
+        A 1-D array of ``num`` elements.
+
+    Raises
+    ------
+    TypeError
+        ``start`` or ``stop`` is not a number; ``dtype`` is not floating-point, or real
+        with a complex ``start`` or ``stop``.
+    ValueError
+        ``num`` is not a non-negative int; an unknown device or ``usm_type``; a
+        double-precision dtype on a device without it.
+    MemoryError
+        The array needs more memory than the device holds.
+
+    Notes
+    -----
+    Unlike NumPy, usmarray refuses ``retstep=`` (the step is ``(stop - start) / (num -
+    1)``), ``axis=`` and integer dtypes (TypeError).
+
+    See Also
+    --------
+    [array_api.linspace](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linspace.html): the standard's specification.
+    """
     be, q, ut = placement(device, usm_type, sycl_queue, "linspace")
     if type(num) is not int or num < 0:
         raise ValueError(f"linspace: num must be a non-negative int, got {num!r}")
@@ -327,6 +851,10 @@ def linspace(
         raise TypeError(f"linspace: dtype must be floating-point, got {d}")
     if is_complex and d not in dt.COMPLEX_FLOATING:
         raise TypeError(f"linspace: complex start/stop need a complex dtype, got {d}")
+    if type(start) is int:
+        start = _float_arg(start, d, "linspace", "start")
+    if type(stop) is int:
+        stop = _float_arg(stop, d, "linspace", "stop")
     return wrap_with(be, _alloc_n(be, q, ut, d, num, be.linspace, start, stop, num, endpoint=endpoint))
 
 
@@ -341,16 +869,98 @@ def eye(
     usm_type: Any = None,
     sycl_queue: Any = None,
 ) -> usm_ndarray:
+    """A 2-D array with ones on the ``k``-th diagonal and zeros elsewhere.
+
+    Parameters
+    ----------
+    n_rows : int
+        Number of rows; non-negative.
+    n_cols : int, optional
+        Number of columns; None: ``n_rows``.
+    k : int, optional
+        The diagonal: 0 the main one, positive above it, negative below.
+    dtype : DType, optional
+        One of usmarray's dtypes; None: the device's default real floating dtype.
+    device : Device, str or a backend's device or queue, optional
+        Where the array lives; None: the default device.
+    usm_type : {"device", "shared", "host"}, optional
+        Kind of memory; None: the device's default kind.
+    sycl_queue : dpctl.SyclQueue, optional
+        The SYCL queue to allocate on; with ``device`` both must name the same queue.
+
+    Returns
+    -------
+    usm_ndarray
+        An array of shape ``(n_rows, n_cols)``.
+
+    Raises
+    ------
+    TypeError
+        ``n_rows``, ``n_cols`` or ``k`` is not an int; ``dtype`` is not one of
+        usmarray's dtypes.
+    ValueError
+        A negative size; an unknown device or ``usm_type``; a double-precision dtype on
+        a device without it.
+    MemoryError
+        The array needs more memory than the device holds.
+
+    Notes
+    -----
+    Unlike NumPy, usmarray refuses ``order=`` and ``like=`` (TypeError).
+
+    See Also
+    --------
+    [array_api.eye](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.eye.html): the standard's specification.
+    """
     be, q, ut = placement(device, usm_type, sycl_queue, "eye")
     if type(n_rows) is not int or type(k) is not int or (n_cols is not None and type(n_cols) is not int):
         for name, v in (("n_rows", n_rows), ("n_cols", n_cols), ("k", k)):
             if v is not None and (type(v) is not int):
                 raise TypeError(f"eye: {name} must be an int, got {type(v).__name__}")
+    m = n_rows if n_cols is None else n_cols
+    if n_rows < 0 or m < 0:
+        raise ValueError(f"eye: n_rows and n_cols must be non-negative, got {n_rows} and {m}")
     d = _dtype_or(dtype, default_float(q), q, "eye")
-    return wrap_with(be, _alloc_n(be, q, ut, d, n_rows * (n_rows if n_cols is None else n_cols), be.eye, n_rows, n_cols, k=k))
+    k = max(-n_rows, min(k, m))  # a diagonal outside the matrix (any int k): all zeros
+    return wrap_with(be, _alloc_n(be, q, ut, d, n_rows * m, be.eye, n_rows, n_cols, k=k))
 
 
 def meshgrid(*arrays: usm_ndarray, indexing: str = "xy") -> tuple[usm_ndarray, ...]:
+    """Coordinate matrices from 1-D coordinate vectors.
+
+    Parameters
+    ----------
+    *arrays : usm_ndarray
+        1-D arrays of one dtype, on one device.
+    indexing : {"xy", "ij"}, optional
+        ``"xy"`` (default): Cartesian, the first two output axes swapped; ``"ij"``:
+        matrix indexing.
+
+    Returns
+    -------
+    tuple of usm_ndarray
+        One array per input, each of the shape the inputs' lengths make; an empty tuple
+        for no input.  The arrays live on the inputs' device with their usm_type.  (A
+        list before version 2025.12 of the standard.)
+
+    Raises
+    ------
+    TypeError
+        An argument that is not a ``usm_ndarray``; arrays of different dtypes.
+    ValueError
+        An array that is not 1-D; ``indexing`` not ``"xy"`` or ``"ij"``.
+    ExecutionPlacementError
+        Arrays on different devices (a subclass of ValueError).
+
+    Notes
+    -----
+    Unlike NumPy, usmarray refuses mixed dtypes (NumPy promotes) and ``sparse=`` and
+    ``copy=`` (TypeError).
+
+    See Also
+    --------
+    [array_api.meshgrid](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.meshgrid.html): the standard's specification.
+    """
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
     for i, a in enumerate(arrays):
@@ -374,6 +984,9 @@ def _tri(fname: str, x: usm_ndarray, k: int) -> usm_ndarray:
     a = x._arr
     if a.ndim < 2:
         raise ValueError(f"{fname}: x must have at least 2 dimensions, got shape {a.shape}")
+    # a k past the last diagonal keeps or clears every element, as that diagonal does
+    # (any Python int k, on every backend)
+    k = max(-a.shape[-2], min(k, a.shape[-1]))
     try:
         return wrap_with(x._be, getattr(x._be, fname)(a, k=k))
     except Exception as exc:
@@ -381,8 +994,74 @@ def _tri(fname: str, x: usm_ndarray, k: int) -> usm_ndarray:
 
 
 def tril(x: usm_ndarray, /, *, k: int = 0) -> usm_ndarray:
+    """The lower triangle of each matrix of ``x``: elements above the ``k``-th diagonal set
+    to zero.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        Array of at least 2 dimensions, of any dtype; the last two are the matrices'.
+    k : int, optional
+        The diagonal: 0 the main one, positive above it, negative below.
+
+    Returns
+    -------
+    usm_ndarray
+        A new array of ``x``'s shape and dtype, on ``x``'s device with its usm_type.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; ``k`` is not an int.
+    ValueError
+        ``x`` has fewer than 2 dimensions.
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    Unlike NumPy, usmarray refuses 1-D input (NumPy broadcasts it to a square matrix) and
+    passes ``k`` by keyword only.
+
+    See Also
+    --------
+    [array_api.tril](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.tril.html): the standard's specification.
+    """
     return _tri("tril", x, k)
 
 
 def triu(x: usm_ndarray, /, *, k: int = 0) -> usm_ndarray:
+    """The upper triangle of each matrix of ``x``: elements below the ``k``-th diagonal set
+    to zero.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        Array of at least 2 dimensions, of any dtype; the last two are the matrices'.
+    k : int, optional
+        The diagonal: 0 the main one, positive above it, negative below.
+
+    Returns
+    -------
+    usm_ndarray
+        A new array of ``x``'s shape and dtype, on ``x``'s device with its usm_type.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; ``k`` is not an int.
+    ValueError
+        ``x`` has fewer than 2 dimensions.
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    Unlike NumPy, usmarray refuses 1-D input (NumPy broadcasts it to a square matrix) and
+    passes ``k`` by keyword only.
+
+    See Also
+    --------
+    [array_api.triu](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.triu.html): the standard's specification.
+    """
     return _tri("triu", x, k)

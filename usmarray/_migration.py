@@ -42,7 +42,31 @@ def to_device(x: usm_ndarray, device: Any, /, *, stream: Any = None) -> usm_ndar
 
 
 def asnumpy(x: usm_ndarray, /) -> np.ndarray:
-    """Copy ``x`` to a host NumPy array (always allowed)."""
+    """A host NumPy array with ``x``'s values: always a copy, from any device and memory kind.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        The array to copy.
+
+    Returns
+    -------
+    numpy.ndarray
+        A new NumPy array of ``x``'s shape and dtype, in host memory.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``.
+
+    Notes
+    -----
+    Not a function of the standard: its portable spelling is
+    ``numpy.from_dlpack(x, device="cpu")``, zero-copy where the memory is host-accessible.
+    ``numpy.asarray(x)`` refuses ``"device"`` memory of a non-CPU device, where an
+    implicit transfer would hide a copy; ``asnumpy`` is the explicit one
+    (docs/usm-types.md).
+    """
     if type(x) is not usm_ndarray:
         raise TypeError(f"asnumpy: expected a usm_ndarray, got {type(x).__name__}")
     if _trace.ACTIVE:
@@ -154,13 +178,69 @@ def asarray(
     usm_type: str | None = None,
     sycl_queue: Any = None,
 ) -> usm_ndarray:
-    """An array from ``obj``: our arrays, foreign device arrays (dpnp/dpctl, any
-    ``__sycl_usm_array_interface__``; CuPy/PyTorch/any ``__cuda_array_interface__`` on
-    CUDA devices), ``__dlpack__`` objects, NumPy and buffer-protocol objects, Python
-    scalars and nested sequences (which may mix arrays of several devices: all are
-    migrated to the target).  A foreign array stays where it lives unless ``device=``
-    names another device.  The producer's own code (interface properties) runs before,
-    never under, the backend's lock."""
+    """An array from ``obj``: an array of any backend or library, a buffer, a Python scalar
+    or a nested sequence.
+
+    ``obj`` may be a ``usm_ndarray``; a foreign device array (dpnp and dpctl arrays, any
+    ``__sycl_usm_array_interface__``; CuPy, PyTorch or any ``__cuda_array_interface__``
+    on CUDA devices); an object with ``__dlpack__``; a NumPy array or buffer-protocol
+    object; a Python scalar; or a nested list or tuple of these, which may mix arrays of
+    several devices (all are copied to the target).  The producer's own code (its
+    interface properties) runs before, never under, the backend's lock.
+
+    Parameters
+    ----------
+    obj : object
+        The data.
+    dtype : DType, optional
+        One of usmarray's dtypes, to convert to; None: ``obj``'s own dtype, or for Python
+        scalars and sequences bool, int64 or the device's default floating dtype.
+    device : Device, str or a backend's device or queue, optional
+        Where the array lives; None: an array stays where it lives (a foreign device
+        array on its device), other data goes to the default device.
+    copy : bool, optional
+        True: always copy.  False: never copy, ValueError where a copy is needed (a
+        Python scalar or sequence, another backend, another usm_type, a dtype
+        conversion).  None (default): copy only where needed.
+    usm_type : {"device", "shared", "host"}, optional
+        Kind of memory; None: the source's kind where it stays, else the device's
+        default kind.
+    sycl_queue : dpctl.SyclQueue, optional
+        The SYCL queue to place the array on; with ``device`` both must name the same
+        queue.
+
+    Returns
+    -------
+    usm_ndarray
+        The array, on the device asked for (a view of ``obj`` where no copy was needed).
+
+    Raises
+    ------
+    TypeError
+        A dtype outside the standard's (a float16 NumPy array, strings, objects); a
+        ``dtype`` that is not one of usmarray's dtypes.
+    OverflowError
+        A Python int outside the range of the dtype (int64 by default).
+    ValueError
+        ``copy=False`` where a copy is needed; a ragged sequence; ``copy`` not True,
+        False or None; an unknown device or ``usm_type``; float64 or complex128 on a
+        device without double precision.
+    MemoryError
+        The array needs more memory than the device holds.
+
+    Notes
+    -----
+    Compute follows data: ``asarray(x, device=d)`` is, with ``x.to_device(d)``, the way to
+    move an array between devices and backends; no operation moves data implicitly.
+
+    Unlike NumPy, usmarray refuses non-standard dtypes (float16, strings, objects) and
+    ``order=``, ``like=`` and ``ndmin=``; NumPy dtypes and dtype strings as ``dtype``
+    (TypeError).
+
+    See Also
+    --------
+    [array_api.asarray](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.asarray.html): the standard's specification.
+    """
     t = type(obj)
     if (t is usm_ndarray and dtype is None and device is None and usm_type is None
             and sycl_queue is None and copy is True):
@@ -249,16 +329,51 @@ def asarray(
 
 @locks_itself
 def from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> usm_ndarray:
-    """An array from any object with ``__dlpack__`` (NumPy, PyTorch, CuPy, JAX,
-    usm_ndarray, dpnp).
+    """An array from any object with ``__dlpack__`` (NumPy, PyTorch, CuPy, JAX, dpnp, a
+    ``usm_ndarray``).
 
-    With ``device=None`` the result stays on the producer's device, as the standard
-    says: the backend that imports the producer's DLPack device type (SYCL for
-    kDLOneAPI, CUDA for kDLCUDA/kDLCUDAHost/kDLCUDAManaged, the NumPy host device
-    "numpy" for kDLCPU), zero-copy where the producer allows.  Pass ``device=`` to
-    place it elsewhere (a copy where needed; ``copy=False`` then raises BufferError).
-    Foreign capsules are read and validated by the importing backend before any of
-    their memory is touched."""
+    Foreign capsules are read and validated by the importing backend before any of their
+    memory is touched.
+
+    Parameters
+    ----------
+    x : object
+        The producer: an object with ``__dlpack__`` and ``__dlpack_device__``.
+    device : Device, str or a backend's device or queue, optional
+        Where the result lives; None: the producer's device, as the standard says (SYCL
+        for kDLOneAPI, CUDA for kDLCUDA, kDLCUDAHost and kDLCUDAManaged, the NumPy device
+        for kDLCPU), zero-copy where the producer allows.
+    copy : bool, optional
+        True: always copy.  False: never copy (BufferError where a copy is needed).
+        None (default): copy only where needed.
+
+    Returns
+    -------
+    usm_ndarray
+        The array; a view of the producer's memory unless a copy was asked for or
+        needed.
+
+    Raises
+    ------
+    TypeError
+        ``x`` lacks ``__dlpack__`` or ``__dlpack_device__``; its dtype is not one of the
+        standard's.
+    BufferError
+        ``copy=False`` where the data cannot reach ``device`` without a copy; a producer
+        that refuses the export.
+    ValueError
+        ``copy`` is not True, False or None; a DLPack device type no backend imports.
+
+    Notes
+    -----
+    Compute follows data: with ``device=None`` the result stays on the producer's
+    device; pass ``device=`` to place it elsewhere, a copy through the host between
+    backends.
+
+    See Also
+    --------
+    [array_api.from_dlpack](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.from_dlpack.html): the standard's specification.
+    """
     if copy not in (None, True, False):
         raise ValueError(f"from_dlpack: copy must be True, False or None, got {copy!r}")
     if type(x) is usm_ndarray:
