@@ -75,11 +75,50 @@ def _dtype_of(obj: Any, fname: str, argname: str) -> np.dtype:
 
 # ---- astype ---------------------------------------------------------------------------
 def astype(x: usm_ndarray, dtype: Any, /, *, copy: bool = True, device: Any = None) -> usm_ndarray:
-    """Cast ``x`` to ``dtype`` (any standard dtype, except complex -> real numeric, which
-    the standard says should not be permitted; complex -> bool is allowed).
+    """``x`` converted to ``dtype``, as a new array unless ``copy=False`` allows ``x`` itself.
 
-    ``copy=False`` returns ``x`` itself when no cast and no move are needed.
-    ``device=`` places the result on that device.
+    Parameters
+    ----------
+    x : usm_ndarray
+        The array to convert.
+    dtype : DType
+        One of usmarray's dtypes.  Every conversion between the standard's dtypes is
+        allowed except complex to a real numeric dtype (complex to bool is allowed:
+        nonzero is True).
+    copy : bool, optional
+        True (default): always a new array.  False: ``x`` itself where ``dtype`` is
+        ``x``'s and no move is asked for.
+    device : Device, str or a backend's device or queue, optional
+        Where the result lives; None: ``x``'s device.  Another device gets a copy (the
+        conversion runs on ``x``'s device first).
+
+    Returns
+    -------
+    usm_ndarray
+        The converted array, of ``x``'s shape; on ``x``'s device with its usm_type unless
+        ``device`` names another.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; ``dtype`` is not one of usmarray's dtypes (NumPy
+        dtypes and strings are not); a complex ``x`` to a real numeric dtype (cast
+        ``real(x)`` or ``imag(x)``); ``copy`` not True or False.
+    ValueError
+        float64 or complex128 for a device without double precision; an unknown device.
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    Unlike NumPy, usmarray refuses complex to real casts (NumPy discards the imaginary
+    part with a warning) and ``casting=``, ``order=`` and ``subok=`` (TypeError).  Casts
+    of out-of-range values (a float to a too-narrow integer) are left undefined by the
+    standard.
+
+    See Also
+    --------
+    [array_api.astype](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.astype.html): the standard's specification.
     """
     if type(x) is not usm_ndarray:
         raise TypeError(
@@ -125,8 +164,37 @@ def astype(x: usm_ndarray, dtype: Any, /, *, copy: bool = True, device: Any = No
 
 # ---- can_cast / result_type -------------------------------------------------------------
 def can_cast(from_: Any, to: Any, /) -> bool:
-    """True when ``from_`` (a dtype or an array) promotes to ``to`` by the standard's
-    type promotion table (cross-kind casts are False)."""
+    """Whether ``from_`` promotes to ``to`` by the standard's type promotion table.
+
+    Parameters
+    ----------
+    from_ : DType or usm_ndarray
+        The source dtype, or an array whose dtype it is.
+    to : DType
+        The target dtype.
+
+    Returns
+    -------
+    bool
+        True where the promotion table takes ``from_`` to ``to`` (so every cast across
+        kinds, such as int32 to float64, is False).  For an array on a device without
+        double precision, casts to float64 and complex128 are False.
+
+    Raises
+    ------
+    TypeError
+        ``from_`` is neither one of usmarray's dtypes nor a ``usm_ndarray``; ``to`` is
+        not one of usmarray's dtypes.
+
+    Notes
+    -----
+    Unlike NumPy, usmarray answers by the standard's promotion table only, without
+    ``casting=`` rules: ``can_cast(int32, float64)`` is False here and True in NumPy.
+
+    See Also
+    --------
+    [array_api.can_cast](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.can_cast.html): the standard's specification.
+    """
     src = _dtype_of(from_, "can_cast", "from_")
     to_d = dt.check_dtype(to, "to")
     if type(from_) is usm_ndarray and (to_d is dt.float64 or to_d is dt.complex128):
@@ -136,9 +204,43 @@ def can_cast(from_: Any, to: Any, /) -> bool:
 
 
 def result_type(*arrays_and_dtypes: Any) -> dt.DType:
-    """The dtype the standard's promotion rules give for arrays, dtypes and Python
-    scalars together; at least one array or dtype is needed.  Scalars follow the
-    scalar rule against the promoted dtype of the arrays and dtypes."""
+    """The dtype the standard's promotion rules give for arrays, dtypes and Python scalars
+    together.
+
+    Parameters
+    ----------
+    *arrays_and_dtypes : usm_ndarray, DType, bool, int, float or complex
+        At least one array or dtype; Python scalars (NumPy scalars count as Python
+        scalars) then meet the promoted dtype of the others by the standard's scalar
+        rule.
+
+    Returns
+    -------
+    DType
+        The promoted dtype.  Where an array lives on a device without double precision,
+        float64 and complex128 become float32 and complex64.
+
+    Raises
+    ------
+    TypeError
+        Dtypes the standard does not promote (int64 with float64, uint64 with a signed
+        integer, bool with numbers); a scalar the dtype does not take (a float with an
+        integer dtype); an argument that is neither an array, a dtype nor a Python
+        scalar.
+    OverflowError
+        A Python int outside the range of the promoted integer dtype.
+    ValueError
+        Only Python scalars, or no argument.
+
+    Notes
+    -----
+    Unlike NumPy, usmarray has no mixed-kind promotion and gives Python scalars no dtype
+    of their own.
+
+    See Also
+    --------
+    [array_api.result_type](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.result_type.html): the standard's specification.
+    """
     res = None
     scalars = None
     no_fp64 = False
@@ -227,7 +329,35 @@ _IINFO = {d: iinfo_object(d) for d in dt.INTEGER}
 
 
 def finfo(type: Any, /) -> finfo_object:  # noqa: A002 - the standard's name
-    """Limits of a floating-point dtype or of an array's floating-point dtype."""
+    """Machine limits of a floating-point dtype: ``bits``, ``eps``, ``max``, ``min``,
+    ``smallest_normal`` and ``dtype``.
+
+    Parameters
+    ----------
+    type : DType or usm_ndarray
+        A floating-point dtype, or an array of one.  For complex dtypes the limits are
+        those of the real component (float32 for complex64).
+
+    Returns
+    -------
+    finfo_object
+        The limits, as Python floats and ints; ``dtype`` is the real floating dtype.
+
+    Raises
+    ------
+    TypeError
+        An integer or bool dtype (use ``iinfo``); an argument that is neither one of
+        usmarray's dtypes nor a ``usm_ndarray``.
+
+    Notes
+    -----
+    Unlike NumPy, usmarray refuses NumPy dtypes, dtype strings and Python types
+    (``float``).
+
+    See Also
+    --------
+    [array_api.finfo](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.finfo.html): the standard's specification.
+    """
     d = _dtype_of(type, "finfo", "type")
     try:
         return _FINFO[d]
@@ -239,7 +369,32 @@ def finfo(type: Any, /) -> finfo_object:  # noqa: A002 - the standard's name
 
 
 def iinfo(type: Any, /) -> iinfo_object:  # noqa: A002 - the standard's name
-    """Limits of an integer dtype or of an array's integer dtype."""
+    """Machine limits of an integer dtype: ``bits``, ``max``, ``min`` and ``dtype``.
+
+    Parameters
+    ----------
+    type : DType or usm_ndarray
+        An integer dtype, or an array of one.
+
+    Returns
+    -------
+    iinfo_object
+        The limits, as Python ints.
+
+    Raises
+    ------
+    TypeError
+        A floating-point or bool dtype (use ``finfo``); an argument that is neither one
+        of usmarray's dtypes nor a ``usm_ndarray``.
+
+    Notes
+    -----
+    Unlike NumPy, usmarray refuses NumPy dtypes, dtype strings and Python types (``int``).
+
+    See Also
+    --------
+    [array_api.iinfo](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.iinfo.html): the standard's specification.
+    """
     d = _dtype_of(type, "iinfo", "type")
     try:
         return _IINFO[d]
@@ -270,8 +425,40 @@ def _isdtype_one(d: np.dtype, kind: Any) -> bool:
 
 
 def isdtype(dtype: Any, kind: Any) -> bool:
-    """Whether ``dtype`` is ``kind`` (a dtype), of ``kind`` (a kind name), or either
-    for some entry of a tuple of them."""
+    """Whether ``dtype`` is ``kind`` (a dtype), of ``kind`` (a kind name), or either for some
+    entry of a tuple of them.
+
+    Parameters
+    ----------
+    dtype : DType
+        The dtype to test.
+    kind : DType, str or tuple
+        A dtype; a kind name: ``"bool"``, ``"signed integer"``, ``"unsigned integer"``,
+        ``"integral"``, ``"real floating"``, ``"complex floating"``, ``"numeric"``; or a
+        tuple of those (every entry is checked).
+
+    Returns
+    -------
+    bool
+        Whether ``dtype`` matches.
+
+    Raises
+    ------
+    TypeError
+        ``dtype`` is not one of usmarray's dtypes; a ``kind`` entry that is neither a
+        dtype nor a kind name.
+    ValueError
+        An unknown kind name.
+
+    Notes
+    -----
+    Unlike NumPy's ``isdtype``, usmarray refuses NumPy dtypes and validates every entry of
+    a tuple, not only those before the first match.
+
+    See Also
+    --------
+    [array_api.isdtype](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.isdtype.html): the standard's specification.
+    """
     d = dt.check_dtype(dtype)
     if type(kind) is tuple:
         result = False

@@ -114,7 +114,33 @@ def _cast_all(be: Any, raws: list[Any], dtypes: list[Any], d: Any) -> list[Any]:
 
 # ---- broadcasting ---------------------------------------------------------------------------
 def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
-    """The shape that broadcasting ``shapes`` against one another gives; () for none."""
+    """The shape that broadcasting arrays of ``shapes`` against one another gives.
+
+    Parameters
+    ----------
+    *shapes : tuple of int
+        Shapes (lists of ints are taken too) of non-negative dimensions.
+
+    Returns
+    -------
+    tuple of int
+        The broadcast shape; ``()`` for no shape.
+
+    Raises
+    ------
+    TypeError
+        A shape that is not a tuple of ints.
+    ValueError
+        Shapes that do not broadcast; a negative dimension.
+
+    Notes
+    -----
+    A pure shape computation: no array, no device.
+
+    See Also
+    --------
+    [array_api.broadcast_shapes](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.broadcast_shapes.html): the standard's specification.
+    """
     if not shapes:
         return ()
     checked = []
@@ -128,7 +154,38 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def broadcast_arrays(*arrays: usm_ndarray) -> tuple[usm_ndarray, ...]:
-    """Views of ``arrays`` broadcast to one shape (a tuple, as in 2025.12)."""
+    """Views of ``arrays`` broadcast to their common shape.
+
+    Parameters
+    ----------
+    *arrays : usm_ndarray
+        Arrays on one device.
+
+    Returns
+    -------
+    tuple of usm_ndarray
+        One view per input (the input itself where its shape is already the common one);
+        ``()`` for no input.  A list before version 2025.12 of the standard.
+
+    Raises
+    ------
+    TypeError
+        An argument that is not a ``usm_ndarray``.
+    ValueError
+        Shapes that do not broadcast.
+    ExecutionPlacementError
+        Arrays on different devices (a subclass of ValueError).
+
+    Notes
+    -----
+    The views share their input's memory, device and usm_type; broadcast axes have
+    stride 0, so write to them only through a copy.  Unlike NumPy, usmarray refuses NumPy
+    arrays and ``subok=``.
+
+    See Also
+    --------
+    [array_api.broadcast_arrays](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.broadcast_arrays.html): the standard's specification.
+    """
     if not arrays:
         return ()
     for i, a in enumerate(arrays):
@@ -144,7 +201,36 @@ def broadcast_arrays(*arrays: usm_ndarray) -> tuple[usm_ndarray, ...]:
 
 
 def broadcast_to(x: usm_ndarray, /, shape: tuple[int, ...]) -> usm_ndarray:
-    """A view of ``x`` broadcast to ``shape``."""
+    """A view of ``x`` broadcast to ``shape``.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        The array to broadcast.
+    shape : tuple of int
+        The target shape (a list of ints is taken too); ``x``'s shape must broadcast to
+        it.
+
+    Returns
+    -------
+    usm_ndarray
+        A view of ``x``'s memory of shape ``shape``, on ``x``'s device with its usm_type.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; ``shape`` is not a tuple of ints.
+    ValueError
+        ``x``'s shape does not broadcast to ``shape``.
+
+    Notes
+    -----
+    Unlike NumPy, usmarray refuses NumPy arrays and ``subok=``.
+
+    See Also
+    --------
+    [array_api.broadcast_to](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.broadcast_to.html): the standard's specification.
+    """
     check_array(x, "broadcast_to")
     # a list of ints too, as array-api-strict and NumPy take it (SciPy passes one)
     shape = int_tuple(tuple(shape) if type(shape) is list else shape, "broadcast_to", "shape")
@@ -166,8 +252,46 @@ def broadcast_to(x: usm_ndarray, /, shape: tuple[int, ...]) -> usm_ndarray:
 
 # ---- joining and splitting ------------------------------------------------------------------
 def concat(arrays: Any, /, *, axis: int | None = 0) -> usm_ndarray:
-    """Join arrays along an existing axis (``axis=None``: flatten first), with the
-    standard's type promotion."""
+    """Arrays joined along an existing axis, with the standard's type promotion.
+
+    Parameters
+    ----------
+    arrays : tuple or list of usm_ndarray
+        At least one array, on one device, of dtypes the standard promotes together;
+        their shapes agree except along ``axis``.
+    axis : int or None, optional
+        The axis to join along (negative counts from the end); None: flatten every array
+        first.  Default 0.
+
+    Returns
+    -------
+    usm_ndarray
+        A new array of the promoted dtype, on the arrays' device.
+
+    Raises
+    ------
+    TypeError
+        ``arrays`` is not a tuple or list, or holds something other than a
+        ``usm_ndarray``; dtypes the standard does not promote (int64 with float64).
+    ValueError
+        No array; shapes that differ off ``axis``; 0-D arrays with an ``axis``.
+    IndexError
+        ``axis`` out of range.
+    ExecutionPlacementError
+        Arrays on different devices (a subclass of ValueError).
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    The result's usm_type is the most device-like of the inputs' (docs/usm-types.md).
+    Unlike NumPy, usmarray refuses mixed-kind promotion and ``out=``, ``dtype=`` and
+    ``casting=``.
+
+    See Also
+    --------
+    [array_api.concat](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.concat.html): the standard's specification.
+    """
     arrs = _array_sequence(arrays, "concat")
     be = arrs[0]._be
     raws, dtypes, d = _promotion(arrs, "concat")
@@ -203,7 +327,46 @@ def concat(arrays: Any, /, *, axis: int | None = 0) -> usm_ndarray:
 
 
 def stack(arrays: Any, /, *, axis: int = 0) -> usm_ndarray:
-    """Join arrays of one shape along a new axis, with the standard's type promotion."""
+    """Arrays of one shape joined along a new axis, with the standard's type promotion.
+
+    Parameters
+    ----------
+    arrays : tuple or list of usm_ndarray
+        At least one array, all of one shape, on one device, of dtypes the standard
+        promotes together.
+    axis : int, optional
+        Position of the new axis in the result (negative counts from the end).
+
+    Returns
+    -------
+    usm_ndarray
+        A new array of the promoted dtype, one dimension more than the inputs, on their
+        device.
+
+    Raises
+    ------
+    TypeError
+        ``arrays`` is not a tuple or list, or holds something other than a
+        ``usm_ndarray``; dtypes the standard does not promote.
+    ValueError
+        No array; arrays of different shapes.
+    IndexError
+        ``axis`` out of range.
+    ExecutionPlacementError
+        Arrays on different devices (a subclass of ValueError).
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    The result's usm_type is the most device-like of the inputs' (docs/usm-types.md).
+    Unlike NumPy, usmarray refuses mixed-kind promotion and ``out=``, ``dtype=`` and
+    ``casting=``.
+
+    See Also
+    --------
+    [array_api.stack](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.stack.html): the standard's specification.
+    """
     arrs = _array_sequence(arrays, "stack")
     first = arrs[0]._arr.shape
     for i, a in enumerate(arrs[1:], 1):
@@ -224,7 +387,32 @@ def stack(arrays: Any, /, *, axis: int = 0) -> usm_ndarray:
 
 
 def unstack(x: usm_ndarray, /, *, axis: int = 0) -> tuple[usm_ndarray, ...]:
-    """Views of ``x`` split along ``axis``."""
+    """Views of ``x``, one per index along ``axis``.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        The array to split.
+    axis : int, optional
+        The axis to split along (negative counts from the end).  Default 0.
+
+    Returns
+    -------
+    tuple of usm_ndarray
+        ``x.shape[axis]`` views of ``x``'s memory, each without ``axis`` (0-D arrays for
+        a 1-D ``x``), on ``x``'s device with its usm_type.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``.
+    IndexError
+        ``axis`` out of range.
+
+    See Also
+    --------
+    [array_api.unstack](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.unstack.html): the standard's specification.
+    """
     check_array(x, "unstack")
     a = x._arr
     ax = normalize_axis(axis, a.ndim, "unstack")
@@ -236,8 +424,34 @@ def unstack(x: usm_ndarray, /, *, axis: int = 0) -> tuple[usm_ndarray, ...]:
 
 # ---- shape changes --------------------------------------------------------------------------
 def expand_dims(x: usm_ndarray, /, axis: int | tuple[int, ...]) -> usm_ndarray:
-    """Insert singleton axes at ``axis`` (an int or, in 2025.12, a tuple of positions in
-    the expanded array)."""
+    """A view of ``x`` with axes of size one inserted at ``axis``.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        The array.
+    axis : int or tuple of int
+        Positions of the new axes in the result (negative counts from the end of the
+        result); a tuple from version 2025.12 of the standard.
+
+    Returns
+    -------
+    usm_ndarray
+        A view of ``x``'s memory, on ``x``'s device with its usm_type.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; ``axis`` is not an int or a tuple of ints.
+    IndexError
+        A position out of range for the result.
+    ValueError
+        A repeated position; a result of more than 64 dimensions.
+
+    See Also
+    --------
+    [array_api.expand_dims](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.expand_dims.html): the standard's specification.
+    """
     check_array(x, "expand_dims")
     a = x._arr
     n_new = len(axis) if type(axis) is tuple else 1
@@ -251,7 +465,39 @@ def expand_dims(x: usm_ndarray, /, axis: int | tuple[int, ...]) -> usm_ndarray:
 
 
 def squeeze(x: usm_ndarray, /, axis: int | tuple[int, ...]) -> usm_ndarray:
-    """Remove the singleton axes ``axis``; ValueError if one is not of size 1."""
+    """A view of ``x`` without the axes ``axis``, each of size one.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        The array.
+    axis : int or tuple of int
+        The axes to remove (negative counts from the end); required.
+
+    Returns
+    -------
+    usm_ndarray
+        A view of ``x``'s memory (0-D when every axis goes), on ``x``'s device with its
+        usm_type.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; ``axis`` is not an int or a tuple of ints.
+    IndexError
+        An axis out of range.
+    ValueError
+        An axis whose size is not one; a repeated axis.
+
+    Notes
+    -----
+    Unlike NumPy, ``axis`` is required: usmarray never removes every axis of size one
+    unasked.
+
+    See Also
+    --------
+    [array_api.squeeze](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.squeeze.html): the standard's specification.
+    """
     check_array(x, "squeeze")
     a = x._arr
     shape = a.shape
@@ -268,7 +514,33 @@ def squeeze(x: usm_ndarray, /, axis: int | tuple[int, ...]) -> usm_ndarray:
 
 
 def flip(x: usm_ndarray, /, *, axis: int | tuple[int, ...] | None = None) -> usm_ndarray:
-    """Reverse the order of elements along ``axis`` (all axes when None)."""
+    """A view of ``x`` with the order of elements reversed along ``axis``.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        The array.
+    axis : int or tuple of int, optional
+        The axes to reverse (negative counts from the end); None: every axis.
+
+    Returns
+    -------
+    usm_ndarray
+        A view of ``x``'s memory (negative strides), on ``x``'s device with its usm_type.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; ``axis`` is not an int, a tuple of ints or None.
+    IndexError
+        An axis out of range.
+    ValueError
+        A repeated axis.
+
+    See Also
+    --------
+    [array_api.flip](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.flip.html): the standard's specification.
+    """
     check_array(x, "flip")
     a = x._arr
     if axis is None:
@@ -287,7 +559,34 @@ def _only_ints(t: tuple) -> bool:
 
 
 def permute_dims(x: usm_ndarray, /, axes: tuple[int, ...]) -> usm_ndarray:
-    """Permute the axes of ``x``; negative axes count from the end (2025.12)."""
+    """A view of ``x`` with its axes in the order ``axes``.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        The array.
+    axes : tuple of int
+        A permutation of ``x``'s axes (negative counts from the end, as in version
+        2025.12 of the standard; a list is taken too).
+
+    Returns
+    -------
+    usm_ndarray
+        A view of ``x``'s memory, on ``x``'s device with its usm_type.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; ``axes`` is not a tuple of ints.
+    ValueError
+        ``axes`` does not have one entry per axis, or repeats an axis.
+    IndexError
+        An axis out of range.
+
+    See Also
+    --------
+    [array_api.permute_dims](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.permute_dims.html): the standard's specification.
+    """
     check_array(x, "permute_dims")
     a = x._arr
     if type(axes) is tuple and _only_ints(axes) and sorted(axes) == list(range(a.ndim)):
@@ -308,7 +607,36 @@ def permute_dims(x: usm_ndarray, /, axes: tuple[int, ...]) -> usm_ndarray:
 def moveaxis(
     x: usm_ndarray, source: int | tuple[int, ...], destination: int | tuple[int, ...], /
 ) -> usm_ndarray:
-    """Move axes ``source`` to positions ``destination``, keeping the others in order."""
+    """A view of ``x`` with the axes ``source`` moved to the positions ``destination``, the
+    others keeping their order.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        The array.
+    source : int or tuple of int
+        The axes to move (negative counts from the end; a list is taken too).
+    destination : int or tuple of int
+        Their new positions, as many as ``source``.
+
+    Returns
+    -------
+    usm_ndarray
+        A view of ``x``'s memory, on ``x``'s device with its usm_type.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; an axis that is not an int.
+    ValueError
+        ``source`` and ``destination`` of different lengths; a repeated axis.
+    IndexError
+        An axis out of range.
+
+    See Also
+    --------
+    [array_api.moveaxis](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.moveaxis.html): the standard's specification.
+    """
     check_array(x, "moveaxis")
     a = x._arr
     nd = a.ndim
@@ -328,8 +656,43 @@ def moveaxis(
 
 
 def reshape(x: usm_ndarray, /, shape: tuple[int, ...], *, copy: bool | None = None) -> usm_ndarray:
-    """``x`` with a new shape (one entry may be -1); ``copy=False`` refuses to copy
-    (ValueError), ``copy=True`` always copies."""
+    """``x``'s elements, in row-major order, in an array of ``shape``.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        The array.
+    shape : tuple of int
+        The new shape, of ``x``'s size; one entry may be -1, inferred from the others.
+    copy : bool, optional
+        True: always copy.  False: never copy (ValueError where a view is impossible).
+        None (default): a view where ``x``'s strides allow one, else a copy.
+
+    Returns
+    -------
+    usm_ndarray
+        A view of ``x``'s memory or a copy (see ``copy``), on ``x``'s device with its
+        usm_type.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; ``shape`` is not a tuple of ints; ``copy`` not
+        True, False or None.
+    ValueError
+        A size that differs from ``x``'s; more than one -1 or another negative entry;
+        ``copy=False`` where a copy is needed.
+    MemoryError
+        A copy the device cannot hold.
+
+    Notes
+    -----
+    Unlike NumPy, usmarray refuses ``order=`` ("F") and ``newshape=``.
+
+    See Also
+    --------
+    [array_api.reshape](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.reshape.html): the standard's specification.
+    """
     check_array(x, "reshape")
     if copy is None and type(shape) is tuple and len(shape) <= 64:
         for n in shape:
@@ -393,7 +756,40 @@ def roll(
     *,
     axis: int | tuple[int, ...] | None = None,
 ) -> usm_ndarray:
-    """Shift elements along ``axis`` (flattened when None), wrapping around."""
+    """``x``'s elements shifted by ``shift`` places along ``axis``, wrapping around.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        The array.
+    shift : int or tuple of int
+        Places to shift (negative: backwards); a tuple needs a tuple ``axis`` of the same
+        length.
+    axis : int or tuple of int, optional
+        The axes to shift along (an axis named twice is shifted by the sum); None: the
+        flattened array, reshaped back.
+
+    Returns
+    -------
+    usm_ndarray
+        A new array of ``x``'s shape and dtype, on ``x``'s device with its usm_type.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; ``shift`` is not an int or a tuple of ints.
+    ValueError
+        ``shift`` and ``axis`` of different lengths, or a tuple ``shift`` with an int or
+        None ``axis``.
+    IndexError
+        An axis out of range.
+    MemoryError
+        The device cannot hold the result.
+
+    See Also
+    --------
+    [array_api.roll](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.roll.html): the standard's specification.
+    """
     check_array(x, "roll")
     a = x._arr
     be = x._be
@@ -433,8 +829,47 @@ def roll(
 
 
 def repeat(x: usm_ndarray, repeats: int | usm_ndarray, /, *, axis: int | None = None) -> usm_ndarray:
-    """Repeat each element ``repeats`` times (an int, or an integer array of shape (1,)
-    or (S,)) along ``axis`` (the flattened array when None)."""
+    """Each element of ``x`` repeated ``repeats`` times along ``axis``.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        The array.
+    repeats : int or usm_ndarray
+        A non-negative int, or an integer array of shape ``(1,)`` or ``(N,)``, ``N``
+        being the length of ``axis``, on ``x``'s device.
+    axis : int, optional
+        The axis to repeat along (negative counts from the end); None: the flattened
+        array.
+
+    Returns
+    -------
+    usm_ndarray
+        A new array of ``x``'s dtype, on ``x``'s device with its usm_type.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; ``repeats`` is neither an int nor an integer
+        array (a list, a NumPy array).
+    ValueError
+        A negative repeat; a ``repeats`` array of another shape.
+    IndexError
+        ``axis`` out of range.
+    ExecutionPlacementError
+        A ``repeats`` array on another device (a subclass of ValueError).
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    Unlike NumPy, usmarray refuses a list or NumPy array of repeats: pass an array of
+    usmarray.
+
+    See Also
+    --------
+    [array_api.repeat](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.repeat.html): the standard's specification.
+    """
     check_array(x, "repeat")
     a = x._arr
     be = x._be
@@ -498,7 +933,35 @@ def repeat(x: usm_ndarray, repeats: int | usm_ndarray, /, *, axis: int | None = 
 
 
 def tile(x: usm_ndarray, repetitions: tuple[int, ...], /) -> usm_ndarray:
-    """Tile ``x`` ``repetitions[i]`` times along each axis (shapes padded with ones)."""
+    """``x`` repeated ``repetitions[i]`` times along each axis ``i``.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        The array.
+    repetitions : tuple of int
+        Non-negative repetitions per axis; the shorter of ``repetitions`` and ``x.shape``
+        is padded with ones at the front.
+
+    Returns
+    -------
+    usm_ndarray
+        A new array of ``x``'s dtype, on ``x``'s device with its usm_type.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; ``repetitions`` is not a tuple of ints (an int
+        alone, as NumPy takes, is refused).
+    ValueError
+        A negative repetition.
+    MemoryError
+        The device cannot hold the result.
+
+    See Also
+    --------
+    [array_api.tile](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.tile.html): the standard's specification.
+    """
     check_array(x, "tile")
     reps = int_tuple(repetitions, "tile", "repetitions")
     for r in reps:
