@@ -131,6 +131,9 @@ class Backend(Protocol):
     #: then the namespace layer checks the indices only after such a call failed, to
     #: name the index in its own words, instead of before every call
     checks_indices: bool
+    #: whether ``elementwise`` runs generated bodies (the namespace then hands it every
+    #: elementwise call the generator takes, at every size and layout)
+    elementwise_engine: bool
     #: whether every ``linalg`` routine leaves its operands unchanged (it copies what
     #: LAPACK overwrites): then the namespace layer passes its arrays, views included,
     #: without copying them first
@@ -149,6 +152,9 @@ class Backend(Protocol):
                         dtype: Any, axes: tuple[int, ...], out_dtype: Any,
                         keepdims: bool) -> Any: ...
     def nan_at(self, a: Any, axis: int, picked: Any) -> bool | None: ...
+    def elementwise(self, sig: Any, body: builtins.str, names: list[builtins.str],
+                    arrays: list[Any], consts: list[tuple[Any, Any]],
+                    out_dtype: Any) -> Any: ...
     def device_name(self, q: Any) -> builtins.str: ...
     def native_queue(self, obj: Any) -> Any: ...
     def read_only_memory(self, raw: Any) -> bool: ...
@@ -220,6 +226,7 @@ class BackendBase:
     nan_argmax = False
     checks_indices = False
     lapack_keeps_operands = False
+    elementwise_engine = False
 
     @property
     def kernel_family(self) -> builtins.str:
@@ -252,6 +259,17 @@ class BackendBase:
         """``take_along_axis`` with the bounds check done by the gather itself, as
         :meth:`take_checked` for ``take``; None (the default) where the backend has no
         such kernel for these operands."""
+        return None
+
+    def elementwise(self, sig: Any, body: builtins.str, names: list[builtins.str],
+                    arrays: list[Any], consts: list[tuple[Any, Any]],
+                    out_dtype: Any) -> Any:
+        """The raw result of the elementwise ``body`` (the kernel generator's C, reading
+        the elements ``names[k]`` of the raw arrays ``arrays[k]`` and the constants
+        ``s<j>`` of ``consts`` ((value, dtype)), assigning ``z`` of ``out_dtype``),
+        broadcast by the standard's rules, on the arrays' queue with their coerced
+        usm_type; ``sig`` names the body for caches.  None (the default) where the
+        backend has no engine for these operands: the caller runs its own kernel."""
         return None
 
     def fused_reduction(self, name: builtins.str, body: builtins.str,

@@ -47,8 +47,10 @@ from .._layout import INDEX_LIMIT
 from .._ndlike import kernels as _ndlike_kernels
 from .._protocol import BackendBase, Capabilities, LinAlgError
 from . import interop as _io
+from .elementwise import ElementwiseEngine
 from .fast import BINARY, BINARY_DTYPES, UNARY, FastKernels, make_argext
 from .kernels import triangle as _triangle
+from .kernels._launch import stream_ptr as _stream_ptr
 from .kernels.broadcast import RowBroadcast
 from .kernels.compact import Compactions
 from .kernels.element import ElementStore
@@ -197,6 +199,7 @@ class CudaBackend(BackendBase):
     """Memory and kernels on NVIDIA GPUs through CuPy (see the module docstring)."""
 
     name = "cuda"
+    kernel_family = "cuda"
     usm_types = ("device", "shared", "host")
     array_type = cupy.ndarray
     multi_queue = True
@@ -279,6 +282,8 @@ class CudaBackend(BackendBase):
         ks["where"] = self.fast.make_where(self.row_broadcast.wrap_where(ks["where"]))
         ks["clip"] = self.fast.make_clip(ks["clip"])
         self._fill = self.fast.make_fill()
+        self.engine = ElementwiseEngine(not single)
+        self.elementwise_engine = self.engine.available
         self.ramps = Ramps(not single)
         self.joins = Joins(is_fast, single, self.fast.new_out)
         self.gathers = Gathers(is_fast, single)
@@ -312,6 +317,28 @@ class CudaBackend(BackendBase):
         from .linalg import CupyLinalgKernels
 
         self.linalg_kernels = CupyLinalgKernels(self)
+
+    # ---- the elementwise engine -----------------------------------------------------
+    def elementwise(self, sig: Any, body: builtins.str, names: list[builtins.str],
+                    arrays: list[Any], consts: list[tuple[Any, Any]],
+                    out_dtype: Any) -> Any:
+        is_fast = self._is_fast
+        fast = True
+        for a in arrays:
+            if a.__class__ is not _nd:
+                return None
+            if fast and not is_fast(a):
+                fast = False
+        if fast:
+            return self.engine.run(sig, body, names, arrays, consts, out_dtype, self._fast_out)
+        q = self.queue_of(arrays[0])
+        ut = self.coerced_usm_type([self.usm_type_of(a) for a in arrays])
+        with self.placement(q, ut):
+            return self.engine.run(sig, body, names, arrays, consts, out_dtype, _nd)
+
+    def _fast_out(self, shape: tuple, d: np.dtype) -> Any:
+        """A result on the default queue (a spare one where the fast kernels keep one)."""
+        return self.fast.new_out(shape, d, math.prod(shape), _stream_ptr())
 
     # ---- placement ------------------------------------------------------------------
     def _placed(self, fn: Any) -> Any:

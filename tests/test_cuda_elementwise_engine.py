@@ -1,0 +1,215 @@
+"""The CUDA elementwise engine: every function it takes, over the layouts user code makes
+(offsets, steps, reversals, F order, transposes, broadcasts, 0-D, scalars, mixed dtypes,
+empty arrays), gives NumPy's values (CuPy's bits for the math functions, which both
+paths call), and runs through the engine rather than CuPy's kernels."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import usmarray as xp
+from usmarray.kernels import _direct
+
+cupy = pytest.importorskip("cupy")
+try:
+    _ngpu = cupy.cuda.runtime.getDeviceCount()
+except Exception:  # no driver
+    _ngpu = 0
+
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(_ngpu < 1, reason="CuPy is installed but no CUDA GPU is usable"),
+]
+
+DEV = "cuda:0"
+rng = np.random.default_rng(7)
+
+#: (function, operand dtypes) taken exactly (integer and comparison results, IEEE
+#: arithmetic with correctly rounded division)
+EXACT_BINARY = {
+    "add": ["float32", "float64", "int32", "int64", "uint8", "int8"],
+    "subtract": ["float32", "int64", "uint16"],
+    "multiply": ["float32", "float64", "int32", "uint64"],
+    "divide": ["float32", "float64"],
+    "equal": ["float32", "int32", "bool"],
+    "not_equal": ["float64", "int8"],
+    "less": ["float32", "int64", "uint32"],
+    "less_equal": ["float64", "int16"],
+    "greater": ["float32", "uint8"],
+    "greater_equal": ["float64", "int32"],
+    "maximum": ["float32", "float64", "int32"],
+    "minimum": ["float32", "int64"],
+    "logical_and": ["bool"], "logical_or": ["bool"], "logical_xor": ["bool"],
+    "bitwise_and": ["int32", "uint8", "bool"], "bitwise_or": ["int64", "bool"],
+    "bitwise_xor": ["uint16", "bool"],
+}
+EXACT_UNARY = {
+    "negative": ["float32", "int32", "int8"], "positive": ["float64", "uint8"],
+    "abs": ["float32", "int64"], "square": ["float32", "int32"],
+    "isnan": ["float32", "float64", "int32"], "isinf": ["float32"],
+    "isfinite": ["float64"], "signbit": ["float32"], "logical_not": ["bool"],
+    "bitwise_invert": ["int32", "uint8", "bool"], "floor": ["float32"], "ceil": ["float64"],
+    "trunc": ["float32"],
+}
+MATH_UNARY = ["sin", "cos", "exp", "log", "sqrt", "tanh", "log1p", "expm1", "atan"]
+
+
+def _data(dtype: str, shape: tuple[int, ...]) -> np.ndarray:
+    d = np.dtype(dtype)
+    if d.kind == "b":
+        return rng.random(shape) < 0.5
+    if d.kind in "iu":
+        info = np.iinfo(d)
+        return rng.integers(max(info.min, -1000), min(info.max, 1000), shape, dtype=d,
+                            endpoint=True)
+    a = rng.standard_normal(shape).astype(d) * 4
+    flat = a.reshape(-1)
+    if flat.size >= 8:
+        flat[:8] = [np.nan, np.inf, -np.inf, -0.0, 0.0, 1.0, -1.0, np.nan]
+    return a
+
+
+#: layouts: a function of a base array (NumPy or usmarray, same indexing) -> a view
+LAYOUTS = {
+    "C": (lambda a: a, (37, 29)),
+    "offset": (lambda a: a[1:], (1001,)),
+    "step": (lambda a: a[::3], (1000,)),
+    "reversed": (lambda a: a[::-1], (999,)),
+    "transposed": (lambda a: a.T, (31, 45)),
+    "F-order-3d": (lambda a: xp.permute_dims(a, (2, 1, 0)) if isinstance(a, xp.usm_ndarray)
+                   else np.transpose(a, (2, 1, 0)), (5, 6, 7)),
+    "sliced-2d": (lambda a: a[1:, ::2], (33, 40)),
+    "0-D": (lambda a: a, ()),
+    "empty": (lambda a: a, (0, 3)),
+}
+
+
+def _pair(dtype: str, layout: str) -> tuple[np.ndarray, xp.usm_ndarray]:
+    view, shape = LAYOUTS[layout]
+    h = _data(dtype, shape)
+    return view(h), view(xp.asarray(h, device=DEV))
+
+
+def _check(got: xp.usm_ndarray, want: np.ndarray) -> None:
+    g = np.asarray(cupy.asnumpy(cupy.from_dlpack(got)))
+    assert g.dtype == want.dtype, (g.dtype, want.dtype)
+    assert g.shape == want.shape
+    np.testing.assert_array_equal(g, want)
+    if want.dtype.kind == "f":
+        ok = ~np.isnan(want)
+        assert np.array_equal(np.signbit(g[ok]), np.signbit(want[ok]))
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+@pytest.mark.parametrize("name", list(EXACT_BINARY))
+def test_binary_layouts(name: str, layout: str) -> None:
+    for dtype in EXACT_BINARY[name]:
+        h1, u1 = _pair(dtype, layout)
+        h2, u2 = _pair(dtype, layout)
+        before = _direct.stats["launched"]
+        got = getattr(xp, name)(u1, u2)
+        with np.errstate(all="ignore"):
+            want = getattr(np, name)(h1, h2)
+        _check(got, want)
+        assert _direct.stats["launched"] == before + 1, "the call did not run on the engine"
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+@pytest.mark.parametrize("name", list(EXACT_UNARY))
+def test_unary_layouts(name: str, layout: str) -> None:
+    np_name = {"bitwise_invert": "invert"}.get(name, name)
+    for dtype in EXACT_UNARY[name]:
+        h, u = _pair(dtype, layout)
+        got = getattr(xp, name)(u)
+        with np.errstate(all="ignore"):
+            want = getattr(np, np_name)(h)
+        _check(got, want)
+
+
+@pytest.mark.parametrize("layout", ["C", "offset", "reversed", "transposed", "0-D"])
+@pytest.mark.parametrize("name", MATH_UNARY)
+def test_math_is_cupys(name: str, layout: str) -> None:
+    """The engine's math functions are the CUDA math library's, bit for bit what CuPy's
+    kernels give for the same elements."""
+    for dtype in ("float32", "float64"):
+        h, u = _pair(dtype, layout)
+        got = getattr(xp, name)(u)
+        want = cupy.asnumpy(getattr(cupy, name)(cupy.asarray(np.array(h, order="C"))))
+        _check(got, want)
+
+
+@pytest.mark.parametrize("case", ["row", "column", "0-D", "outer", "scalar-left",
+                                  "scalar-right"])
+def test_broadcasts_and_scalars(case: str) -> None:
+    a = _data("float32", (64, 48))
+    b = {"row": _data("float32", (48,)), "column": _data("float32", (64, 1)),
+         "0-D": _data("float32", ()), "outer": _data("float32", (1, 48))}
+    ua = xp.asarray(a, device=DEV)
+    if case == "scalar-left":
+        _check(2.5 - ua, (np.float32(2.5) - a))
+        _check(3 > ua, np.float32(3) > a)
+        return
+    if case == "scalar-right":
+        _check(ua * 0.5, a * np.float32(0.5))
+        _check(ua <= 0, a <= 0)
+        return
+    if case == "outer":
+        col = _data("float32", (64, 1))
+        _check(xp.asarray(col, device=DEV) + xp.asarray(b["outer"], device=DEV),
+               col + b["outer"])
+        return
+    ub = xp.asarray(b[case], device=DEV)
+    _check(ua + ub, a + b[case])
+    _check(ub - ua, b[case] - a)
+    _check(ua > ub, a > b[case])
+
+
+@pytest.mark.parametrize(("d1", "d2"), [("float32", "float64"), ("int32", "int64"),
+                                        ("uint8", "int16"), ("int8", "uint32"),
+                                        ("uint32", "int32")])
+def test_mixed_dtypes(d1: str, d2: str) -> None:
+    h1, h2 = _data(d1, (100, 7)), _data(d2, (7,))
+    u1, u2 = xp.asarray(h1, device=DEV), xp.asarray(h2, device=DEV)
+    _check(u1 + u2, h1 + h2)
+    _check(u1 == u2, h1 == h2)
+    _check(xp.maximum(u1[::-1], u2), np.maximum(h1[::-1], h2))
+
+
+def test_integer_scalars_at_extremes() -> None:
+    for dtype in ("int8", "uint8", "int64", "uint64"):
+        info = np.iinfo(dtype)
+        h = np.array([info.min, 0, 1, info.max], dtype=dtype)
+        u = xp.asarray(h, device=DEV)
+        _check(u + int(info.max), h + np.array(info.max, dtype=dtype))
+        _check(u == int(info.min), h == info.min)
+        _check(u < int(info.max), h < info.max)
+
+
+def test_large_index_arithmetic() -> None:
+    """Past 2**31 elements the loops index in 64 bits (a bool array: 2 GiB)."""
+    n = 2**31 + 5
+    try:
+        u = xp.zeros(n, dtype=xp.bool, device=DEV)
+    except MemoryError:
+        pytest.skip("not enough device memory")
+    r = xp.logical_not(u[1:])
+    assert bool(xp.all(r)) and r.shape == (n - 1,)
+    del r
+    r = u[::-1] == u
+    assert bool(xp.all(r))
+
+
+def test_other_stream_takes_the_engine() -> None:
+    """An array on a non-default stream runs on the engine on its own queue."""
+    s = cupy.cuda.Stream(non_blocking=True)
+    h = _data("float32", (1000,))
+    with s:
+        c = cupy.asarray(h)
+    u = xp.from_dlpack(c) if hasattr(xp, "from_dlpack") else None
+    if u is None:
+        pytest.skip("no from_dlpack")
+    before = _direct.stats["launched"]
+    r = u[1:] - u[:-1]
+    assert _direct.stats["launched"] == before + 1
+    _check(r, h[1:] - h[:-1])
