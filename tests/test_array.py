@@ -1,4 +1,4 @@
-"""The usm_ndarray container: the seed 000 constructor examples, metadata, protocols."""
+"""The usm_ndarray container: the constructor's examples, metadata, protocols."""
 
 import numpy as np
 import pytest

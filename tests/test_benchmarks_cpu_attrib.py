@@ -1,4 +1,4 @@
-"""The tools behind issue 31's attribution of CPU-matrix rows: ``benchmarks.cpu_calls``
+"""The tools that attribute CPU-matrix rows: ``benchmarks.cpu_calls``
 (which provider kernels one call runs, usmarray against its provider),
 ``benchmarks.percall_steps`` (the per-call cost of a call's steps) and the matrix's
 ``--trials``/``--op-budget`` for re-runs of noisy rows."""

@@ -1,4 +1,4 @@
-"""The CPU ops matrix (``benchmarks/cpu_matrix.py``, issue 31) in its smoke mode: both
+"""The CPU ops matrix (``benchmarks/cpu_matrix.py``) in its smoke mode: both
 backends run a few ops at tiny sizes and write their tables; an op the SYCL provider
 lacks is a row that says why instead of a timing."""
 

@@ -1,7 +1,7 @@
 """The client-suite harness (``clients/``): its pieces, and the CI slice of the clients'
 own tests (scikit-learn, SciPy, array-api-extra) with usmarray beside array-api-strict.
 
-The slice (``clients._suites.quick_suites``) is one pytest session of a few hundred
+The slice (``clients._suites.quick_suites``) is one pytest run of a few hundred
 tests on the default device; it must find every usmarray test it ran either passing
 or failing for a cause docs/compatibility.md explains (``clients._report.CAUSES``).
 """
@@ -106,7 +106,7 @@ def test_namespace_of_reads_parameters_and_ids():
 
 # ---- the CI slice -----------------------------------------------------------------------------
 def test_client_suites_slice(tmp_path):
-    """scikit-learn, SciPy and array-api-extra tests, one session: usmarray runs where
+    """scikit-learn, SciPy and array-api-extra tests, one pytest run: usmarray runs where
     array-api-strict runs, and each usmarray-only failure has a known cause."""
     for mod in ("sklearn", "scipy", "array_api_extra", "array_api_strict"):
         pytest.importorskip(mod)

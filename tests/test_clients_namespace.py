@@ -1,4 +1,4 @@
-"""The namespace rules the client suites (issue 15) asked for, checked directly.
+"""The namespace rules the client suites asked for, checked directly.
 
 - NumPy scalars are the Python scalars of their kind in operators (both sides,
   in place), binary functions, ``x[key] = v``, ``full``, ``where``, ``clip`` and

@@ -1,4 +1,4 @@
-"""The usm_ndarray container of seed 000 on every backend: the seed's constructor
+"""The usm_ndarray container on every backend: the specification's constructor
 examples, out-of-bounds views, bad arguments, placement, read-only inheritance and
 lifetime, with the same expected values on the SYCL device, the NumPy backend and a
 CUDA GPU (``cuda:0`` is marked ``gpu`` and skips without CuPy and a GPU).
@@ -31,7 +31,7 @@ def device(request):
 
 
 def kind(dev, wanted: str) -> str:
-    """The seed's memory kind where the device has it, else the device's only kind (the
+    """The specification's memory kind where the device has it, else the device's only kind (the
     NumPy backend has "host" memory only)."""
     kinds = dev._be.usm_types
     return wanted if wanted in kinds else kinds[0]

@@ -1,4 +1,4 @@
-"""``zeros`` through each backend's own ``zeros`` (issue 31): the same values, bits,
+"""``zeros`` through each backend's own ``zeros``: the same values, bits,
 dtypes, placements and errors as before, when it was a fill of 0 like ``ones``."""
 
 import numpy as np

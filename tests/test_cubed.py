@@ -1,5 +1,5 @@
 """What cubed needs of usmarray, without cubed: NumPy-convertible dtypes, pickling, the
-``usmarray.cubed`` adapter namespace and its placement policy (issue 21)."""
+``usmarray.cubed`` adapter namespace and its placement policy."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""cubed on usmarray, in this process (issue 21): ``CUBED_BACKEND_ARRAY_API_MODULE`` is
+"""cubed on usmarray, in this process: ``CUBED_BACKEND_ARRAY_API_MODULE`` is
 read when cubed is first imported, so this module sets it before importing cubed and
 skips (saying why) if cubed was already imported with another backend."""
 

@@ -1,5 +1,5 @@
 """cubed on usmarray through cubed's Dask executor, on a ``dask.distributed``
-LocalCluster of two worker processes on loopback (issue 21).  Each worker imports
+LocalCluster of two worker processes on loopback.  Each worker imports
 usmarray; its chunks are ``usm_ndarray``s on the device the placement policy gives it
 (with SYCL: one sub-device of the CPU per worker)."""
 

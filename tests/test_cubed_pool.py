@@ -1,4 +1,4 @@
-"""The chunk pool behind ``usmarray.cubed.asarray`` (issue 28): chunks read from the
+"""The chunk pool behind ``usmarray.cubed.asarray``: chunks read from the
 host reuse the memory of dead chunks of the same size, never of live ones, and the
 idle memory kept stays within ``USMARRAY_CUBED_POOL_BYTES``."""
 

@@ -1,4 +1,4 @@
-"""The cubed profile benchmark (``benchmarks/cubed_profile.py``, issue 28) in a small
+"""The cubed profile benchmark (``benchmarks/cubed_profile.py``) in a small
 size: every configuration computes the same mean and standard deviation, and the
 profile's phases account for the profiled run."""
 

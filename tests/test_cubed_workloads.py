@@ -1,4 +1,4 @@
-"""The two workloads of issue 28 (``benchmarks/cubed_workloads.py``) in a small size, the
+"""The two cubed workloads (``benchmarks/cubed_workloads.py``) in a small size, the
 code path the GPU script runs: every configuration computes the right value, a
 configuration that cannot run is reported and the others still run, and the table,
 figure and peak-memory columns are written."""

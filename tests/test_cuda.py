@@ -369,7 +369,7 @@ def test_fast_divide_sin_where_astype_copy(dtype):
 
 
 def test_fast_path_subnormals_as_cupy():
-    # on the H100 machine lent here every CUDA kernel (CuPy's too, and NVRTC kernels
+    # on the GPUs these tests ran on, every CUDA kernel (CuPy's too, and NVRTC kernels
     # built with -ftz=false) returned 0 for 2**-149 + 2**-149: the fast path must at
     # least agree with CuPy's own kernel
     a = be.from_host(np.full(9, 1.4e-45, np.float32), "device", None)
@@ -632,7 +632,7 @@ def test_indexing_runs_on_the_arrays_stream():
     np.testing.assert_array_equal(xp.asnumpy(x), want + 1)
 
 
-# ---- read-only arrays (issue 14 family 2): CuPy has no flag, the backend keeps one ----------
+# ---- read-only arrays: CuPy has no flag, the backend keeps one ----------
 def test_broadcast_views_and_their_views_are_read_only():
     base = arr([1.0, 2.0, 3.0])
     views = {

@@ -1,4 +1,4 @@
-"""The default device where none is set (issue 25 point 5): an accelerator first (a SYCL
+"""The default device where none is set: an accelerator first (a SYCL
 GPU, then a CUDA GPU), then the SYCL default device, then NumPy; the environment
 variable before all of them; and the reason ``python -m usmarray`` prints.
 
@@ -75,7 +75,7 @@ def _choose(**backends):
 
 def test_a_sycl_gpu_comes_first(no_env):
     sycl = _FakeBackend("sycl", gpu="Fake Arc")
-    cuda = _FakeBackend("cuda", gpu="Fake H100", cpu=False)
+    cuda = _FakeBackend("cuda", gpu="Fake GPU", cpu=False)
     d, why = _choose(sycl=sycl, cuda=cuda)
     assert d._be is sycl and d._q is sycl.gpu
     assert why == "first accelerator: sycl:gpu:0 (Fake Arc)"
@@ -84,15 +84,15 @@ def test_a_sycl_gpu_comes_first(no_env):
 
 def test_a_cuda_gpu_comes_before_the_sycl_cpu(no_env):
     sycl = _FakeBackend("sycl")
-    cuda = _FakeBackend("cuda", gpu="Fake H100", cpu=False)
+    cuda = _FakeBackend("cuda", gpu="Fake GPU", cpu=False)
     d, why = _choose(sycl=sycl, cuda=cuda)
     assert d._be is cuda and d._q is cuda.gpu
-    assert why == "first accelerator: cuda:gpu:0 (Fake H100)"
+    assert why == "first accelerator: cuda:gpu:0 (Fake GPU)"
     assert sycl.asked == 1
 
 
 def test_a_cuda_gpu_without_sycl(no_env):
-    cuda = _FakeBackend("cuda", gpu="Fake H100", cpu=False)
+    cuda = _FakeBackend("cuda", gpu="Fake GPU", cpu=False)
     assert _choose(cuda=cuda)[0]._be is cuda
     assert _choose(sycl=_FakeBackend("sycl", available=False), cuda=cuda)[0]._be is cuda
 
@@ -130,12 +130,12 @@ def fresh_default(monkeypatch, no_env):
 
 def test_registered_backends_decide_the_default_once(monkeypatch, fresh_default):
     sycl = _FakeBackend("sycl")
-    cuda = _FakeBackend("cuda", gpu="Fake H100", cpu=False)
+    cuda = _FakeBackend("cuda", gpu="Fake GPU", cpu=False)
     monkeypatch.setitem(_backend._REGISTRY, "sycl", sycl)
     monkeypatch.setitem(_backend._REGISTRY, "cuda", cuda)
     d = xp.__array_namespace_info__().default_device()
     assert d.backend == "cuda" and d._q is cuda.gpu
-    assert _device.default_device_reason() == "first accelerator: cuda:gpu:0 (Fake H100)"
+    assert _device.default_device_reason() == "first accelerator: cuda:gpu:0 (Fake GPU)"
     assert _device.default_device() is d and cuda.asked == 1  # chosen once, then kept
 
 

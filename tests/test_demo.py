@@ -1,4 +1,4 @@
-"""The seed 002 sieve as behaviour, on the default device and on the NumPy device."""
+"""The sieve of ``python -m usmarray`` as behaviour, on the default device and on the NumPy device."""
 
 import numpy as np
 import pytest

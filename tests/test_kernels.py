@@ -187,7 +187,7 @@ def test_fixed_and_run_time_sizes_the_seed_product():
     foo = rng.integers(0, 9, (6, 4, 5)).astype(np.uint32)
     bar = rng.integers(0, 9, (3, 4, 5)).astype(np.uint32)
     res = xp.zeros((4, 5), dtype=xp.float64, device=_sycl_dev())
-    # the loop counters index the axes they run over: provable, no bounds= (issue 30)
+    # the loop counters index the axes they run over: provable, no bounds=
     src = k.source(res, arr(foo), arr(bar), 0.5)
     want = (foo.astype(np.float64).sum(0) * bar.astype(np.float64).sum(0) * 0.5)
     np.testing.assert_allclose(xp.asnumpy(res), want)

@@ -1,4 +1,4 @@
-"""The kernel factory's loop-bound inference (issue 30): the seed's idiom
+"""The kernel factory's loop-bound inference: the seed's idiom
 ``for (T j = 0; j < x.shape[k]; j++) ... x(i0, j)`` runs with no ``bounds=``; whatever
 could take the counter outside the array is still refused, asking for a mode."""
 

@@ -1,4 +1,4 @@
-"""Two GPUs of one host (issue 20): peer-to-peer ``to_device``, concurrent copies in both
+"""Two GPUs of one host: peer-to-peer ``to_device``, concurrent copies in both
 directions on their own streams, and compute-follows-data across GPUs.
 
 Marked ``multigpu``; skips with the reason on machines with fewer than two CUDA GPUs.

@@ -274,7 +274,7 @@ def test_device_strings_are_cached_until_a_backend_is_registered():
     assert xp.Device.create_device("numpy") == xp.asarray(1, device="numpy").device
 
 
-# ---- the SYCL layout copies of issue 14, audited (issue 31) ------------------------------
+# ---- the SYCL layout copies, audited -----------------------------------------------
 _PROVIDER_ROLL = """
 import sys, numpy as np, usmarray as xp
 pt = xp._backend.sycl.provider

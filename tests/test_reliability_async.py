@@ -94,7 +94,7 @@ def _reads_see_all_work(rounds):
         for where in ("same thread", "other thread"):
             for mode in ("new arrays", "in place"):
                 for name, read in readers.items():
-                    begin(f"round {r}, {where}, {mode}: {name}")
+                    begin(f"pass {r}, {where}, {mode}: {name}")
                     if where == "same thread":
                         y = _chain(xp, base, mode)
                     else:
@@ -110,7 +110,7 @@ def _reads_see_all_work(rounds):
                         y = box["y"]
                     got = read(y)
                     if not _check(name, got, want):
-                        problems.append(f"round {r}, {where}, {mode}, {name}: stale or wrong read")
+                        problems.append(f"pass {r}, {where}, {mode}, {name}: stale or wrong read")
                     if where == "other thread":
                         th.join(60)
     assert not problems, "\n".join(problems)
@@ -124,7 +124,7 @@ def _writes_from_another_thread():
     x = xp.zeros(N, dtype=xp.float64)
     problems = []
     for r in range(6):
-        begin(f"round {r}")
+        begin(f"pass {r}")
         ready = threading.Event()
 
         def writer(ready=ready, r=r):
@@ -140,7 +140,7 @@ def _writes_from_another_thread():
         want = np.full(N, CHAIN // 2 * (r + 1), dtype=np.float64)
         want[0] = r
         if not np.array_equal(got, want):
-            problems.append(f"round {r}: read {got[:4]}... want {want[:4]}...")
+            problems.append(f"pass {r}: read {got[:4]}... want {want[:4]}...")
         th.join(60)
     assert not problems, "\n".join(problems)
 

@@ -1,4 +1,4 @@
-"""Silent conversions and host escapes (issue 14 family 5), on every backend.
+"""Silent conversions and host escapes, on every backend.
 
 * NumPy scalars in operators behave exactly as the Python scalar they hold; NumPy
   arrays in operators raise TypeError; NumPy never computes an operator on a usmarray
@@ -143,7 +143,7 @@ if __name__ == "__main__":
 @needs_sycl
 def test_read_only_is_inherited_by_constructor_views_and_host_exports():
     """A read-only array's memory stays read-only through usm_ndarray(buffer=x) and the
-    host (kDLCPU) DLPack export (issue 14 §5; both were writable)."""
+    host (kDLCPU) DLPack export (both were writable)."""
     import usmarray as xp
 
     b = xp.broadcast_to(xp.asarray([1.0, 2.0]), (3, 2))

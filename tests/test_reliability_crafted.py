@@ -1,4 +1,4 @@
-"""Crafted inputs (issue 14 family 6), on every backend: self-referencing and too
+"""Crafted inputs, on every backend: self-referencing and too
 deeply nested lists, more than 64 dimensions, slice bounds and steps near 2**63 each
 give NumPy's result or the standard's error, never a RecursionError, an
 OverflowError from below or a crash.  Each check runs in a child interpreter."""
@@ -125,7 +125,7 @@ def _past_end_of_file() -> tuple[int, object]:
 
 def _foreign_memory(device: str) -> None:
     """Crafted host pointers (a made-up address, protected pages) in __array_interface__
-    and in kDLCPU DLPack tensors: a clear exception, never a crash (issue 14 section 6)."""
+    and in kDLCPU DLPack tensors: a clear exception, never a crash."""
     import usmarray as xp
 
     class AI:

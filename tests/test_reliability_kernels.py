@@ -1,4 +1,4 @@
-"""The kernel factory's safety (issue 26): what a variant bakes in is in its cache key,
+"""The kernel factory's safety: what a variant bakes in is in its cache key,
 the default bounds mode's proof holds for anything a body can do, no body can take an
 address, ``elementwise()`` writes inputs only where ``kernel()`` would, and every store
 into a bool array is 0 or 1; plus a fuzz test of the factory against NumPy.

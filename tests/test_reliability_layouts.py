@@ -497,7 +497,7 @@ def _broadcast_views_are_read_only(device: str) -> None:
 
 
 def _issue_reproducers(device: str) -> None:
-    """The cases of issue 14 family 1, at the sizes that crashed (one child)."""
+    """The reported layout cases, at the sizes that crashed (one child)."""
     import usmarray as xp
 
     if device == "sycl":
@@ -561,7 +561,7 @@ def test_every_function_gives_numpys_values_for_every_layout(device, section):
 
 
 @pytest.mark.parametrize("device", _device_params())
-def test_issue_14_layout_reproducers(device):
+def test_reported_layout_cases(device):
     assert_child_ok(MOD, "_issue_reproducers", device, timeout=120)
 
 

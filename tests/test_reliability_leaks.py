@@ -187,7 +187,7 @@ def test_mixed_workload_leaves_usm_allocations_and_rss_flat(samples, request):
     "allocation), steadily over 10^5 iterations (scripts/soak.py), with Python objects "
     "(tracemalloc) and USM allocations flat and plain dpnp.tensor calls growing alike: below "
     "usmarray. Since the namespace's small elementwise calls and the factory launch through "
-    "dpctl's C interface (issue 30), this workload's slope measures 60-92 B/iteration run "
+    "dpctl's C interface, this workload's slope measures 60-92 B/iteration run "
     "alone, under the limit, but above it in some runs of the parallel suite: not strict"))
 def test_mixed_workload_rss_slope_is_below_256_bytes_per_iteration(samples):
     slope = _slope(samples)

@@ -110,8 +110,8 @@ def _keep_alive(name, usm_type):
     sub_queue = dpctl.SyclQueue(dpctl.SyclDevice().create_sub_devices(partition=1)[0])
     make, read, want = _survivors(xp, dpctl, sub_queue)[name]
     before = None
-    for rnd in range(2):  # round 0 warms up: the provider's first-use allocations stay
-        begin(f"{name} ({usm_type}), round {rnd}")
+    for rnd in range(2):  # pass 0 warms up: the provider's first-use allocations stay
+        begin(f"{name} ({usm_type}), pass {rnd}")
         x = _fresh(xp, usm_type)
         survivor = make(x)
         if hasattr(survivor, "sycl_queue"):

@@ -1,4 +1,4 @@
-"""Pickling and copying (issue 14 family 4), on every backend.
+"""Pickling and copying, on every backend.
 
 Arrays of every layout the shared generator draws (tests/test_reliability_layouts.py:
 flipped, stepped, transposed, broadcast, 0-d, empty), their dtypes and Devices pickle

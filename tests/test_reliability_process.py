@@ -1,4 +1,4 @@
-"""Process-level patterns (issue 14 family 3).
+"""Process-level patterns.
 
 * ``os.fork()`` after SYCL work (multiprocessing's default start method on Linux):
   the child's first SYCL call raises RuntimeError naming the 'spawn' and 'forkserver'

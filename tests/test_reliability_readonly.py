@@ -1,4 +1,4 @@
-"""Read-only memory and exports (issue 26): ``x.flags.writable = False`` works as in
+"""Read-only memory and exports: ``x.flags.writable = False`` works as in
 NumPy on every backend, and the DLPack export of a read-only array and ``__dlpack__``'s
 argument checks follow one rule on every backend.
 

@@ -115,7 +115,7 @@ def _threads_match_serial(threads, rounds, join_timeout, own_queue="in_order"):
     ref_rows_np = xp.asnumpy(ref_rows)
     problems = []
     for r in range(rounds):
-        begin(f"round {r}: {threads} threads")
+        begin(f"pass {r}: {threads} threads")
         rows = fresh_rows()
         results: list = [None] * threads
         barrier = threading.Barrier(threads)
@@ -134,14 +134,14 @@ def _threads_match_serial(threads, rounds, join_timeout, own_queue="in_order"):
         for th in ths:
             th.join(timeout=join_timeout)
         alive = [i for i, th in enumerate(ths) if th.is_alive()]
-        assert not alive, f"round {r}: threads {alive} still running after {join_timeout} s (deadlock)"
+        assert not alive, f"pass {r}: threads {alive} still running after {join_timeout} s (deadlock)"
         for t, res in enumerate(results):
             if isinstance(res, BaseException):
-                problems.append(f"round {r} thread {t}: {type(res).__name__}: {res}")
+                problems.append(f"pass {r} thread {t}: {type(res).__name__}: {res}")
             else:
-                problems += _compare(res, reference[t], f"round {r} thread {t}")
+                problems += _compare(res, reference[t], f"pass {r} thread {t}")
         if not np.array_equal(xp.asnumpy(rows), ref_rows_np):
-            problems.append(f"round {r}: shared rows {xp.asnumpy(rows)} != {ref_rows_np}")
+            problems.append(f"pass {r}: shared rows {xp.asnumpy(rows)} != {ref_rows_np}")
     assert not problems, "\n".join(problems)
 
 
