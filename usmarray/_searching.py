@@ -85,12 +85,86 @@ def _arg_extremum(fname: str, x: Any, axis: Any, keepdims: Any) -> usm_ndarray:
 
 
 def argmax(x: usm_ndarray, /, *, axis: int | None = None, keepdims: bool = False) -> usm_ndarray:
-    """Index of the first maximum along ``axis`` (of the flattened array when None)."""
+    """Index of the first maximum of ``x`` along ``axis``.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        Array of a real numeric dtype (an integer or real floating dtype).
+    axis : int, optional
+        The axis to search (negative counts from the end); None: the flattened array.
+    keepdims : bool, optional
+        Keep ``axis`` as an axis of size one (every axis, for None).
+
+    Returns
+    -------
+    usm_ndarray
+        int64 indices: a 0-D array for ``axis=None``, else ``x``'s shape without
+        ``axis``; on ``x``'s device with its usm_type.  A NaN counts as the maximum: the
+        index of the first NaN where there is one.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; a bool or complex dtype; ``keepdims`` not True or
+        False.
+    ValueError
+        An empty ``x`` or ``axis``: there is no maximum.
+    IndexError
+        ``axis`` out of range.
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    Unlike NumPy, usmarray refuses bool and complex arrays and ``out=``.
+
+    See Also
+    --------
+    [array_api.argmax](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.argmax.html): the standard's specification.
+    """
     return _arg_extremum("argmax", x, axis, keepdims)
 
 
 def argmin(x: usm_ndarray, /, *, axis: int | None = None, keepdims: bool = False) -> usm_ndarray:
-    """Index of the first minimum along ``axis`` (of the flattened array when None)."""
+    """Index of the first minimum of ``x`` along ``axis``.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        Array of a real numeric dtype (an integer or real floating dtype).
+    axis : int, optional
+        The axis to search (negative counts from the end); None: the flattened array.
+    keepdims : bool, optional
+        Keep ``axis`` as an axis of size one (every axis, for None).
+
+    Returns
+    -------
+    usm_ndarray
+        int64 indices: a 0-D array for ``axis=None``, else ``x``'s shape without
+        ``axis``; on ``x``'s device with its usm_type.  A NaN counts as the minimum: the
+        index of the first NaN where there is one.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; a bool or complex dtype; ``keepdims`` not True or
+        False.
+    ValueError
+        An empty ``x`` or ``axis``: there is no minimum.
+    IndexError
+        ``axis`` out of range.
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    Unlike NumPy, usmarray refuses bool and complex arrays and ``out=``.
+
+    See Also
+    --------
+    [array_api.argmin](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.argmin.html): the standard's specification.
+    """
     return _arg_extremum("argmin", x, axis, keepdims)
 
 
@@ -98,7 +172,39 @@ def argmin(x: usm_ndarray, /, *, axis: int | None = None, keepdims: bool = False
 def count_nonzero(
     x: usm_ndarray, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False
 ) -> usm_ndarray:
-    """Number of non-zero elements over ``axis`` (default index dtype)."""
+    """Number of nonzero elements of ``x`` over ``axis``.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        Array of any dtype (a complex element is nonzero when either part is; NaN is
+        nonzero).
+    axis : int or tuple of int, optional
+        The axes to count over (negative counts from the end); None: every axis.
+    keepdims : bool, optional
+        Keep the counted axes as axes of size one.
+
+    Returns
+    -------
+    usm_ndarray
+        int64 counts, on ``x``'s device with its usm_type.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; ``axis`` is a list (write a tuple);
+        ``keepdims`` not True or False.
+    ValueError
+        A repeated axis.
+    IndexError
+        An axis out of range.
+    MemoryError
+        The device cannot hold the result.
+
+    See Also
+    --------
+    [array_api.count_nonzero](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.count_nonzero.html): the standard's specification.
+    """
     a = check_x(x, "count_nonzero", dt.ANY, "any")
     check_bool(keepdims, "count_nonzero", "keepdims")
     axes = reduction_axes(axis, a.ndim, "count_nonzero")
@@ -117,7 +223,33 @@ def count_nonzero(
 
 
 def nonzero(x: usm_ndarray, /) -> tuple[usm_ndarray, ...]:
-    """Indices of the non-zero elements, one index array per axis, in row-major order."""
+    """Indices of the nonzero elements of ``x``, one index array per axis, in row-major
+    order.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        Array of any dtype, of at least one dimension.
+
+    Returns
+    -------
+    tuple of usm_ndarray
+        ``x.ndim`` 1-D int64 arrays of equal length, on ``x``'s device with its
+        usm_type.  Their length depends on the data, so the call waits for the device.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``.
+    ValueError
+        A 0-D ``x``.
+    MemoryError
+        The device cannot hold the result.
+
+    See Also
+    --------
+    [array_api.nonzero](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.nonzero.html): the standard's specification.
+    """
     a = check_x(x, "nonzero", dt.ANY, "any")
     if a.ndim == 0:
         raise ValueError(
@@ -142,8 +274,51 @@ def searchsorted(
     side: str = "left",
     sorter: usm_ndarray | None = None,
 ) -> usm_ndarray:
-    """Insertion indices of ``x2`` into the 1-D ascending ``x1`` (sorted by ``sorter``
-    when given).  ``x2`` may be a Python int or float (2025.12)."""
+    """Indices where ``x2``'s elements would be inserted into the ascending 1-D ``x1`` to
+    keep it sorted.
+
+    Parameters
+    ----------
+    x1 : usm_ndarray
+        1-D array of a real numeric dtype, sorted ascending (or ascending through
+        ``sorter``).
+    x2 : usm_ndarray, int or float
+        The values to place: an array of a real numeric dtype on ``x1``'s device, or a
+        Python int or float (version 2025.12 of the standard), which takes ``x1``'s
+        dtype by the standard's scalar rule.
+    side : {"left", "right"}, optional
+        For values equal to elements of ``x1``: the index of the first (``"left"``,
+        default) or past the last (``"right"``).
+    sorter : usm_ndarray, optional
+        Integer indices that sort ``x1`` ascending, of ``x1``'s shape, on its device.
+
+    Returns
+    -------
+    usm_ndarray
+        int64 indices of ``x2``'s shape, on ``x1``'s device.
+
+    Raises
+    ------
+    TypeError
+        An array that is not a ``usm_ndarray``; a bool or complex dtype or scalar;
+        dtypes the standard does not promote; a non-integer ``sorter``.
+    ValueError
+        ``x1`` not 1-D; ``side`` not ``"left"`` or ``"right"``; a ``sorter`` of another
+        shape, or with an index out of range.
+    ExecutionPlacementError
+        ``x2`` or ``sorter`` on another device than ``x1`` (a subclass of ValueError).
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    Unlike NumPy, usmarray refuses lists and NumPy arrays as ``x2`` and mixed-kind
+    promotion between ``x1`` and ``x2``.
+
+    See Also
+    --------
+    [array_api.searchsorted](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.searchsorted.html): the standard's specification.
+    """
     a = check_x(x1, "searchsorted", dt.REAL_NUMERIC, "real numeric")
     if a.ndim != 1:
         raise ValueError(f"searchsorted: x1 must be 1-D, got shape {a.shape}")
@@ -208,8 +383,51 @@ def where(
     x2: usm_ndarray | bool | int | float | complex,
     /,
 ) -> usm_ndarray:
-    """Elements of ``x1`` where ``condition`` is True, of ``x2`` elsewhere; x1/x2 may
-    be Python scalars (not both), following the standard's scalar rules."""
+    """Elements of ``x1`` where ``condition`` is True, of ``x2`` elsewhere.
+
+    Parameters
+    ----------
+    condition : usm_ndarray
+        A bool array.
+    x1 : usm_ndarray, bool, int, float or complex
+        Values where ``condition`` is True.
+    x2 : usm_ndarray, bool, int, float or complex
+        Values elsewhere.  One of ``x1`` and ``x2`` may be a Python scalar (NumPy
+        scalars count as Python scalars), which takes the other's dtype by the
+        standard's scalar rule.
+
+    Returns
+    -------
+    usm_ndarray
+        An array of the broadcast shape of the three, of the promoted dtype of ``x1``
+        and ``x2``, on their device; its usm_type is the most device-like of the arrays'
+        (docs/usm-types.md).
+
+    Raises
+    ------
+    TypeError
+        ``condition`` is not a bool ``usm_ndarray``; two Python scalars; dtypes the
+        standard does not promote (float64 with int64); a scalar the array's dtype does
+        not take.
+    OverflowError
+        A Python int outside the range of the integer array's dtype.
+    ValueError
+        Shapes that do not broadcast.
+    ExecutionPlacementError
+        Arrays on different devices (a subclass of ValueError).
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    Unlike NumPy, usmarray refuses a non-bool ``condition`` (NumPy reads truthiness),
+    the one-argument ``where(condition)`` (use ``nonzero``), two scalars and mixed-kind
+    promotion.
+
+    See Also
+    --------
+    [array_api.where](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.where.html): the standard's specification.
+    """
     c = check_x(condition, "where", dt.BOOLEAN, "boolean (condition)")
     be = condition._be
     q = be.queue_of(c)

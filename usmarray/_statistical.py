@@ -113,8 +113,48 @@ def sum(  # noqa: A001 - the standard's name
     dtype: Any = None,
     keepdims: bool = False,
 ) -> usm_ndarray:
-    """Sum over ``axis``; ``dtype=None`` keeps floating dtypes and widens integers to
-    int64 (signed) or uint64 (unsigned)."""
+    """Sum of the elements of ``x`` over ``axis``.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        Array of a numeric dtype (not bool).
+    axis : int or tuple of int, optional
+        The axes to reduce (negative counts from the end); None: every axis; ``()``: no
+        axis (each element is its own sum).
+    dtype : DType, optional
+        The accumulation and result dtype, numeric; None: ``x``'s dtype, except that
+        signed integers accumulate in int64 and unsigned ones in uint64.
+    keepdims : bool, optional
+        Keep the reduced axes as axes of size one.
+
+    Returns
+    -------
+    usm_ndarray
+        The sums (0 for an empty reduction), on ``x``'s device with its usm_type.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; a bool dtype; a ``dtype`` that is not numeric or
+        that would drop a complex ``x``'s imaginary part; ``axis`` is a list (write a
+        tuple); ``keepdims`` not True or False.
+    ValueError
+        A repeated axis.
+    IndexError
+        An axis out of range.
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    Unlike NumPy, usmarray refuses bool arrays (cast them first, or use
+    ``count_nonzero``), lists of axes and ``out=``, ``initial=`` and ``where=``.
+
+    See Also
+    --------
+    [array_api.sum](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.sum.html): the standard's specification.
+    """
     res = _sum_prod("sum", x, axis, dtype, keepdims)
     if _trace.ACTIVE:
         _trace.note("sum", (x,), res, axis, dtype, keepdims)
@@ -129,7 +169,48 @@ def prod(
     dtype: Any = None,
     keepdims: bool = False,
 ) -> usm_ndarray:
-    """Product over ``axis``; dtype rules as for :func:`sum`."""
+    """Product of the elements of ``x`` over ``axis``.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        Array of a numeric dtype (not bool).
+    axis : int or tuple of int, optional
+        The axes to reduce (negative counts from the end); None: every axis; ``()``: no
+        axis.
+    dtype : DType, optional
+        The accumulation and result dtype, numeric; None: ``x``'s dtype, except that
+        signed integers accumulate in int64 and unsigned ones in uint64.
+    keepdims : bool, optional
+        Keep the reduced axes as axes of size one.
+
+    Returns
+    -------
+    usm_ndarray
+        The products (1 for an empty reduction), on ``x``'s device with its usm_type.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; a bool dtype; a ``dtype`` that is not numeric or
+        that would drop a complex ``x``'s imaginary part; ``axis`` is a list;
+        ``keepdims`` not True or False.
+    ValueError
+        A repeated axis.
+    IndexError
+        An axis out of range.
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    Unlike NumPy, usmarray refuses bool arrays, lists of axes and ``out=``,
+    ``initial=`` and ``where=``.
+
+    See Also
+    --------
+    [array_api.prod](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.prod.html): the standard's specification.
+    """
     res = _sum_prod("prod", x, axis, dtype, keepdims)
     if _trace.ACTIVE:
         _trace.note("prod", (x,), res, axis, dtype, keepdims)
@@ -158,7 +239,43 @@ def _extremum(fname: str, x: Any, axis: Any, keepdims: Any) -> usm_ndarray:
 def max(  # noqa: A001 - the standard's name
     x: usm_ndarray, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False
 ) -> usm_ndarray:
-    """Maximum over ``axis`` (real numeric dtypes; NaN propagates)."""
+    """Largest element of ``x`` over ``axis``; NaN where a NaN is among them.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        Array of a real numeric dtype (an integer or real floating dtype).
+    axis : int or tuple of int, optional
+        The axes to reduce (negative counts from the end); None: every axis.
+    keepdims : bool, optional
+        Keep the reduced axes as axes of size one.
+
+    Returns
+    -------
+    usm_ndarray
+        The maxima, of ``x``'s dtype, on ``x``'s device with its usm_type.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; a bool or complex dtype; ``axis`` is a list;
+        ``keepdims`` not True or False.
+    ValueError
+        A reduction over zero elements (there is no identity); a repeated axis.
+    IndexError
+        An axis out of range.
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    Unlike NumPy, usmarray refuses bool and complex arrays and ``out=``, ``initial=`` and
+    ``where=``.
+
+    See Also
+    --------
+    [array_api.max](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.max.html): the standard's specification.
+    """
     res = _extremum("max", x, axis, keepdims)
     if _trace.ACTIVE:
         _trace.note("max", (x,), res, axis, keepdims)
@@ -168,7 +285,43 @@ def max(  # noqa: A001 - the standard's name
 def min(  # noqa: A001 - the standard's name
     x: usm_ndarray, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False
 ) -> usm_ndarray:
-    """Minimum over ``axis`` (real numeric dtypes; NaN propagates)."""
+    """Smallest element of ``x`` over ``axis``; NaN where a NaN is among them.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        Array of a real numeric dtype (an integer or real floating dtype).
+    axis : int or tuple of int, optional
+        The axes to reduce (negative counts from the end); None: every axis.
+    keepdims : bool, optional
+        Keep the reduced axes as axes of size one.
+
+    Returns
+    -------
+    usm_ndarray
+        The minima, of ``x``'s dtype, on ``x``'s device with its usm_type.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; a bool or complex dtype; ``axis`` is a list;
+        ``keepdims`` not True or False.
+    ValueError
+        A reduction over zero elements (there is no identity); a repeated axis.
+    IndexError
+        An axis out of range.
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    Unlike NumPy, usmarray refuses bool and complex arrays and ``out=``, ``initial=`` and
+    ``where=``.
+
+    See Also
+    --------
+    [array_api.min](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.min.html): the standard's specification.
+    """
     res = _extremum("min", x, axis, keepdims)
     if _trace.ACTIVE:
         _trace.note("min", (x,), res, axis, keepdims)
@@ -179,8 +332,44 @@ def min(  # noqa: A001 - the standard's name
 def mean(
     x: usm_ndarray, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False
 ) -> usm_ndarray:
-    """Arithmetic mean over ``axis`` (floating-point dtypes, complex included); NaN
-    for an empty reduction."""
+    """Arithmetic mean of the elements of ``x`` over ``axis``.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        Array of a floating-point dtype (float32, float64, complex64 or complex128).
+    axis : int or tuple of int, optional
+        The axes to reduce (negative counts from the end); None: every axis.
+    keepdims : bool, optional
+        Keep the reduced axes as axes of size one.
+
+    Returns
+    -------
+    usm_ndarray
+        The means, of ``x``'s dtype (NaN for an empty reduction), on ``x``'s device with
+        its usm_type.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; an integer or bool dtype; ``axis`` is a list;
+        ``keepdims`` not True or False.
+    ValueError
+        A repeated axis.
+    IndexError
+        An axis out of range.
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    Unlike NumPy, usmarray refuses integer and bool arrays (NumPy averages them in
+    float64; cast first with ``usmarray.astype``) and ``dtype=``, ``out=`` and ``where=``.
+
+    See Also
+    --------
+    [array_api.mean](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.mean.html): the standard's specification.
+    """
     a = check_x(x, "mean", dt.FLOATING, "floating-point")
     check_bool(keepdims, "mean", "keepdims")
     axes = reduction_axes(axis, a.ndim, "mean")
@@ -232,7 +421,49 @@ def var(
     correction: int | float = 0.0,
     keepdims: bool = False,
 ) -> usm_ndarray:
-    """Variance over ``axis`` with divisor ``M - correction`` (NaN when that is <= 0)."""
+    """Variance of the elements of ``x`` over ``axis``: the summed squared deviations from
+    the mean, divided by ``N - correction``.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        Array of a real floating-point dtype (float32 or float64).
+    axis : int or tuple of int, optional
+        The axes to reduce (negative counts from the end); None: every axis.
+    correction : int or float, optional
+        Subtracted from the number of elements ``N`` in the divisor: 0 (default) for the
+        population variance, 1 for the sample variance.  NaN where ``N - correction`` is
+        not positive.
+    keepdims : bool, optional
+        Keep the reduced axes as axes of size one.
+
+    Returns
+    -------
+    usm_ndarray
+        The variances, of ``x``'s dtype, on ``x``'s device with its usm_type.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; an integer, bool or complex dtype;
+        ``correction`` not an int or float; ``axis`` is a list; ``keepdims`` not True or
+        False.
+    ValueError
+        A repeated axis.
+    IndexError
+        An axis out of range.
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    Unlike NumPy, usmarray refuses integer, bool and complex arrays, ``ddof=`` (write
+    ``correction=``) and ``dtype=``, ``out=``, ``mean=`` and ``where=``.
+
+    See Also
+    --------
+    [array_api.var](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.var.html): the standard's specification.
+    """
     return _moment("var", x, axis, correction, keepdims)
 
 
@@ -244,7 +475,49 @@ def std(
     correction: int | float = 0.0,
     keepdims: bool = False,
 ) -> usm_ndarray:
-    """Standard deviation over ``axis`` with divisor ``M - correction``."""
+    """Standard deviation of the elements of ``x`` over ``axis``: the square root of ``var``
+    with the same ``correction``.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        Array of a real floating-point dtype (float32 or float64).
+    axis : int or tuple of int, optional
+        The axes to reduce (negative counts from the end); None: every axis.
+    correction : int or float, optional
+        Subtracted from the number of elements ``N`` in the divisor: 0 (default) for the
+        population value, 1 for the sample value.  NaN where ``N - correction`` is not
+        positive.
+    keepdims : bool, optional
+        Keep the reduced axes as axes of size one.
+
+    Returns
+    -------
+    usm_ndarray
+        The standard deviations, of ``x``'s dtype, on ``x``'s device with its usm_type.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; an integer, bool or complex dtype;
+        ``correction`` not an int or float; ``axis`` is a list; ``keepdims`` not True or
+        False.
+    ValueError
+        A repeated axis.
+    IndexError
+        An axis out of range.
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    Unlike NumPy, usmarray refuses integer, bool and complex arrays, ``ddof=`` (write
+    ``correction=``) and ``dtype=``, ``out=``, ``mean=`` and ``where=``.
+
+    See Also
+    --------
+    [array_api.std](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.std.html): the standard's specification.
+    """
     return _moment("std", x, axis, correction, keepdims)
 
 
@@ -283,8 +556,48 @@ def cumulative_sum(
     dtype: Any = None,
     include_initial: bool = False,
 ) -> usm_ndarray:
-    """Running sums along ``axis`` (required when x has more than one dimension);
-    ``include_initial=True`` prepends the zero; dtype rules as for :func:`sum`."""
+    """Running sums of ``x`` along ``axis``: element ``i`` is the sum of elements ``0..i``.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        Array of a numeric dtype (not bool), of at least one dimension.
+    axis : int, optional
+        The axis to accumulate along (negative counts from the end); may be omitted for
+        a 1-D ``x`` only.
+    dtype : DType, optional
+        The accumulation and result dtype, numeric; None: ``x``'s dtype, except that
+        signed integers accumulate in int64 and unsigned ones in uint64.
+    include_initial : bool, optional
+        Start with the sum of no element, 0: the result is one longer along ``axis``.
+
+    Returns
+    -------
+    usm_ndarray
+        The running sums, on ``x``'s device with its usm_type.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; a bool dtype; a ``dtype`` that is not numeric or
+        that would drop a complex ``x``'s imaginary part; ``include_initial`` not True or
+        False.
+    ValueError
+        A 0-D ``x``; no ``axis`` for an ``x`` of more than one dimension.
+    IndexError
+        ``axis`` out of range.
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    Unlike NumPy's ``cumsum``, usmarray never flattens an array of several dimensions
+    unasked, and refuses bool arrays and ``out=``.
+
+    See Also
+    --------
+    [array_api.cumulative_sum](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.cumulative_sum.html): the standard's specification.
+    """
     return _cumulative("cumulative_sum", x, axis, dtype, include_initial)
 
 
@@ -296,5 +609,48 @@ def cumulative_prod(
     dtype: Any = None,
     include_initial: bool = False,
 ) -> usm_ndarray:
-    """Running products along ``axis``; ``include_initial=True`` prepends the one."""
+    """Running products of ``x`` along ``axis``: element ``i`` is the product of elements
+    ``0..i``.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        Array of a numeric dtype (not bool), of at least one dimension.
+    axis : int, optional
+        The axis to accumulate along (negative counts from the end); may be omitted for
+        a 1-D ``x`` only.
+    dtype : DType, optional
+        The accumulation and result dtype, numeric; None: ``x``'s dtype, except that
+        signed integers accumulate in int64 and unsigned ones in uint64.
+    include_initial : bool, optional
+        Start with the product of no element, 1: the result is one longer along
+        ``axis``.
+
+    Returns
+    -------
+    usm_ndarray
+        The running products, on ``x``'s device with its usm_type.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; a bool dtype; a ``dtype`` that is not numeric or
+        that would drop a complex ``x``'s imaginary part; ``include_initial`` not True or
+        False.
+    ValueError
+        A 0-D ``x``; no ``axis`` for an ``x`` of more than one dimension.
+    IndexError
+        ``axis`` out of range.
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    Unlike NumPy's ``cumprod``, usmarray never flattens an array of several dimensions
+    unasked, and refuses bool arrays and ``out=``.
+
+    See Also
+    --------
+    [array_api.cumulative_prod](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.cumulative_prod.html): the standard's specification.
+    """
     return _cumulative("cumulative_prod", x, axis, dtype, include_initial)
