@@ -182,6 +182,27 @@ def test_import_without_dpctl_computes_on_numpy():
     assert out.stdout.strip().endswith("ok")
 
 
+def test_an_absent_backend_names_the_extra_that_installs_it():
+    # the reason python -m usmarray prints speaks to an installed user (an extra of the
+    # package), not to a source checkout (pip install -e)
+    code = """
+        import importlib.abc, sys
+        class Block(importlib.abc.MetaPathFinder):
+            def find_spec(self, name, path, target=None):
+                if name.split(".")[0] in ("dpctl", "dpnp", "cupy"):
+                    raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        sys.meta_path.insert(0, Block())
+        from usmarray import _backend
+        print(_backend.ABSENT["sycl"])
+        print(_backend.ABSENT["cuda"])
+    """
+    out = _run(code, {"USMARRAY_DEFAULT_DEVICE": ""})
+    assert out.returncode == 0, out.stderr
+    sycl, cuda = out.stdout.strip().splitlines()
+    assert sycl == "dpctl/dpnp is not installed (No module named 'dpctl'; pip install \"usmarray[sycl]\")"
+    assert cuda == "CuPy is not installed (pip install \"usmarray[cuda]\")"
+
+
 def test_default_device_from_the_environment():
     out = _run("import usmarray as xp; print(xp.zeros(1).device.backend)",
                {"USMARRAY_DEFAULT_DEVICE": "numpy"})

@@ -40,7 +40,7 @@ def _load_sycl() -> Any:
         return SyclBackend()
     except ImportError as exc:
         if _not_installed(exc, ("dpctl", "dpnp")):
-            ABSENT["sycl"] = f"dpctl/dpnp is not installed ({exc})"
+            ABSENT["sycl"] = f"dpctl/dpnp is not installed ({exc}; pip install \"usmarray[sycl]\")"
         else:  # installed but broken: say so once, here, not at the first array
             _sycl_failed(exc)
         return None
@@ -62,7 +62,7 @@ def _load_cuda() -> Any:
 
         return CudaBackend()
     except ImportError as exc:  # no CuPy, no driver, no GPU: no CUDA backend
-        ABSENT["cuda"] = ("CuPy is not installed (pip install -e \".[cuda]\")"
+        ABSENT["cuda"] = ("CuPy is not installed (pip install \"usmarray[cuda]\")"
                           if _not_installed(exc, ("cupy",)) else str(exc))
         return None
     except EnvironmentSettingError:  # the user's setting, not the stack: say so
