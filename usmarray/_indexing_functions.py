@@ -40,8 +40,48 @@ def _indices(x: usm_ndarray, indices: Any, fname: str) -> Any:
 
 
 def take(x: usm_ndarray, indices: usm_ndarray, /, *, axis: int | None = None) -> usm_ndarray:
-    """Elements of ``x`` at the 1-D integer ``indices`` along ``axis`` (optional for
-    1-D x only)."""
+    """Elements of ``x`` at the positions ``indices`` along ``axis``.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        The array to take from.
+    indices : usm_ndarray
+        A 1-D integer array on ``x``'s device; negative indices count from the end.
+    axis : int, optional
+        The axis to take along (negative counts from the end); may be omitted for a 1-D
+        ``x`` only.
+
+    Returns
+    -------
+    usm_ndarray
+        A new array of ``x``'s dtype, ``x``'s shape with ``axis`` of ``indices``'s
+        length; on ``x``'s device with its usm_type.
+
+    Raises
+    ------
+    TypeError
+        ``x`` or ``indices`` is not a ``usm_ndarray`` (a list, a NumPy array); a
+        non-integer ``indices``.
+    ValueError
+        ``indices`` not 1-D; no ``axis`` for an ``x`` of more than one dimension.
+    IndexError
+        An index outside ``[-n, n)`` for an axis of length ``n`` (on every backend;
+        the standard leaves it undefined); ``axis`` out of range.
+    ExecutionPlacementError
+        ``indices`` on another device (a subclass of ValueError).
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    Unlike NumPy, usmarray refuses lists and NumPy arrays of indices, indices of more
+    than one dimension, and ``mode=`` and ``out=``.
+
+    See Also
+    --------
+    [array_api.take](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.take.html): the standard's specification.
+    """
     i = _indices(x, indices, "take")
     a = x._arr
     if i.ndim != 1:
@@ -75,8 +115,43 @@ def take(x: usm_ndarray, indices: usm_ndarray, /, *, axis: int | None = None) ->
 
 
 def take_along_axis(x: usm_ndarray, indices: usm_ndarray, /, *, axis: int = -1) -> usm_ndarray:
-    """Elements of ``x`` at ``indices`` along ``axis``; the other axes of ``x`` and
-    ``indices`` broadcast against each other."""
+    """Elements of ``x`` at ``indices`` along ``axis``, matched position by position on the
+    other axes.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        The array to take from.
+    indices : usm_ndarray
+        An integer array of ``x``'s number of dimensions, on ``x``'s device; off
+        ``axis`` its shape and ``x``'s broadcast.  Negative indices count from the end.
+    axis : int, optional
+        The axis to take along (negative counts from the end).  Default -1.
+
+    Returns
+    -------
+    usm_ndarray
+        A new array of ``x``'s dtype and the broadcast shape (``indices``'s length along
+        ``axis``), on ``x``'s device with its usm_type.
+
+    Raises
+    ------
+    TypeError
+        ``x`` or ``indices`` is not a ``usm_ndarray``; a non-integer ``indices``.
+    ValueError
+        ``indices`` of another number of dimensions; shapes that do not broadcast off
+        ``axis``.
+    IndexError
+        An index outside ``[-n, n)`` for an axis of length ``n``; ``axis`` out of range.
+    ExecutionPlacementError
+        ``indices`` on another device (a subclass of ValueError).
+    MemoryError
+        The device cannot hold the result.
+
+    See Also
+    --------
+    [array_api.take_along_axis](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.take_along_axis.html): the standard's specification.
+    """
     i = _indices(x, indices, "take_along_axis")
     a = x._arr
     ax = normalize_axis(axis, a.ndim, "take_along_axis")

@@ -54,8 +54,49 @@ def matmul_raw(be: Any, a1: Any, a2: Any) -> Any:
 
 
 def matmul(x1: usm_ndarray, x2: usm_ndarray, /) -> usm_ndarray:
-    """Matrix product with the standard's (PEP 465) rules: 1-D operands are promoted to
-    matrices and the added dimension removed; stack dimensions broadcast."""
+    """Matrix product of ``x1`` and ``x2`` (the ``@`` operator).
+
+    A 1-D ``x1`` is a row vector and a 1-D ``x2`` a column vector, the added dimension
+    removed from the result; dimensions before the last two are stacks of matrices and
+    broadcast.
+
+    Parameters
+    ----------
+    x1 : usm_ndarray
+        First operand, of a numeric dtype, at least 1-D.
+    x2 : usm_ndarray
+        Second operand, of a numeric dtype, at least 1-D, on ``x1``'s device; its
+        second-to-last dimension (its only one, for 1-D) equals ``x1``'s last.
+
+    Returns
+    -------
+    usm_ndarray
+        The product, of the promoted dtype, on the operands' device.  Floating dtypes
+        run through oneMKL on SYCL devices.
+
+    Raises
+    ------
+    TypeError
+        An operand that is not a ``usm_ndarray``; bool operands; dtypes the standard
+        does not promote (int64 with float64).
+    ValueError
+        A 0-D operand (use ``multiply``); contracted dimensions of different lengths;
+        stack dimensions that do not broadcast.
+    ExecutionPlacementError
+        Operands on different devices (a subclass of ValueError).
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    Unlike NumPy, usmarray refuses 0-D operands, mixed-kind promotion and ``out=``,
+    ``dtype=`` and ``casting=``.
+
+    See Also
+    --------
+    [array_api.matmul](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.matmul.html): the standard's specification.
+    [array_api.linalg.matmul](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.matmul.html): the same function in the linalg extension.
+    """
     be, a1, a2, rd = binary_numeric("matmul", x1, x2)
     s1, s2 = a1.shape, a2.shape
     if len(s1) == 0 or len(s2) == 0:
@@ -82,7 +123,31 @@ def matmul(x1: usm_ndarray, x2: usm_ndarray, /) -> usm_ndarray:
 
 
 def matrix_transpose(x: usm_ndarray, /) -> usm_ndarray:
-    """Transpose of each matrix in the stack ``x`` (shape ``(..., M, N)`` -> ``(..., N, M)``)."""
+    """A view of ``x`` with the last two axes swapped: each matrix of the stack transposed.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        Array of at least 2 dimensions, shape ``(..., M, N)``.
+
+    Returns
+    -------
+    usm_ndarray
+        A view of ``x``'s memory, of shape ``(..., N, M)``, on ``x``'s device with its
+        usm_type.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``.
+    ValueError
+        ``x`` has fewer than 2 dimensions.
+
+    See Also
+    --------
+    [array_api.matrix_transpose](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.matrix_transpose.html): the standard's specification.
+    [array_api.linalg.matrix_transpose](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.matrix_transpose.html): the same function in the linalg extension.
+    """
     check_array(x, "matrix_transpose")
     if x._arr.ndim < 2:
         raise ValueError(
@@ -149,8 +214,45 @@ def _tensordot_axes(axes: Any, s1: tuple, s2: tuple) -> tuple[tuple[int, ...], t
 def tensordot(
     x1: usm_ndarray, x2: usm_ndarray, /, *, axes: int | tuple[Any, Any] = 2
 ) -> usm_ndarray:
-    """Tensor contraction over ``axes``; contracted dimensions must match exactly (no
-    broadcasting)."""
+    """Tensor contraction of ``x1`` and ``x2`` over ``axes``: the sum of products over the
+    paired axes.
+
+    Parameters
+    ----------
+    x1 : usm_ndarray
+        First operand, of a numeric dtype.
+    x2 : usm_ndarray
+        Second operand, of a numeric dtype, on ``x1``'s device.
+    axes : int or pair of sequences of int, optional
+        An int ``n`` >= 0: the last ``n`` axes of ``x1`` with the first ``n`` of ``x2``;
+        or ``(x1_axes, x2_axes)``, equally long, each axis named once (negative counts
+        from the end).  Default 2.
+
+    Returns
+    -------
+    usm_ndarray
+        The contraction: ``x1``'s free axes then ``x2``'s, of the promoted dtype, on the
+        operands' device.
+
+    Raises
+    ------
+    TypeError
+        An operand that is not a ``usm_ndarray``; bool operands; dtypes the standard
+        does not promote; an axis that is not an int.
+    ValueError
+        Paired dimensions of different lengths (they do not broadcast); a negative int
+        ``axes`` or one larger than an operand's dimensions; sequences of different
+        lengths; an axis out of range or repeated.
+    ExecutionPlacementError
+        Operands on different devices (a subclass of ValueError).
+    MemoryError
+        The device cannot hold the result.
+
+    See Also
+    --------
+    [array_api.tensordot](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.tensordot.html): the standard's specification.
+    [array_api.linalg.tensordot](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.tensordot.html): the same function in the linalg extension.
+    """
     be, a1, a2, rd = binary_numeric("tensordot", x1, x2)
     ax1, ax2 = _tensordot_axes(axes, a1.shape, a2.shape)
     for i, j in zip(ax1, ax2, strict=True):
@@ -174,8 +276,50 @@ def tensordot(
 
 
 def vecdot(x1: usm_ndarray, x2: usm_ndarray, /, *, axis: int = -1) -> usm_ndarray:
-    """Dot product of vectors along ``axis`` (negative), conjugating ``x1``; the other
-    dimensions broadcast."""
+    """Dot product ``sum(conj(x1) * x2)`` of the vectors along ``axis``.
+
+    Parameters
+    ----------
+    x1 : usm_ndarray
+        First operand, of a numeric dtype; complex vectors are conjugated.
+    x2 : usm_ndarray
+        Second operand, of a numeric dtype, on ``x1``'s device; ``axis`` has
+        ``x1``'s length, the other dimensions broadcast.
+    axis : int, optional
+        The axis of the vectors, negative (counted from the last dimension).  Default
+        -1.
+
+    Returns
+    -------
+    usm_ndarray
+        The dot products, of the promoted dtype and the broadcast shape without
+        ``axis``, on the operands' device.
+
+    Raises
+    ------
+    TypeError
+        An operand that is not a ``usm_ndarray``; bool operands; dtypes the standard
+        does not promote; ``axis`` not an int.
+    ValueError
+        A non-negative ``axis``; vectors of different lengths; other dimensions that do
+        not broadcast.
+    IndexError
+        ``axis`` beyond an operand's dimensions.
+    ExecutionPlacementError
+        Operands on different devices (a subclass of ValueError).
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    Unlike NumPy's ``vecdot``, usmarray refuses a non-negative ``axis`` (the standard
+    counts it from the end) and ``out=``.
+
+    See Also
+    --------
+    [array_api.vecdot](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.vecdot.html): the standard's specification.
+    [array_api.linalg.vecdot](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.vecdot.html): the same function in the linalg extension.
+    """
     be, a1, a2, rd = binary_numeric("vecdot", x1, x2)
     axis = _index(axis, "vecdot", "axis")
     s1, s2 = a1.shape, a2.shape

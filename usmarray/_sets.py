@@ -73,7 +73,38 @@ def _unique_input(x: Any, fname: str) -> Any:
 
 
 def unique_values(x: usm_ndarray, /) -> usm_ndarray:
-    """The unique elements of ``x`` (flattened), as a 1-D array."""
+    """The distinct elements of ``x``, sorted, as a 1-D array.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        Array of any dtype and shape (it is flattened).
+
+    Returns
+    -------
+    usm_ndarray
+        A 1-D array of ``x``'s dtype, on ``x``'s device with its usm_type.  Every NaN is
+        its own distinct value; ``-0.0`` and ``+0.0`` are one value.  Its length depends
+        on the data, so the call waits for the device.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``.
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    Unlike NumPy's ``unique``, usmarray counts every NaN separately (NumPy's
+    ``equal_nan=True`` default merges them) and has no ``axis=`` or ``return_*``
+    keywords: the standard splits those into ``unique_all``, ``unique_counts`` and
+    ``unique_inverse``.
+
+    See Also
+    --------
+    [array_api.unique_values](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.unique_values.html): the standard's specification.
+    """
     a = _unique_input(x, "unique_values")
     be = x._be
     try:
@@ -83,7 +114,32 @@ def unique_values(x: usm_ndarray, /) -> usm_ndarray:
 
 
 def unique_counts(x: usm_ndarray, /) -> UniqueCountsResult:
-    """``(values, counts)``: the unique elements of ``x`` and how often each occurs."""
+    """The distinct elements of ``x`` and how often each occurs.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        Array of any dtype and shape (it is flattened).
+
+    Returns
+    -------
+    tuple of (values, counts)
+        A named tuple: ``values``, the sorted distinct elements as in ``unique_values``
+        (every NaN distinct, with count one; ``-0.0`` and ``+0.0`` one value), and
+        ``counts``, int64 counts of the same length; on ``x``'s device with its
+        usm_type.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``.
+    MemoryError
+        The device cannot hold the result.
+
+    See Also
+    --------
+    [array_api.unique_counts](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.unique_counts.html): the standard's specification.
+    """
     a = _unique_input(x, "unique_counts")
     be = x._be
     try:
@@ -94,8 +150,33 @@ def unique_counts(x: usm_ndarray, /) -> UniqueCountsResult:
 
 
 def unique_inverse(x: usm_ndarray, /) -> UniqueInverseResult:
-    """``(values, inverse_indices)``: ``values[inverse_indices]`` rebuilds ``x``
-    (up to the sign of zeros); inverse_indices has x's shape."""
+    """The distinct elements of ``x`` and, per element of ``x``, the index of its value
+    among them.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        Array of any dtype and shape.
+
+    Returns
+    -------
+    tuple of (values, inverse_indices)
+        A named tuple: ``values``, as in ``unique_values``, and ``inverse_indices``,
+        int64 of ``x``'s shape, such that ``take(values, reshape(inverse_indices,
+        (-1,)))`` rebuilds ``x`` (up to the sign of zeros); each NaN of ``x`` points at
+        its own NaN of ``values``.  On ``x``'s device with its usm_type.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``.
+    MemoryError
+        The device cannot hold the result.
+
+    See Also
+    --------
+    [array_api.unique_inverse](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.unique_inverse.html): the standard's specification.
+    """
     a = _unique_input(x, "unique_inverse")
     be = x._be
     try:
@@ -111,8 +192,33 @@ def unique_inverse(x: usm_ndarray, /) -> UniqueInverseResult:
 
 
 def unique_all(x: usm_ndarray, /) -> UniqueAllResult:
-    """``(values, indices, inverse_indices, counts)``: the unique elements, the flat
-    index of each one's first occurrence, the inverse map and the counts."""
+    """The distinct elements of ``x``, the flat index of each one's first occurrence, the
+    inverse indices and the counts.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        Array of any dtype and shape.
+
+    Returns
+    -------
+    tuple of (values, indices, inverse_indices, counts)
+        A named tuple: ``values`` as in ``unique_values``; ``indices``, int64 flat
+        indices into ``x`` of each value's first occurrence; ``inverse_indices`` as in
+        ``unique_inverse``; ``counts`` as in ``unique_counts``.  On ``x``'s device with
+        its usm_type.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``.
+    MemoryError
+        The device cannot hold the result.
+
+    See Also
+    --------
+    [array_api.unique_all](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.unique_all.html): the standard's specification.
+    """
     a = _unique_input(x, "unique_all")
     be = x._be
     try:
@@ -154,8 +260,47 @@ def _isin_operand(obj: Any, argname: str) -> Any:
 
 
 def isin(x1: usm_ndarray | int, x2: usm_ndarray | int, /, *, invert: bool = False) -> usm_ndarray:
-    """For each element of ``x1``, whether it equals some element of ``x2`` (its
-    negation with ``invert=True``).  Integer dtypes; one side may be a Python int."""
+    """For each element of ``x1``, whether it equals some element of ``x2``.
+
+    Parameters
+    ----------
+    x1 : usm_ndarray or int
+        The elements to test: an array of an integer dtype, or a Python int.
+    x2 : usm_ndarray or int
+        The elements to test against: an array of an integer dtype on ``x1``'s device,
+        or a Python int.  At most one of the two may be a Python int; it takes the
+        array's dtype (and must fit it).
+    invert : bool, optional
+        Answer whether each element of ``x1`` equals no element of ``x2`` instead.
+
+    Returns
+    -------
+    usm_ndarray
+        A bool array of ``x1``'s shape, on the arrays' device.
+
+    Raises
+    ------
+    TypeError
+        An array of a non-integer dtype; an operand that is neither a ``usm_ndarray``
+        nor a Python int (a list, a NumPy array); two Python ints; integer dtypes the
+        standard does not promote (uint64 with a signed integer); ``invert`` not True or
+        False.
+    OverflowError
+        A Python int outside the range of the array's dtype.
+    ExecutionPlacementError
+        Arrays on different devices (a subclass of ValueError).
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    Unlike NumPy, usmarray takes integer dtypes only and refuses lists, NumPy arrays and
+    ``assume_unique=`` and ``kind=``.
+
+    See Also
+    --------
+    [array_api.isin](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.isin.html): the standard's specification.
+    """
     check_bool(invert, "isin", "invert")
     a1 = _isin_operand(x1, "x1")
     a2 = _isin_operand(x2, "x2")

@@ -28,14 +28,81 @@ def _truth(fname: str, x: Any, axis: Any, keepdims: Any) -> usm_ndarray:
 def all(  # noqa: A001 - the standard's name
     x: usm_ndarray, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False
 ) -> usm_ndarray:
-    """Logical AND over ``axis`` (True for an empty reduction; NaN counts as True)."""
+    """Whether every element of ``x`` over ``axis`` is True (nonzero).
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        Array of any dtype; nonzero elements count as True, NaN included.
+    axis : int or tuple of int, optional
+        The axes to reduce (negative counts from the end); None: every axis.
+    keepdims : bool, optional
+        Keep the reduced axes as axes of size one.
+
+    Returns
+    -------
+    usm_ndarray
+        A bool array (True for an empty reduction), on ``x``'s device with its usm_type.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; ``axis`` is a list (write a tuple); ``keepdims``
+        not True or False.
+    ValueError
+        A repeated axis.
+    IndexError
+        An axis out of range.
+
+    Notes
+    -----
+    Unlike NumPy, usmarray refuses NumPy arrays and lists and ``out=`` and ``where=``.
+
+    See Also
+    --------
+    [array_api.all](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.all.html): the standard's specification.
+    """
     return _truth("all", x, axis, keepdims)
 
 
 def any(  # noqa: A001 - the standard's name
     x: usm_ndarray, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False
 ) -> usm_ndarray:
-    """Logical OR over ``axis`` (False for an empty reduction; NaN counts as True)."""
+    """Whether some element of ``x`` over ``axis`` is True (nonzero).
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        Array of any dtype; nonzero elements count as True, NaN included.
+    axis : int or tuple of int, optional
+        The axes to reduce (negative counts from the end); None: every axis.
+    keepdims : bool, optional
+        Keep the reduced axes as axes of size one.
+
+    Returns
+    -------
+    usm_ndarray
+        A bool array (False for an empty reduction), on ``x``'s device with its
+        usm_type.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; ``axis`` is a list (write a tuple); ``keepdims``
+        not True or False.
+    ValueError
+        A repeated axis.
+    IndexError
+        An axis out of range.
+
+    Notes
+    -----
+    Unlike NumPy, usmarray refuses NumPy arrays and lists and ``out=`` and ``where=``.
+
+    See Also
+    --------
+    [array_api.any](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.any.html): the standard's specification.
+    """
     return _truth("any", x, axis, keepdims)
 
 
@@ -66,8 +133,53 @@ def diff(
     prepend: usm_ndarray | None = None,
     append: usm_ndarray | None = None,
 ) -> usm_ndarray:
-    """The n-th forward difference along ``axis``.  ``prepend``/``append`` join x along
-    ``axis`` first; their dtypes promote with x's by the standard's table."""
+    """The ``n``-th forward difference ``out[i] = x[i + 1] - x[i]`` of ``x`` along ``axis``.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        Array of a numeric dtype (not bool), of at least one dimension.
+    axis : int, optional
+        The axis to difference along (negative counts from the end).  Default -1.
+    n : int, optional
+        How many times to difference; non-negative.  Default 1.
+    prepend : usm_ndarray, optional
+        Values joined before ``x`` along ``axis`` first: an array of a numeric dtype,
+        of ``x``'s shape off ``axis``, on ``x``'s device.
+    append : usm_ndarray, optional
+        Values joined after ``x`` along ``axis`` first, as ``prepend``.
+
+    Returns
+    -------
+    usm_ndarray
+        The differences, shorter by ``n`` along ``axis`` (empty when ``n`` exceeds the
+        length), of the promoted dtype of ``x``, ``prepend`` and ``append``; on ``x``'s
+        device with its usm_type.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; a bool dtype; ``n`` not an int; a ``prepend`` or
+        ``append`` that is not an array (a Python scalar, as NumPy takes) or not
+        numeric; dtypes the standard does not promote.
+    ValueError
+        A negative ``n``; a 0-D ``x``; a ``prepend`` or ``append`` of another shape off
+        ``axis``.
+    IndexError
+        ``axis`` out of range.
+    ExecutionPlacementError
+        ``prepend`` or ``append`` on another device (a subclass of ValueError).
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    Unlike NumPy, usmarray refuses bool arrays and scalar ``prepend``/``append``.
+
+    See Also
+    --------
+    [array_api.diff](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.diff.html): the standard's specification.
+    """
     a = check_x(x, "diff", dt.NUMERIC, "numeric")
     if type(n) is not int:
         raise TypeError(f"diff: n must be an int, got {type(n).__name__}")
