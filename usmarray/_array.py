@@ -109,23 +109,64 @@ _DEFAULT_KIND = _DefaultKind("device")
 
 
 class usm_ndarray:  # noqa: N801 - the name the design gives the type
-    """An N-dimensional array in Unified Shared Memory of one device.
+    """An N-dimensional array in Unified Shared Memory of one device: the array type of the
+    namespace.
 
-    ``usm_ndarray(shape, dtype=None, buffer="device", strides=None, offset=0,
-    order="C", buffer_ctor_kwargs=None)`` makes a view of ``shape`` with
-    ``strides`` (in elements, negative allowed) starting ``offset`` elements into
-    ``buffer``, on every backend: "device" | "shared" | "host" allocates new memory of
-    that kind on the default device (or on ``buffer_ctor_kwargs["queue"]``), where the
-    device has it (CUDA: device, managed and pinned memory; the NumPy device has
-    "host" only, and the default ``buffer`` means it there); another ``usm_ndarray`` or
-    a backend's memory object (``dpctl.memory.MemoryUSM*``, CuPy's ``MemoryPointer`` /
-    ``UnownedMemory``) shares existing memory, on its device, offsets counting from the
-    start of its allocation.  Every element the view can address must lie inside the
-    buffer (ValueError otherwise); a view of read-only memory is read-only.
+    Arrays come from the creation functions (``asarray``, ``zeros``, ...) and from
+    operations; the constructor makes a view of new or existing memory, on every backend.
+    Its attributes and operators are the standard's array object; backend-specific
+    attributes (``sycl_queue``, ``usm_data``, ``__sycl_usm_array_interface__`` on SYCL
+    devices, ``__cuda_array_interface__`` on CUDA devices) come from the array's backend
+    and raise AttributeError elsewhere.
 
-    Backend-specific attributes (``sycl_queue``, ``usm_data``,
-    ``__sycl_usm_array_interface__`` on SYCL devices, ``__cuda_array_interface__`` on
-    CUDA devices) come from the array's backend; elsewhere they raise AttributeError.
+    Parameters
+    ----------
+    shape : int or tuple of int
+        Shape of the view.
+    dtype : DType, numpy.dtype or str, optional
+        One of the standard's dtypes (NumPy dtypes and strings are taken here, as
+        dpctl.tensor takes them); None: the default device's default real floating
+        dtype.
+    buffer : {"device", "shared", "host"}, usm_ndarray or a backend's memory object
+        A kind of new memory to allocate on the default device (or on
+        ``buffer_ctor_kwargs["queue"]``), where the device has it (CUDA: device, managed
+        and pinned memory; the NumPy device has ``"host"`` only, and the default means it
+        there); or existing memory to view, on its device: another ``usm_ndarray``
+        (offsets then count from the start of its allocation), ``dpctl.memory.MemoryUSM*``
+        or a raw ``dpnp.tensor`` array on SYCL, CuPy's ``MemoryPointer`` or
+        ``BaseMemory`` on CUDA.  Default ``"device"``.
+    strides : tuple of int, optional
+        Strides in elements (negative and zero allowed); None: contiguous in ``order``.
+    offset : int, optional
+        Position of element 0 in the buffer, in elements.
+    order : {"C", "F"}, optional
+        Layout of a view without ``strides``: row-major (default) or column-major.
+    buffer_ctor_kwargs : dict, optional
+        For new memory: ``"queue"`` (a backend's queue to allocate on) and
+        ``"alignment"`` (0 or a power of two).
+
+    Raises
+    ------
+    TypeError
+        A ``shape``, ``dtype`` or ``buffer`` of the wrong kind (float16, a NumPy array as
+        buffer); a ``queue`` of another backend than ``buffer`` names.
+    ValueError
+        A view that would address an element outside its buffer; an ``order`` other
+        than ``"C"`` or ``"F"``; a memory kind the device does not have; an alignment
+        that is not a power of two.
+    MemoryError
+        New memory the device cannot hold.
+
+    Notes
+    -----
+    A view of read-only memory is read-only.  Computing with an array runs on its device
+    (compute follows data); arrays of different devices do not mix in one call
+    (``ExecutionPlacementError``): move one with ``x.to_device(d)`` or
+    ``usmarray.asarray(x, device=d)``.  See docs/usm-types.md for the memory kinds.
+
+    See Also
+    --------
+    [The array object](https://data-apis.org/array-api/2025.12/API_specification/array_object.html): the standard's specification of its attributes and operators.
     """
 
     __slots__ = ("_arr", "_be", "_writable_raw", "__weakref__")

@@ -58,7 +58,18 @@ _DTYPE_IDS = {id(d): d for d in ALL_DTYPES}
 
 
 class DType:
-    """A data type of the array API standard, as users see it (``usmarray.float32``)."""
+    """A data type of the array API standard, as users see it: ``usmarray.float32``, ...
+
+    There is no public constructor: the dtypes are the namespace's attributes
+    ``bool``, ``int8`` to ``int64``, ``uint8`` to ``uint64``, ``float32``, ``float64``,
+    ``complex64`` and ``complex128``, compared by identity.  ``x.dtype`` is one of them.
+
+    Notes
+    -----
+    Unlike NumPy's scalar types, a DType is not callable: ``usmarray.int32(5)`` is a
+    TypeError that names ``usmarray.asarray(5, dtype=usmarray.int32)``.  NumPy dtypes and
+    dtype strings are not usmarray dtypes, and functions refuse them as ``dtype=``.
+    """
 
     __slots__ = ("np", "name")
     __module__ = "usmarray"

@@ -66,7 +66,24 @@ def info_function(version: str) -> Callable[[], Info]:
     """``__array_namespace_info__`` of the namespace of ``version``."""
 
     def __array_namespace_info__() -> Info:
-        """The inspection object: capabilities, devices and default dtypes."""
+        """The namespace's inspection object: its capabilities, devices and default dtypes.
+
+        Returns
+        -------
+        Info
+            An object with ``capabilities()``, ``default_device()``, ``default_dtypes()``,
+            ``devices()`` and ``dtypes()``; ``devices()`` lists every device of every
+            backend found (a tuple from version 2025.12 of the standard, a list before).
+
+        Notes
+        -----
+        The default dtypes depend on the device: float32 and complex64 on a device without
+        double precision.
+
+        See Also
+        --------
+        [array_api.info.__array_namespace_info__](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.info.__array_namespace_info__.html): the standard's specification.
+        """
         return Info(version)
 
     return __array_namespace_info__

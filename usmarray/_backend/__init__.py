@@ -134,7 +134,33 @@ generation = 0
 
 def register_backend(name: str, backend: Any) -> None:
     """Make ``backend`` available under ``name``: ``Device.create_device(name)`` and
-    ``device=name`` then select it.  ``name`` must not contain ':'."""
+    ``device=name`` then select it.
+
+    Parameters
+    ----------
+    name : str
+        A non-empty name without ``":"`` (filter strings are ``name:...``), not one of
+        the built-in ``"sycl"``, ``"cuda"`` and ``"numpy"``.
+    backend : object
+        An object implementing the backend protocol (usmarray/_backend/_protocol.py,
+        docs/backends.md).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ValueError
+        An empty name, one with ``":"``, or a built-in backend's name.
+    TypeError
+        A ``backend`` that lacks part of the protocol.
+
+    Notes
+    -----
+    Backends can also register through the ``usmarray.backends`` entry-point group.  Not
+    a function of the standard.
+    """
     if not isinstance(name, str) or not name or ":" in name:
         raise ValueError(f"register_backend: name must be a non-empty string without ':', got {name!r}")
     if name in ("sycl", "cuda", "numpy") and _REGISTRY.get(name) is not backend:
