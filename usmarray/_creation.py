@@ -98,7 +98,7 @@ def _alloc(be: Any, q: Any, ut: str, d: np.dtype, cap: int, fn: Any, shape: tupl
            ) -> Any:
     """``fn(shape, *fill, dtype=d, usm_type=ut, queue=q)`` for a new array of ``d``:
     more than ``cap`` bytes (``_cap``), or a failed allocation, is a MemoryError naming
-    the size.  Positional, so the keywords are built once (issue 31: passing
+    the size.  Positional, so the keywords are built once (passing
     ``**kwargs`` on cost 0.2-0.5 us of ``empty``)."""
     nbytes = math.prod(shape) * d.itemsize
     if nbytes > cap:
@@ -112,7 +112,7 @@ def _alloc(be: Any, q: Any, ut: str, d: np.dtype, cap: int, fn: Any, shape: tupl
 #: (ids of a backend, its queue and a dtype argument, usm_type) -> ((backend, queue,
 #: usm_type, dtype, byte cap), the dtype argument): what the placement keywords and the
 #: dtype check made of them for a creation call whose default dtype is the device's
-#: default float (issue 31: asking again cost 0.7 us of a 3.7 us ``empty`` on the NumPy
+#: default float (asking again cost 0.7 us of a 3.7 us ``empty`` on the NumPy
 #: backend).  Keyed by the queue, not the Device: ``device=x.device`` is a new Device
 #: each time.  Each entry holds the objects of its ids, so that their ids stay theirs.
 _PLANS: dict[tuple[int, int, int, Any], tuple[tuple[Any, Any, str, np.dtype, int], Any]] = {}

@@ -26,7 +26,7 @@ class ExecutionPlacementError(*_EPE_BASES):  # type: ignore[misc]
 
 
 #: filter string -> (backend registry generation, Device): looking a string up again
-#: costs the SYCL backend a new SyclDevice (issue 31: a per-call cost of device="cpu")
+#: costs the SYCL backend a new SyclDevice (a per-call cost of device="cpu")
 _BY_STRING: dict[str, tuple[int, Any]] = {}
 
 
@@ -165,7 +165,7 @@ _TITLE = {"sycl": "SYCL", "cuda": "CUDA"}
 
 
 def _label(be: Any, q: Any) -> str:
-    """"cuda:0 (NVIDIA H100 80GB HBM3)": the device string and, where it says more,
+    """"cuda:0 (<the GPU's model name>)": the device string and, where it says more,
     the device's model name."""
     where = be.describe(q)
     try:
@@ -222,7 +222,7 @@ def default_device_reason() -> str:
     """Why ``default_device()`` is the device it is, in a few words (``python -m
     usmarray`` prints it): "the innermost usmarray.using_device(...) block",
     "usmarray.set_default_device(...)", "USMARRAY_DEFAULT_DEVICE=numpy", "first
-    accelerator: cuda:0 (NVIDIA H100 80GB HBM3)", "no accelerator: the SYCL default
+    accelerator: cuda:0 (<the GPU's model name>)", "no accelerator: the SYCL default
     device, opencl:cpu:0 (AMD EPYC)", "no SYCL or CUDA device: the NumPy host device"."""
     if _override.get() is not None:
         return "the innermost usmarray.using_device(...) block"

@@ -102,7 +102,7 @@ def broadcast_shape(fname: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
     """The broadcast of ``shapes`` by the standard's rule; ValueError naming ``fname``,
     every shape and the first dimension that disagrees when they are incompatible."""
     if len(shapes) == 2 and shapes[0] == shapes[1] and type(shapes[0]) is tuple:
-        return shapes[0]  # the common case, 1 us cheaper than the loop (issue 31)
+        return shapes[0]  # the common case, 1 us cheaper than the loop
     ndim = max((len(s) for s in shapes), default=0)
     out = [1] * ndim
     for s in shapes:
@@ -182,7 +182,7 @@ def bounds_error(fname: str, bad: int, axis: int, n: int,
 
 def fill_scalar(value: Any, dtype: np.dtype, fname: str) -> Any:
     """The Python scalar ``value`` ready to fill an array of ``dtype`` (``full``,
-    ``asarray`` of a scalar), by one rule on every backend (issue 14 family 5): a
+    ``asarray`` of a scalar), by one rule on every backend: a
     complex value into a real dtype is a TypeError (its imaginary part would be
     dropped); a float into an integer dtype is truncated toward zero as NumPy does, and
     is an OverflowError when the result does not fit (ValueError for NaN) instead of

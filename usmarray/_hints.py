@@ -1,4 +1,4 @@
-"""Messages that turn a NumPy habit into the standard's spelling.
+"""Messages that answer a NumPy habit with the standard's spelling.
 
 Three mistakes a newcomer makes in the first hour: a NumPy array method
 (``x.mean()``), a NumPy function name (``xp.concatenate``), and a positional argument

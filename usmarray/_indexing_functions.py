@@ -2,7 +2,7 @@
 
 Negative indices count from the end.  An index outside ``[-n, n)`` raises IndexError
 on every backend, as NumPy (the standard leaves them unspecified; the SYCL provider
-would clip them silently: issue 14 family 5).
+would clip them silently).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The ``usm_ndarray(shape, dtype, buffer, strides, offset, order, buffer_ctor_kwargs)``
-constructor of seed 000, in terms of no particular backend.
+constructor, in terms of no particular backend.
 
 :func:`construct` validates every argument and does the bounds arithmetic once, for
 every backend, before a backend sees the call: a view is accepted only when each

@@ -243,7 +243,7 @@ class BackendBase:
         return None
 
     def device_name(self, q: Any) -> builtins.str:
-        """The model name of ``q``'s device, for messages ("NVIDIA H100 80GB HBM3")."""
+        """The model name of ``q``'s device, for messages (the GPU's or CPU's model name)."""
         return self.describe(q)
 
     def take_checked(self, raw: Any, indices: Any, axis: int) -> tuple[Any, int | None] | None:

@@ -1,5 +1,5 @@
 """The namespace's elementwise functions through the kernel factory, where that measures
-faster than the backend's own kernel (issue 30; docs/fusion.md, "Small arrays").
+faster than the backend's own kernel (docs/fusion.md, "Small arrays").
 
 On the SYCL OpenCL CPU device a provider kernel costs 40-110 us of host time per call
 whatever its size, a factory launch about 12 us.  So an elementwise call whose operands
@@ -35,13 +35,8 @@ from ._fuse import _Emitter, _flat_launcher, _Node, _Unfusable
 
 #: per backend name, per elementwise function, the largest result (in elements) that
 #: runs through the factory (a function not listed always runs on the backend's kernel).
-#: Measured on the SYCL OpenCL CPU device, 2026-11-25, every function of the table in
-#: two runs (benchmarks/elementwise_dispatch.py; benchmarks/results/2026-11-25-fusion-sycl/):
-#: at 100 elements the factory took a median 0.43-0.50x the provider's time (56-57 of
-#: 58 functions faster), at 10**4 a median 0.74-0.80x (45-48 of 58); at 10**6 a median
-#: 0.80-1.05x (26-44 of 58, single functions 0.33-2.7x either way with the A/A ratio
-#: itself 0.2-4.5 on a shared 2-core machine), so the provider keeps arrays above
-#: 2**17 elements.
+#: above this many elements the provider's own kernel is as fast on the SYCL CPU device
+#: (benchmarks/elementwise_dispatch.py; figures in docs/performance.md)
 _LARGE = 1 << 17
 LIMITS: dict[str, dict[str, int]] = {
     "sycl": dict.fromkeys((

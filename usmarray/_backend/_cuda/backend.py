@@ -79,7 +79,7 @@ _BY_SCORE = ("device", "shared", "host")
 #: CuPy arrays have no read-only flag.  A read-only array (a broadcast view, a read-only
 #: import) is a view over memory whose owner is a ``Placed`` with ``read_only`` set, so
 #: every view of it, by any path, shares that memory object and is read-only too, as
-#: NumPy's views inherit their base's flag (issue 14 family 2); copies are writable.
+#: NumPy's views inherit their base's flag; copies are writable.
 
 
 def _aliases(raw: Any) -> bool:
@@ -570,7 +570,7 @@ class CudaBackend(BackendBase):
 
     @staticmethod
     def coerced_usm_type(types: Any) -> str:
-        """device > shared > host: the kind with the smallest score of all (seed 002)."""
+        """device > shared > host: the kind with the smallest score of all."""
         return _BY_SCORE[min(_SCORE[t] for t in types)]
 
     def host_accessible(self, raw: Any) -> bool:

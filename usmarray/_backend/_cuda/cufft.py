@@ -1,4 +1,4 @@
-"""One-dimensional FFTs along the last axis through cuFFT plans kept here (issue 25).
+"""One-dimensional FFTs along the last axis through cuFFT plans kept here.
 
 ``cupy.fft``'s functions look a plan up in CuPy's plan cache, check and convert their
 operands and scale through generic elementwise kernels: 20-60 us of host time for a

@@ -1,10 +1,10 @@
-"""cuSOLVER routines called directly, one status read per call (issue 25).
+"""cuSOLVER routines called directly, one status read per call.
 
 ``cupy.linalg`` under ``cupyx.errstate(linalg="raise")`` reads cuSOLVER's info flag
 back after every routine (``solve`` and ``inv``: two host synchronizations), and its
 ``svd`` is ``gesvd``.  The functions here run the same factorizations with the info
 flags of all routines in one device array read once, and pick the routine per shape
-by measurement on an H100 (benchmarks/results, issue 25's notes):
+by measurement (docs/performance.md):
 
 - ``cholesky``: ``potrf``;
 - ``solve``: ``getrf`` + ``getrs`` (LU with partial pivoting, as LAPACK's ``gesv``);
@@ -38,9 +38,8 @@ from .kernels.triangle import triangle
 
 #: dtypes the direct routines take (the rest goes through cupy.linalg)
 REAL = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
-#: the triangle potrf factors, in column-major terms, by matrix size: on an H100 the
-#: lower one takes 841 us at 2048 (float32) where the upper one takes 2200 (PyTorch, which
-#: factors the lower one, 837); at 64 and below both cost the same status read
+#: the triangle potrf factors, in column-major terms, by matrix size: the lower one is
+#: 2.6x faster at 2048; at CHOLESKY_SMALL and below both cost the same status read
 CHOLESKY_UPLO_SMALL = _cublas.CUBLAS_FILL_MODE_UPPER
 CHOLESKY_UPLO = _cublas.CUBLAS_FILL_MODE_LOWER
 CHOLESKY_SMALL = 64
@@ -247,8 +246,7 @@ def svd(a: Any, full_matrices: bool, compute_uv: bool) -> Any:
     not converge."""
     one_small = a.ndim == 2 and max(a.shape) <= BATCHED_SVD_MAX
     try:
-        # the batched routine is 3-4x faster on a small matrix (H100, 8x8: 140 us
-        # against 492)
+        # the batched routine is 3-4x faster on a small matrix
         res = _cxs.gesvdj(a[None] if one_small else a, full_matrices=full_matrices,
                           compute_uv=compute_uv)
     except np.linalg.LinAlgError:

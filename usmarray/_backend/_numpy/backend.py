@@ -145,7 +145,7 @@ def _astype(a: np.ndarray, dtype: Any, copy: bool = True, **_: Any) -> np.ndarra
 
 def _reshape(a: np.ndarray, shape: Any, copy: Any = None, order: Any = "C") -> np.ndarray:
     # the method, not np.reshape: its Python wrapper costs as much as the call; and no
-    # keyword where the default serves: parsing ``order="C"`` costs 0.18 us (issue 31)
+    # keyword where the default serves: parsing ``order="C"`` costs 0.18 us
     if copy is None:
         return a.reshape(shape) if order == "C" else a.reshape(shape, order=order)
     return a.reshape(shape, order=order, copy=copy)
@@ -164,7 +164,7 @@ _OUT_ELLIPSIS = _out_is_ellipsis()
 
 def _reduce(reduce: Any) -> Any:
     """``any``/``all``/``max``/``min`` as the ufunc reduce that np.any/np.all/np.max/
-    np.min end in, without their Python wrappers (issue 31: about 1 us per call, as
+    np.min end in, without their Python wrappers (about 1 us per call, as
     much as a short-circuited ``all``); ``out=...`` makes a 0-D result an array without
     a second call (0.2 us)."""
 
@@ -202,7 +202,7 @@ def _eye(n_rows: int, n_cols: Any = None, k: int = 0, dtype: Any = None, usm_typ
 
 # The creation kernels name the placement keywords they ignore instead of taking
 # ``**_``, and pass NumPy no keyword where its default serves: each saves 0.1-0.2 us of
-# a 0.7 us ``np.empty`` (issue 31).
+# a 0.7 us ``np.empty``.
 def _empty(shape: Any, dtype: Any = None, order: Any = "C", usm_type: Any = None,
            queue: Any = None) -> np.ndarray:
     return np.empty(shape, dtype) if order == "C" else np.empty(shape, dtype, order)
@@ -292,7 +292,7 @@ def _reduce_hypot(a: np.ndarray, axis: Any = None, keepdims: bool = False, dtype
     (``s >= tiny * count / eps``); there it differs from a scaled sum by rounding only,
     having one rounding fewer per element.  Slices whose sum overflowed, may have lost
     squares to underflow, or hold inf or NaN are summed again scaled by their largest
-    ``|a|`` (issue 31: the scaled sum for every slice cost 4x NumPy's norm)."""
+    ``|a|`` (the scaled sum for every slice cost 4x NumPy's norm)."""
     x = np.abs(a) if a.dtype.kind == "c" else a
     if x.size == 0:
         return _as_array(np.sqrt(np.sum(np.square(x), axis=axis, keepdims=keepdims, dtype=dtype)))

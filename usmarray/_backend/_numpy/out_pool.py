@@ -5,7 +5,7 @@ where it stands) because it sees that nothing else holds it; under usmarray ever
 operand is held by its ``usm_ndarray``, so each result of a chain of elementwise calls is
 fresh memory, and the kernel zeroes those pages as it first touches them.  On a
 chain of transcendental functions over 10 MB chunks that made the backend 1.6x
-NumPy's time (issue 28).  Here a result of at least :data:`LEAST` bytes is written into
+NumPy's time.  Here a result of at least :data:`LEAST` bytes is written into
 a block of a dead result of the same size instead.
 
 Contract: a block is a 1-D ``uint8`` array that only this pool names; a result is a

@@ -120,8 +120,8 @@ def _placed(fn: Any) -> Any:
     return kernel
 
 
-#: provider kernels that misread some strided layouts (issue 14 family 1), each with the
-#: wrapper that copies only the layouts it misreads (issue 31 audit: a dense copy a
+#: provider kernels that misread some strided layouts, each with the
+#: wrapper that copies only the layouts it misreads (audited: a dense copy a
 #: kernel does not need is a regression).  tests/test_reliability_layouts.py checks
 #: every public function on every layout; tests/test_provider_workarounds.py shows per kept copy
 #: that the provider still misreads that layout.
@@ -169,7 +169,7 @@ LAYOUT_SENSITIVE = {"roll": _roll_dense_flat, "where": _where_no_negative_stride
 def _read_only(fn: Any) -> Any:
     """``fn`` (the provider's broadcast_to) with its view marked read-only, as NumPy's:
     a write into a broadcast view would land in the source and in every element that
-    shares its address (issue 14 family 2).  Views of it inherit the flag."""
+    shares its address.  Views of it inherit the flag."""
 
     @functools.wraps(fn)
     def kernel(*args: Any, **kwargs: Any) -> Any:
@@ -216,7 +216,7 @@ def _forked(*args: Any, **kwargs: Any) -> Any:
 
 
 def _after_fork_in_child(backend: Any) -> None:
-    """os.register_at_fork hook (issue 14 family 3): in a forked child every runtime
+    """os.register_at_fork hook: in a forked child every runtime
     member of the SYCL backend raises RuntimeError naming spawn/forkserver instead of
     hanging; the parent pays nothing (instance attributes shadow the methods)."""
     for name in _RUNTIME_MEMBERS:
@@ -309,7 +309,7 @@ class SyclBackend(BackendBase):
         self.forked = False
         os.register_at_fork(after_in_child=functools.partial(_after_fork_in_child, self))
 
-    # ---- checked gathers and probes (issue 31: see checked.py) ---------------
+    # ---- checked gathers and probes (see checked.py) ---------------------------
     def take_checked(self, raw: Any, indices: Any, axis: int) -> tuple[Any, int | None] | None:
         return self._checked.take_checked(raw, indices, axis)
 

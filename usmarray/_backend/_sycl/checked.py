@@ -1,4 +1,4 @@
-"""Index checks and NaN probes as one OpenCL kernel each (issue 31), for the SYCL
+"""Index checks and NaN probes as one OpenCL kernel each, for the SYCL
 backend on OpenCL devices.
 
 The provider has no kernel that tells in one pass whether an index array stays inside

@@ -1,10 +1,10 @@
-"""Reused USM blocks for chunks copied in from the host (issue 28).
+"""Reused USM blocks for chunks copied in from the host.
 
 A chunked workload (cubed reading Zarr chunks) copies one host array after another
 into fresh USM allocations of the same size.  On the OpenCL CPU device USM memory is
 host memory, but the runtime maps every allocation afresh, so each copy page-faults its
-whole destination: a 20 MB chunk costs 9-14 ms in a fresh allocation against 1.4 ms in
-one already touched (benchmarks/results/2026-11-25-scale-out-profile).  The pool keeps
+whole destination: a 20 MB chunk costs about ten times as long in a fresh allocation as
+in one already touched (docs/scale-out.md, "Measured").  The pool keeps
 the blocks of dead chunks and hands them to the next chunk of the same byte size.
 
 Contract:

@@ -1,4 +1,4 @@
-"""The SYCL backend's hooks of the ``usm_ndarray`` constructor (seed 000).
+"""The SYCL backend's hooks of the ``usm_ndarray`` constructor.
 
 The arguments are validated and bounds-checked once for every backend in
 ``usmarray/_backend/_construct.py``; here the provider's own constructor makes the

@@ -79,7 +79,7 @@ class OneMKLKernels:
         # operand of a oneMKL routine passes here: one that is not C- or F-contiguous
         # (a broadcast, flipped or stepped view) is copied to C order first, because
         # dpnp's gemm/gemv, DFT and LAPACK paths misread zero and negative strides
-        # (garbage, provider errors, segfaults: issue 14 family 1).
+        # (garbage, provider errors, segfaults).
         return self._from_raw(dense(raw))
 
     def unwrap(self, res: Any, like: Any) -> Any:

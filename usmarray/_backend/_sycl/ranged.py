@@ -2,7 +2,7 @@
 
 The SYCL provider compiles its kernels with 32-bit work-item ids: a launch over more
 than 2**31 - 1 work-items raises RuntimeError, or aborts the process when other work
-is queued (issue 14, family 3).  How many elements one work-item takes depends on the
+is queued.  How many elements one work-item takes depends on the
 kernel and the layout (a full ``sum`` fails from 2**34 elements, ``argmax`` from
 2**32, a strided ``logical_not`` from 2**32), so every elementwise and reduction
 kernel whose operands or result reach ``LIMIT`` elements goes through here instead:

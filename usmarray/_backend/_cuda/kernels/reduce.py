@@ -44,6 +44,9 @@ from ._launch import stream_ptr as _stream_ptr
 
 _nd = cupy.ndarray
 _BLOCK = 256
+#: blocks a split reduction aims at per multiprocessor: more left a partial second wave
+#: (4 to 64 measured; figures in docs/performance.md)
+BLOCKS_PER_SM = 6
 #: larger arrays go to the fallback (grid and chunk arithmetic stays far from its limits)
 _MAX_SIZE = 2**31
 #: the reductions :meth:`Reductions.run_fused` runs after an elementwise prologue
@@ -539,11 +542,7 @@ class Reductions:
         self.enabled = True
 
     def _blocks_target(self) -> int:
-        # six blocks of 256 threads a multiprocessor: on an H200, 8 left a partial second
-        # wave (var over axis 0 of (200000, 128): 53.8 us at 8, 39.9 at 6; the sums over
-        # (1, 2) of 256**3 and over axis 0 of (200000, 128): 21.5 and 37.8 us at 8, 20.5
-        # and 34.2 at 6; measured for 4 to 64 blocks a multiprocessor)
-        return 6 * sm_count()
+        return BLOCKS_PER_SM * sm_count()
 
     def _function(self, key: tuple) -> Any:
         name, t, s, o, in_acc, final, kind, width, vec, fused, elem = key
@@ -594,8 +593,7 @@ class Reductions:
         splits = -(-R // chunk)
         last = final and splits == 1
         # a final row pass of whole blocks finishes its chunks in its last block: one
-        # launch instead of two (the second launch's latency was a tenth of a whole
-        # 100 MB sum on an H100)
+        # launch instead of two (the second launch's latency is a tenth of a 100 MB sum)
         fused = final and splits > 1 and kind == "row" and width == _BLOCK
         f = self._function((name, t, s, o, in_acc, last, kind, width, vec, fused, elem))
         src = "Q" if elem is None else "Q" * (len(elem.inputs) + len(elem.consts))

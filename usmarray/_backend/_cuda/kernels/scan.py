@@ -10,9 +10,9 @@ a scan of the eight warp totals) and carries the running total to the next 1024.
   kernel with a leading identity), and one scans each tile from its offset, the last
   tile first: blocks start in about the order of their index, so the tiles the sums
   pass read last, still in L2, are read again first.  (A single pass with decoupled
-  look-back measured slower on an H100, 112 against 88 us for 2^24 float32: with tiles
-  of 8192 the inclusive prefixes advance 32 tiles a round trip of the look-back, slower
-  than the tiles finish.)
+  look-back measured slower, docs/performance.md: with tiles of 8192 the inclusive
+  prefixes advance 32 tiles a round trip of the look-back, slower than the tiles
+  finish.)
 
 ``include_initial`` writes the identity first and the scan after it, in the same
 launches.  Results follow the namespace: the result dtype is the one the namespace
