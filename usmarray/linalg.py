@@ -50,26 +50,31 @@ __all__ = [
 
 # ---- result types -----------------------------------------------------------------------
 class EighResult(NamedTuple):
+    """The result of ``eigh``: ``eigenvalues`` (ascending, real) and ``eigenvectors`` (columns)."""
     eigenvalues: usm_ndarray
     eigenvectors: usm_ndarray
 
 
 class EigResult(NamedTuple):
+    """The result of ``eig``: complex ``eigenvalues`` and ``eigenvectors`` (unit-norm columns)."""
     eigenvalues: usm_ndarray
     eigenvectors: usm_ndarray
 
 
 class QRResult(NamedTuple):
+    """The result of ``qr``: ``Q`` (orthonormal columns) and ``R`` (upper triangular)."""
     Q: usm_ndarray
     R: usm_ndarray
 
 
 class SlogdetResult(NamedTuple):
+    """The result of ``slogdet``: ``sign`` and ``logabsdet`` of each determinant."""
     sign: usm_ndarray
     logabsdet: usm_ndarray
 
 
 class SVDResult(NamedTuple):
+    """The result of ``svd``: ``U``, the singular values ``S`` (descending) and ``Vh``."""
     U: usm_ndarray
     S: usm_ndarray
     Vh: usm_ndarray
@@ -206,9 +211,46 @@ def _identity_stack(be: Any, like: Any, shape: tuple, dtype: Any) -> Any:
 
 # ---- decompositions and solvers -----------------------------------------------------------
 def cholesky(x: usm_ndarray, /, *, upper: bool = False) -> usm_ndarray:
-    """Cholesky factor of each Hermitian positive-definite matrix: lower-triangular
-    ``L`` with ``x = L L^H`` (``upper=False``) or upper ``U`` with ``x = U^H U``.
-    Raises :class:`LinAlgError` when a matrix is not positive definite."""
+    """Cholesky factor of each Hermitian positive-definite matrix of ``x``: the lower
+    triangular ``L`` with ``x = L @ conj(L).mT``, or with ``upper=True`` the upper ``U``
+    with ``x = conj(U).mT @ U``.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        A matrix or stack of square matrices, shape ``(..., M, M)``, of a floating-point
+        dtype (float32, float64, complex64 or complex128).
+    upper : bool, optional
+        Return the upper triangular factor instead of the lower one.
+
+    Returns
+    -------
+    usm_ndarray
+        The factors, of ``x``'s shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``, or not of a floating-point dtype (cast integer input
+        with ``usmarray.astype``).
+    ValueError
+        ``x`` is not a (stack of) square matrices.
+    LinAlgError
+        A matrix that is not positive definite (a subclass of ValueError).
+    MemoryError
+        The device cannot hold the result or the routine's workspace.
+
+    Notes
+    -----
+    Compute follows data: the kernels run on ``x``'s device (oneMKL on SYCL devices,
+    cuSOLVER through CuPy on CUDA devices, NumPy on the NumPy device; see
+    docs/linalg_fft.md) and the result lives there with ``x``'s usm_type.  Unlike NumPy,
+    usmarray refuses integer and bool input (NumPy computes it in float64).
+
+    See Also
+    --------
+    [array_api.linalg.cholesky](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.cholesky.html): the standard's specification.
+    """
     be, a = _floating(x, "cholesky")
     _square(a, "cholesky")
     upper = _bool_arg(upper, "cholesky", "upper")
@@ -218,8 +260,40 @@ def cholesky(x: usm_ndarray, /, *, upper: bool = False) -> usm_ndarray:
 
 
 def det(x: usm_ndarray, /) -> usm_ndarray:
-    """Determinant of each square matrix (LU factorization on the device); shape
-    ``x.shape[:-2]``, dtype of ``x``.  The determinant of a 0x0 matrix is 1."""
+    """Determinant of each square matrix of ``x``.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        A matrix or stack of square matrices, shape ``(..., M, M)``, of a floating-point
+        dtype (float32, float64, complex64 or complex128).
+
+    Returns
+    -------
+    usm_ndarray
+        The determinants, of ``x``'s dtype and shape ``x.shape[:-2]`` (1 for a 0x0 matrix).
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``, or not of a floating-point dtype (cast integer input
+        with ``usmarray.astype``).
+    ValueError
+        ``x`` is not a (stack of) square matrices.
+    MemoryError
+        The device cannot hold the result or the routine's workspace.
+
+    Notes
+    -----
+    Compute follows data: the kernels run on ``x``'s device (oneMKL on SYCL devices,
+    cuSOLVER through CuPy on CUDA devices, NumPy on the NumPy device; see
+    docs/linalg_fft.md) and the result lives there with ``x``'s usm_type.  Unlike NumPy,
+    usmarray refuses integer and bool input (NumPy computes it in float64).
+
+    See Also
+    --------
+    [array_api.linalg.det](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.det.html): the standard's specification.
+    """
     be, a = _floating(x, "det")
     _square(a, "det")
     batch = a.shape[:-2]
@@ -229,9 +303,44 @@ def det(x: usm_ndarray, /) -> usm_ndarray:
 
 
 def slogdet(x: usm_ndarray, /) -> SlogdetResult:
-    """Sign and natural log of the absolute determinant of each square matrix.  A
-    singular matrix gives ``sign = 0`` and ``logabsdet = -inf``; ``sign`` has the dtype
-    of ``x``, ``logabsdet`` the real dtype of the same precision."""
+    """Sign and natural logarithm of the absolute value of the determinant of each square
+    matrix of ``x``.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        A matrix or stack of square matrices, shape ``(..., M, M)``, of a floating-point
+        dtype (float32, float64, complex64 or complex128).
+
+    Returns
+    -------
+    tuple of (sign, logabsdet)
+        A named tuple (``SlogdetResult``): ``sign`` of ``x``'s dtype (for complex ``x`` a
+        unit complex number) and ``logabsdet`` of the real floating dtype of ``x``'s
+        precision, both of shape ``x.shape[:-2]``.  A singular matrix gives ``sign = 0`` and
+        ``logabsdet = -inf``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``, or not of a floating-point dtype (cast integer input
+        with ``usmarray.astype``).
+    ValueError
+        ``x`` is not a (stack of) square matrices.
+    MemoryError
+        The device cannot hold the result or the routine's workspace.
+
+    Notes
+    -----
+    Compute follows data: the kernels run on ``x``'s device (oneMKL on SYCL devices,
+    cuSOLVER through CuPy on CUDA devices, NumPy on the NumPy device; see
+    docs/linalg_fft.md) and the result lives there with ``x``'s usm_type.  Unlike NumPy,
+    usmarray refuses integer and bool input (NumPy computes it in float64).
+
+    See Also
+    --------
+    [array_api.linalg.slogdet](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.slogdet.html): the standard's specification.
+    """
     be, a = _floating(x, "slogdet")
     _square(a, "slogdet")
     batch = a.shape[:-2]
@@ -248,7 +357,42 @@ def slogdet(x: usm_ndarray, /) -> SlogdetResult:
 
 
 def inv(x: usm_ndarray, /) -> usm_ndarray:
-    """Inverse of each square matrix; :class:`LinAlgError` when one is singular."""
+    """Inverse of each square matrix of ``x``.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        A matrix or stack of square matrices, shape ``(..., M, M)``, of a floating-point
+        dtype (float32, float64, complex64 or complex128).
+
+    Returns
+    -------
+    usm_ndarray
+        The inverses, of ``x``'s shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``, or not of a floating-point dtype (cast integer input
+        with ``usmarray.astype``).
+    ValueError
+        ``x`` is not a (stack of) square matrices.
+    LinAlgError
+        A singular matrix (a subclass of ValueError).
+    MemoryError
+        The device cannot hold the result or the routine's workspace.
+
+    Notes
+    -----
+    Compute follows data: the kernels run on ``x``'s device (oneMKL on SYCL devices,
+    cuSOLVER through CuPy on CUDA devices, NumPy on the NumPy device; see
+    docs/linalg_fft.md) and the result lives there with ``x``'s usm_type.  Unlike NumPy,
+    usmarray refuses integer and bool input (NumPy computes it in float64).
+
+    See Also
+    --------
+    [array_api.linalg.inv](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.inv.html): the standard's specification.
+    """
     be, a = _floating(x, "inv")
     _square(a, "inv")
     if a.size == 0:
@@ -257,10 +401,50 @@ def inv(x: usm_ndarray, /) -> usm_ndarray:
 
 
 def solve(x1: usm_ndarray, x2: usm_ndarray, /) -> usm_ndarray:
-    """Solution ``X`` of ``x1 @ X = x2`` for square ``x1`` (shape ``(..., M, M)``) and
-    ``x2`` of shape ``(M,)`` (one right-hand side, shared by the stack) or
-    ``(..., M, K)``; stack dimensions broadcast.  :class:`LinAlgError` when a
-    coefficient matrix is singular."""
+    """Solution ``X`` of the linear system ``x1 @ X = x2`` for each square matrix of ``x1``.
+
+    Parameters
+    ----------
+    x1 : usm_ndarray
+        Coefficient matrices, shape ``(..., M, M)``, of a floating-point dtype.
+    x2 : usm_ndarray
+        Right-hand sides on ``x1``'s device, of a floating-point dtype: shape ``(M,)`` (one
+        vector, shared by every matrix of the stack) or ``(..., M, K)``; the stack
+        dimensions broadcast with ``x1``'s.
+
+    Returns
+    -------
+    usm_ndarray
+        The solutions, of the promoted dtype and the broadcast stack shape, with ``x2``'s
+        last dimensions.
+
+    Raises
+    ------
+    TypeError
+        An operand that is not a ``usm_ndarray`` or not of a floating-point dtype; dtypes
+        the standard does not promote.
+    ValueError
+        ``x1`` not a (stack of) square matrices; ``x2`` of another ``M``; stack dimensions
+        that do not broadcast.
+    LinAlgError
+        A singular coefficient matrix (a subclass of ValueError).
+    ExecutionPlacementError
+        Operands on different devices (a subclass of ValueError).
+    MemoryError
+        The device cannot hold the result or the routine's workspace.
+
+    Notes
+    -----
+    Compute follows data: the kernels run on ``x1``'s device (oneMKL on SYCL devices,
+    cuSOLVER through CuPy on CUDA devices, NumPy on the NumPy device; see
+    docs/linalg_fft.md) and the result lives there with ``x1``'s usm_type.  A 1-D ``x2`` is
+    always one vector, never a stack of 1x1 systems.  Unlike NumPy, usmarray refuses integer
+    and bool input (NumPy computes it in float64).
+
+    See Also
+    --------
+    [array_api.linalg.solve](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.solve.html): the standard's specification.
+    """
     be, a1 = _floating(x1, "solve", "x1")
     _, a2 = _floating(x2, "solve", "x2")
     same_device("linalg.solve", x1, x2)
@@ -361,9 +545,47 @@ def _svd_raw(be: Any, a: Any, full_matrices: bool, compute_uv: bool) -> Any:
 
 
 def svd(x: usm_ndarray, /, *, full_matrices: bool = True) -> SVDResult:
-    """Singular value decomposition ``x = U @ diag(S) @ Vh`` of each matrix; ``S`` sorted
-    descending, real.  ``full_matrices=False`` gives ``U (..., M, K)``, ``Vh (..., K,
-    N)`` with ``K = min(M, N)``."""
+    """Singular value decomposition ``x = U @ diag(S) @ Vh`` of each matrix of ``x``.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        A matrix or stack of matrices, shape ``(..., M, N)``, of a floating-point dtype
+        (float32, float64, complex64 or complex128).
+    full_matrices : bool, optional
+        True (default): ``U`` of shape ``(..., M, M)`` and ``Vh`` of ``(..., N, N)``; False:
+        ``(..., M, K)`` and ``(..., K, N)`` with ``K = min(M, N)``.
+
+    Returns
+    -------
+    tuple of (U, S, Vh)
+        A named tuple (``SVDResult``): ``U`` and ``Vh`` of ``x``'s dtype, ``S`` the singular
+        values, sorted descending, of the real floating dtype of ``x``'s precision and shape
+        ``(..., K)``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``, or not of a floating-point dtype (cast integer input
+        with ``usmarray.astype``).
+    ValueError
+        ``x`` has fewer than 2 dimensions.
+    MemoryError
+        The device cannot hold the result or the routine's workspace.
+
+    Notes
+    -----
+    Compute follows data: the kernels run on ``x``'s device (oneMKL on SYCL devices,
+    cuSOLVER through CuPy on CUDA devices, NumPy on the NumPy device; see
+    docs/linalg_fft.md) and the result lives there with ``x``'s usm_type.  Each matrix is
+    scaled by a power of two before the routine, so values near the dtype's limits give
+    ``inf`` rather than NaN.  Unlike NumPy, usmarray refuses integer and bool input (NumPy
+    computes it in float64).
+
+    See Also
+    --------
+    [array_api.linalg.svd](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.svd.html): the standard's specification.
+    """
     be, a = _floating(x, "svd")
     _matrices(a, "svd")
     full_matrices = _bool_arg(full_matrices, "svd", "full_matrices")
@@ -372,15 +594,87 @@ def svd(x: usm_ndarray, /, *, full_matrices: bool = True) -> SVDResult:
 
 
 def svdvals(x: usm_ndarray, /) -> usm_ndarray:
-    """Singular values of each matrix, sorted descending; shape ``(..., min(M, N))``."""
+    """Singular values of each matrix of ``x``, sorted descending.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        A matrix or stack of matrices, shape ``(..., M, N)``, of a floating-point dtype
+        (float32, float64, complex64 or complex128).
+
+    Returns
+    -------
+    usm_ndarray
+        The singular values, of the real floating dtype of ``x``'s precision and shape
+        ``(..., min(M, N))``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``, or not of a floating-point dtype (cast integer input
+        with ``usmarray.astype``).
+    ValueError
+        ``x`` has fewer than 2 dimensions.
+    MemoryError
+        The device cannot hold the result or the routine's workspace.
+
+    Notes
+    -----
+    Compute follows data: the kernels run on ``x``'s device (oneMKL on SYCL devices,
+    cuSOLVER through CuPy on CUDA devices, NumPy on the NumPy device; see
+    docs/linalg_fft.md) and the result lives there with ``x``'s usm_type.  Unlike NumPy,
+    usmarray refuses integer and bool input (NumPy computes it in float64).
+
+    See Also
+    --------
+    [array_api.linalg.svdvals](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.svdvals.html): the standard's specification.
+    """
     be, a = _floating(x, "svdvals")
     _matrices(a, "svdvals")
     return wrap_with(be, _svd_raw(be, a, False, False))
 
 
 def qr(x: usm_ndarray, /, *, mode: str = "reduced") -> QRResult:
-    """QR decomposition of each matrix: ``mode="reduced"`` gives ``Q (..., M, K)`` and
-    ``R (..., K, N)``; ``"complete"`` gives ``Q (..., M, M)`` and ``R (..., M, N)``."""
+    """QR decomposition ``x = Q @ R`` of each matrix of ``x``: ``Q`` with orthonormal columns,
+    ``R`` upper triangular.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        A matrix or stack of matrices, shape ``(..., M, N)``, of a floating-point dtype
+        (float32, float64, complex64 or complex128).
+    mode : {"reduced", "complete"}, optional
+        ``"reduced"`` (default): ``Q`` of shape ``(..., M, K)`` and ``R`` of ``(..., K, N)``
+        with ``K = min(M, N)``; ``"complete"``: ``(..., M, M)`` and ``(..., M, N)``.
+
+    Returns
+    -------
+    tuple of (Q, R)
+        A named tuple (``QRResult``) of arrays of ``x``'s dtype; ``R`` is exactly upper
+        triangular.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``, or not of a floating-point dtype (cast integer input
+        with ``usmarray.astype``).
+    ValueError
+        ``x`` has fewer than 2 dimensions; another ``mode`` (NumPy's ``"r"`` and ``"raw"``
+        included).
+    MemoryError
+        The device cannot hold the result or the routine's workspace.
+
+    Notes
+    -----
+    Compute follows data: the kernels run on ``x``'s device (oneMKL on SYCL devices,
+    cuSOLVER through CuPy on CUDA devices, NumPy on the NumPy device; see
+    docs/linalg_fft.md) and the result lives there with ``x``'s usm_type.  Unlike NumPy,
+    usmarray refuses integer and bool input (NumPy computes it in float64).
+
+    See Also
+    --------
+    [array_api.linalg.qr](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.qr.html): the standard's specification.
+    """
     be, a = _floating(x, "qr")
     _matrices(a, "qr")
     if mode not in ("reduced", "complete") or not isinstance(mode, str):
@@ -400,8 +694,45 @@ def qr(x: usm_ndarray, /, *, mode: str = "reduced") -> QRResult:
 
 
 def eigh(x: usm_ndarray, /) -> EighResult:
-    """Eigenvalues (ascending, real) and orthonormal eigenvectors (columns) of each
-    real symmetric or complex Hermitian matrix; only the lower triangle is read."""
+    """Eigenvalues and eigenvectors of each real symmetric or complex Hermitian matrix of
+    ``x``.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        A matrix or stack of square matrices, shape ``(..., M, M)``; only the lower triangle
+        is read, of a floating-point dtype (float32, float64, complex64 or complex128).
+
+    Returns
+    -------
+    tuple of (eigenvalues, eigenvectors)
+        A named tuple (``EighResult``): ``eigenvalues`` ascending, of the real floating
+        dtype of ``x``'s precision and shape ``(..., M)``; ``eigenvectors`` orthonormal
+        columns of ``x``'s dtype and shape.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``, or not of a floating-point dtype (cast integer input
+        with ``usmarray.astype``).
+    ValueError
+        ``x`` is not a (stack of) square matrices.
+    LinAlgError
+        The routine did not converge.
+    MemoryError
+        The device cannot hold the result or the routine's workspace.
+
+    Notes
+    -----
+    Compute follows data: the kernels run on ``x``'s device (oneMKL on SYCL devices,
+    cuSOLVER through CuPy on CUDA devices, NumPy on the NumPy device; see
+    docs/linalg_fft.md) and the result lives there with ``x``'s usm_type.  Unlike NumPy,
+    usmarray refuses integer and bool input (NumPy computes it in float64).
+
+    See Also
+    --------
+    [array_api.linalg.eigh](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.eigh.html): the standard's specification.
+    """
     be, a = _floating(x, "eigh")
     _square(a, "eigh")
     rd = _REAL_OF[a.dtype]
@@ -414,7 +745,43 @@ def eigh(x: usm_ndarray, /) -> EighResult:
 
 
 def eigvalsh(x: usm_ndarray, /) -> usm_ndarray:
-    """Eigenvalues (ascending, real) of each real symmetric or complex Hermitian matrix."""
+    """Eigenvalues, ascending, of each real symmetric or complex Hermitian matrix of ``x``.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        A matrix or stack of square matrices, shape ``(..., M, M)``; only the lower triangle
+        is read, of a floating-point dtype (float32, float64, complex64 or complex128).
+
+    Returns
+    -------
+    usm_ndarray
+        The eigenvalues, of the real floating dtype of ``x``'s precision and shape ``(...,
+        M)``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``, or not of a floating-point dtype (cast integer input
+        with ``usmarray.astype``).
+    ValueError
+        ``x`` is not a (stack of) square matrices.
+    LinAlgError
+        The routine did not converge.
+    MemoryError
+        The device cannot hold the result or the routine's workspace.
+
+    Notes
+    -----
+    Compute follows data: the kernels run on ``x``'s device (oneMKL on SYCL devices,
+    cuSOLVER through CuPy on CUDA devices, NumPy on the NumPy device; see
+    docs/linalg_fft.md) and the result lives there with ``x``'s usm_type.  Unlike NumPy,
+    usmarray refuses integer and bool input (NumPy computes it in float64).
+
+    See Also
+    --------
+    [array_api.linalg.eigvalsh](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.eigvalsh.html): the standard's specification.
+    """
     be, a = _floating(x, "eigvalsh")
     _square(a, "eigvalsh")
     rd = _REAL_OF[a.dtype]
@@ -424,9 +791,45 @@ def eigvalsh(x: usm_ndarray, /) -> usm_ndarray:
 
 
 def eig(x: usm_ndarray, /) -> EigResult:
-    """Eigenvalues and right eigenvectors (unit-norm columns) of each square matrix;
-    both complex of the precision of ``x``.  :class:`LinAlgError` for non-finite input
-    or if the QR iteration does not converge."""
+    """Eigenvalues and right eigenvectors of each square matrix of ``x``.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        A matrix or stack of square matrices, shape ``(..., M, M)``, of a floating-point
+        dtype (float32, float64, complex64 or complex128).
+
+    Returns
+    -------
+    tuple of (eigenvalues, eigenvectors)
+        A named tuple (``EigResult``), both complex of ``x``'s precision (also for real
+        ``x``): ``eigenvalues`` of shape ``(..., M)`` and ``eigenvectors``, unit-norm
+        columns, of ``x``'s shape.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``, or not of a floating-point dtype (cast integer input
+        with ``usmarray.astype``).
+    ValueError
+        ``x`` is not a (stack of) square matrices.
+    LinAlgError
+        Non-finite input, or an iteration that did not converge.
+    MemoryError
+        The device cannot hold the result or the routine's workspace.
+
+    Notes
+    -----
+    Compute follows data: the kernels run on ``x``'s device (oneMKL on SYCL devices,
+    cuSOLVER through CuPy on CUDA devices, NumPy on the NumPy device; see
+    docs/linalg_fft.md) and the result lives there with ``x``'s usm_type.  On SYCL devices a
+    shifted QR algorithm runs on the device, oneMKL having no nonsymmetric eigensolver.
+    Unlike NumPy, usmarray refuses integer and bool input (NumPy computes it in float64).
+
+    See Also
+    --------
+    [array_api.linalg.eig](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.eig.html): the standard's specification.
+    """
     be, a = _floating(x, "eig")
     _square(a, "eig")
     cd = _COMPLEX_OF[a.dtype]
@@ -438,7 +841,43 @@ def eig(x: usm_ndarray, /) -> EigResult:
 
 
 def eigvals(x: usm_ndarray, /) -> usm_ndarray:
-    """Eigenvalues of each square matrix, complex of the precision of ``x``."""
+    """Eigenvalues of each square matrix of ``x``.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        A matrix or stack of square matrices, shape ``(..., M, M)``, of a floating-point
+        dtype (float32, float64, complex64 or complex128).
+
+    Returns
+    -------
+    usm_ndarray
+        The eigenvalues, complex of ``x``'s precision (also for real ``x``), shape ``(...,
+        M)``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``, or not of a floating-point dtype (cast integer input
+        with ``usmarray.astype``).
+    ValueError
+        ``x`` is not a (stack of) square matrices.
+    LinAlgError
+        Non-finite input, or an iteration that did not converge.
+    MemoryError
+        The device cannot hold the result or the routine's workspace.
+
+    Notes
+    -----
+    Compute follows data: the kernels run on ``x``'s device (oneMKL on SYCL devices,
+    cuSOLVER through CuPy on CUDA devices, NumPy on the NumPy device; see
+    docs/linalg_fft.md) and the result lives there with ``x``'s usm_type.  Unlike NumPy,
+    usmarray refuses integer and bool input (NumPy computes it in float64).
+
+    See Also
+    --------
+    [array_api.linalg.eigvals](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.eigvals.html): the standard's specification.
+    """
     be, a = _floating(x, "eigvals")
     _square(a, "eigvals")
     cd = _COMPLEX_OF[a.dtype]
@@ -478,8 +917,49 @@ def _rtol(rtol: Any, x: usm_ndarray, a: Any, fname: str) -> tuple[Any, Any]:
 
 
 def matrix_rank(x: usm_ndarray, /, *, rtol: float | usm_ndarray | None = None) -> usm_ndarray:
-    """Number of singular values greater than ``rtol * largest singular value`` for
-    each matrix (default ``rtol = max(M, N) * eps``); default integer dtype."""
+    """Rank of each matrix of ``x``: the number of singular values above ``rtol`` times the
+    largest.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        A matrix or stack of matrices, shape ``(..., M, N)``, of a floating-point dtype
+        (float32, float64, complex64 or complex128).
+    rtol : float or usm_ndarray, optional
+        Relative tolerance: singular values at most ``rtol`` times the largest count as
+        zero.  A float, or a real floating array on ``x``'s device that broadcasts against
+        the stack shape ``x.shape[:-2]``; None: ``max(M, N) * eps`` of ``x``'s precision.
+
+    Returns
+    -------
+    usm_ndarray
+        The ranks, int64, of shape ``x.shape[:-2]``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``, or not of a floating-point dtype (cast integer input
+        with ``usmarray.astype``).  An ``rtol`` that is neither None, a number nor a real
+        floating array.
+    ValueError
+        ``x`` has fewer than 2 dimensions; an ``rtol`` array that does not broadcast against
+        the stack.
+    ExecutionPlacementError
+        An ``rtol`` array on another device (a subclass of ValueError).
+    MemoryError
+        The device cannot hold the result or the routine's workspace.
+
+    Notes
+    -----
+    Compute follows data: the kernels run on ``x``'s device (oneMKL on SYCL devices,
+    cuSOLVER through CuPy on CUDA devices, NumPy on the NumPy device; see
+    docs/linalg_fft.md) and the result lives there with ``x``'s usm_type.  Unlike NumPy,
+    usmarray refuses integer input, ``tol=`` and ``hermitian=``.
+
+    See Also
+    --------
+    [array_api.linalg.matrix_rank](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.matrix_rank.html): the standard's specification.
+    """
     be, a = _floating(x, "matrix_rank")
     _matrices(a, "matrix_rank")
     pt = _pt(be)
@@ -495,9 +975,49 @@ def matrix_rank(x: usm_ndarray, /, *, rtol: float | usm_ndarray | None = None) -
 
 
 def pinv(x: usm_ndarray, /, *, rtol: float | usm_ndarray | None = None) -> usm_ndarray:
-    """Moore-Penrose pseudo-inverse of each matrix (shape ``(..., N, M)``) from the SVD,
-    treating singular values ``<= rtol * largest`` as zero (default ``rtol = max(M,
-    N) * eps``)."""
+    """Moore-Penrose pseudo-inverse of each matrix of ``x``, from its singular value
+    decomposition.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        A matrix or stack of matrices, shape ``(..., M, N)``, of a floating-point dtype
+        (float32, float64, complex64 or complex128).
+    rtol : float or usm_ndarray, optional
+        Relative tolerance: singular values at most ``rtol`` times the largest count as
+        zero.  A float, or a real floating array on ``x``'s device that broadcasts against
+        the stack shape ``x.shape[:-2]``; None: ``max(M, N) * eps`` of ``x``'s precision.
+
+    Returns
+    -------
+    usm_ndarray
+        The pseudo-inverses, of ``x``'s dtype and shape ``(..., N, M)``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``, or not of a floating-point dtype (cast integer input
+        with ``usmarray.astype``).  An ``rtol`` that is neither None, a number nor a real
+        floating array.
+    ValueError
+        ``x`` has fewer than 2 dimensions; an ``rtol`` array that does not broadcast against
+        the stack.
+    ExecutionPlacementError
+        An ``rtol`` array on another device (a subclass of ValueError).
+    MemoryError
+        The device cannot hold the result or the routine's workspace.
+
+    Notes
+    -----
+    Compute follows data: the kernels run on ``x``'s device (oneMKL on SYCL devices,
+    cuSOLVER through CuPy on CUDA devices, NumPy on the NumPy device; see
+    docs/linalg_fft.md) and the result lives there with ``x``'s usm_type.  Unlike NumPy,
+    usmarray refuses integer input, ``rcond=`` and ``hermitian=``.
+
+    See Also
+    --------
+    [array_api.linalg.pinv](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.pinv.html): the standard's specification.
+    """
     be, a = _floating(x, "pinv")
     _matrices(a, "pinv")
     pt = _pt(be)
@@ -520,9 +1040,45 @@ def pinv(x: usm_ndarray, /, *, rtol: float | usm_ndarray | None = None) -> usm_n
 
 
 def matrix_power(x: usm_ndarray, n: int, /) -> usm_ndarray:
-    """``x`` raised to the integer power ``n`` by repeated squaring; ``n = 0`` gives
-    identity matrices and ``n < 0`` powers of the inverse (:class:`LinAlgError` when a
-    matrix is singular)."""
+    """``x`` raised to the integer power ``n``: each square matrix multiplied by itself ``n``
+    times (by repeated squaring).
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        A matrix or stack of square matrices, shape ``(..., M, M)``, of a floating-point
+        dtype (float32, float64, complex64 or complex128).
+    n : int
+        The exponent: 0 gives identity matrices, a negative ``n`` powers of the inverse.
+
+    Returns
+    -------
+    usm_ndarray
+        The powers, of ``x``'s shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``, or not of a floating-point dtype (cast integer input
+        with ``usmarray.astype``).  ``n`` is not an int.
+    ValueError
+        ``x`` is not a (stack of) square matrices.
+    LinAlgError
+        A singular matrix with a negative ``n``.
+    MemoryError
+        The device cannot hold the result or the routine's workspace.
+
+    Notes
+    -----
+    Compute follows data: the kernels run on ``x``'s device (oneMKL on SYCL devices,
+    cuSOLVER through CuPy on CUDA devices, NumPy on the NumPy device; see
+    docs/linalg_fft.md) and the result lives there with ``x``'s usm_type.  Unlike NumPy,
+    usmarray refuses integer and bool input (NumPy computes it in float64).
+
+    See Also
+    --------
+    [array_api.linalg.matrix_power](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.matrix_power.html): the standard's specification.
+    """
     be, a = _floating(x, "matrix_power")
     _square(a, "matrix_power")
     n = _int_arg(n, "matrix_power", "n")
@@ -550,8 +1106,39 @@ def matrix_power(x: usm_ndarray, n: int, /) -> usm_ndarray:
 
 # ---- elementwise-built functions ------------------------------------------------------------
 def diagonal(x: usm_ndarray, /, *, offset: int = 0) -> usm_ndarray:
-    """The ``offset`` diagonal of each matrix (``offset > 0`` above, ``< 0`` below the
-    main diagonal), as a new array of shape ``(..., k)``; any dtype."""
+    """The ``offset``-th diagonal of each matrix of ``x``.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        A matrix or stack of matrices, shape ``(..., M, N)``, of any dtype.
+    offset : int, optional
+        The diagonal: 0 the main one, positive above it, negative below.
+
+    Returns
+    -------
+    usm_ndarray
+        A new array of ``x``'s dtype and shape ``(..., K)``, ``K`` the diagonal's length (0
+        past the matrix), on ``x``'s device with its usm_type.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; ``offset`` is not an int.
+    ValueError
+        ``x`` has fewer than 2 dimensions.
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    Unlike NumPy's ``diagonal``, the result is a new array (not a read-only view) and the
+    matrices are always the last two axes (no ``axis1=``, ``axis2=``).
+
+    See Also
+    --------
+    [array_api.linalg.diagonal](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.diagonal.html): the standard's specification.
+    """
     check_array(x, "linalg.diagonal")
     be, a = x._be, x._arr
     _matrices(a, "diagonal")
@@ -580,9 +1167,44 @@ def _diagonal_raw(be: Any, a: Any, offset: int) -> Any:
 
 
 def trace(x: usm_ndarray, /, *, offset: int = 0, dtype: Any = None) -> usm_ndarray:
-    """Sum of the ``offset`` diagonal of each matrix.  With ``dtype=None`` the result has
-    ``x``'s dtype, except that signed (unsigned) integers narrower than 64 bits
-    accumulate in int64 (uint64)."""
+    """Sum of the ``offset``-th diagonal of each matrix of ``x``.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        A matrix or stack of matrices, shape ``(..., M, N)``, of a numeric dtype.
+    offset : int, optional
+        The diagonal: 0 the main one, positive above it, negative below.
+    dtype : DType, optional
+        The accumulation and result dtype, numeric and not narrower in kind than ``x``'s;
+        None: ``x``'s dtype, except that signed integers accumulate in int64 and unsigned
+        ones in uint64.
+
+    Returns
+    -------
+    usm_ndarray
+        The traces, of shape ``x.shape[:-2]``, on ``x``'s device with its usm_type.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray`` or not numeric; ``offset`` not an int; a ``dtype``
+        that is not numeric or would discard part of ``x``'s values (real for complex ``x``,
+        integer for floating ``x``).
+    ValueError
+        ``x`` has fewer than 2 dimensions.
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    Unlike NumPy's ``trace``, the matrices are always the last two axes (no ``axis1=``,
+    ``axis2=``) and ``out=`` is refused.
+
+    See Also
+    --------
+    [array_api.linalg.trace](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.trace.html): the standard's specification.
+    """
     be, a = _numeric(x, "trace")
     _matrices(a, "trace")
     offset = _int_arg(offset, "trace", "offset")
@@ -610,7 +1232,36 @@ def trace(x: usm_ndarray, /, *, offset: int = 0, dtype: Any = None) -> usm_ndarr
 
 
 def outer(x1: usm_ndarray, x2: usm_ndarray, /) -> usm_ndarray:
-    """Outer product of two 1-D arrays: shape ``(N, M)``, promoted dtype."""
+    """Outer product ``x1_i * x2_j`` of two vectors.
+
+    Parameters
+    ----------
+    x1 : usm_ndarray
+        1-D array of length ``N``, of a numeric dtype.
+    x2 : usm_ndarray
+        1-D array of length ``M``, of a numeric dtype, on ``x1``'s device.
+
+    Returns
+    -------
+    usm_ndarray
+        The ``(N, M)`` product, of the promoted dtype, on the operands' device.
+
+    Raises
+    ------
+    TypeError
+        An operand that is not a ``usm_ndarray``; bool operands; dtypes the standard does
+        not promote.
+    ValueError
+        An operand that is not 1-D (NumPy flattens it).
+    ExecutionPlacementError
+        Operands on different devices (a subclass of ValueError).
+    MemoryError
+        The device cannot hold the result.
+
+    See Also
+    --------
+    [array_api.linalg.outer](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.outer.html): the standard's specification.
+    """
     be, a1, a2, rd = binary_numeric("linalg.outer", x1, x2)
     if a1.ndim != 1 or a2.ndim != 1:
         raise ValueError(
@@ -626,8 +1277,43 @@ def outer(x1: usm_ndarray, x2: usm_ndarray, /) -> usm_ndarray:
 
 
 def cross(x1: usm_ndarray, x2: usm_ndarray, /, *, axis: int = -1) -> usm_ndarray:
-    """Cross product of 3-element vectors along ``axis`` (negative; the axis does not
-    broadcast, the other dimensions do); promoted dtype."""
+    """Cross product of 3-element vectors of ``x1`` and ``x2`` along ``axis``.
+
+    Parameters
+    ----------
+    x1 : usm_ndarray
+        Array of a numeric dtype with 3 elements along ``axis``.
+    x2 : usm_ndarray
+        Array of a numeric dtype with 3 elements along ``axis``, on ``x1``'s device; the
+        other dimensions broadcast with ``x1``'s (``axis`` does not).
+    axis : int, optional
+        The axis of the vectors, negative (counted from the last dimension).  Default -1.
+
+    Returns
+    -------
+    usm_ndarray
+        The cross products, of the promoted dtype and the broadcast shape, on the operands'
+        device.
+
+    Raises
+    ------
+    TypeError
+        An operand that is not a ``usm_ndarray``; bool operands; dtypes the standard does
+        not promote; ``axis`` not an int.
+    ValueError
+        A non-negative ``axis``; a size other than 3 along ``axis`` (NumPy also takes 2);
+        0-D operands; other dimensions that do not broadcast.
+    IndexError
+        ``axis`` beyond an operand's dimensions.
+    ExecutionPlacementError
+        Operands on different devices (a subclass of ValueError).
+    MemoryError
+        The device cannot hold the result.
+
+    See Also
+    --------
+    [array_api.linalg.cross](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.cross.html): the standard's specification.
+    """
     be, a1, a2, rd = binary_numeric("linalg.cross", x1, x2)
     axis = _int_arg(axis, "cross", "axis")
     nd = min(a1.ndim, a2.ndim)
@@ -670,9 +1356,47 @@ def cross(x1: usm_ndarray, x2: usm_ndarray, /, *, axis: int = -1) -> usm_ndarray
 def matrix_norm(
     x: usm_ndarray, /, *, keepdims: bool = False, ord: Any = "fro"  # noqa: A002
 ) -> usm_ndarray:
-    """Matrix norm of each matrix: ``'fro'`` (default), ``'nuc'``, ``1``/``-1`` (max/min
-    absolute column sum), ``inf``/``-inf`` (max/min absolute row sum), ``2``/``-2``
-    (largest/smallest singular value); real dtype of ``x``'s precision."""
+    """Norm of each matrix of ``x``.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        A matrix or stack of matrices, shape ``(..., M, N)``, of a floating-point dtype
+        (float32, float64, complex64 or complex128).
+    keepdims : bool, optional
+        Keep the two matrix axes as axes of size one.
+    ord : {"fro", "nuc", 1, -1, 2, -2, inf, -inf}, optional
+        ``"fro"`` (default): Frobenius; ``"nuc"``: sum of the singular values; ``1``,
+        ``-1``: largest, smallest absolute column sum; ``inf``, ``-inf``: largest, smallest
+        absolute row sum; ``2``, ``-2``: largest, smallest singular value.
+
+    Returns
+    -------
+    usm_ndarray
+        The norms, of the real floating dtype of ``x``'s precision and shape
+        ``x.shape[:-2]`` (with ``keepdims``, ``(..., 1, 1)``).
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``, or not of a floating-point dtype (cast integer input
+        with ``usmarray.astype``).  ``keepdims`` not a bool.
+    ValueError
+        ``x`` has fewer than 2 dimensions; another ``ord``.
+    MemoryError
+        The device cannot hold the result or the routine's workspace.
+
+    Notes
+    -----
+    Compute follows data: the kernels run on ``x``'s device (oneMKL on SYCL devices,
+    cuSOLVER through CuPy on CUDA devices, NumPy on the NumPy device; see
+    docs/linalg_fft.md) and the result lives there with ``x``'s usm_type.  Unlike NumPy,
+    usmarray refuses integer and bool input (NumPy computes it in float64).
+
+    See Also
+    --------
+    [array_api.linalg.matrix_norm](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.matrix_norm.html): the standard's specification.
+    """
     be, a = _floating(x, "matrix_norm")
     _matrices(a, "matrix_norm")
     keepdims = _bool_arg(keepdims, "matrix_norm", "keepdims")
@@ -725,9 +1449,48 @@ def vector_norm(
     keepdims: bool = False,
     ord: int | float = 2,  # noqa: A002
 ) -> usm_ndarray:
-    """Vector p-norm over ``axis`` (all axes when None): ``ord`` any int or float,
-    including ``inf``, ``-inf``, ``0`` (count of nonzeros) and negative or fractional
-    orders; real dtype of ``x``'s precision."""
+    """Vector ``p``-norm of ``x`` over ``axis``: ``sum(|x_i|**ord) ** (1/ord)``.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        The array, of a floating-point dtype (float32, float64, complex64 or complex128).
+    axis : int or tuple of int, optional
+        The axes forming the vectors (negative counts from the end); None: every axis.
+    keepdims : bool, optional
+        Keep the reduced axes as axes of size one.
+    ord : int or float, optional
+        The order: any int or float, ``inf`` (largest magnitude), ``-inf`` (smallest), ``0``
+        (number of nonzeros) and negative or fractional orders included.  Default 2.
+
+    Returns
+    -------
+    usm_ndarray
+        The norms, of the real floating dtype of ``x``'s precision.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``, or not of a floating-point dtype (cast integer input
+        with ``usmarray.astype``).  ``keepdims`` not a bool; an axis that is not an int.
+    ValueError
+        ``ord`` not an int or float, or NaN; a repeated axis.
+    IndexError
+        An axis out of range.
+    MemoryError
+        The device cannot hold the result or the routine's workspace.
+
+    Notes
+    -----
+    Runs on ``x``'s device with its kernels; the result lives there with ``x``'s usm_type.
+    ``ord=2`` uses an overflow-free hypot reduction, other positive orders scale by the
+    largest magnitude.  Unlike NumPy, usmarray refuses integer and bool input (NumPy
+    computes it in float64).
+
+    See Also
+    --------
+    [array_api.linalg.vector_norm](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.vector_norm.html): the standard's specification.
+    """
     be, a = _floating(x, "vector_norm")
     keepdims = _bool_arg(keepdims, "vector_norm", "keepdims")
     if isinstance(ord, bool) or type(ord) not in (int, float) or math.isnan(ord):
