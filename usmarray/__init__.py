@@ -29,6 +29,7 @@ from ._device import (  # noqa: E402
     Device, ExecutionPlacementError, set_default_device, using_device,
 )
 from ._dtypes import DType  # noqa: E402
+from ._hints import ImplicitConversionWarning  # noqa: E402
 from ._dtypes import PUBLIC as _PUBLIC_DTYPES  # noqa: E402
 
 globals().update({_d.name: _p for _d, _p in _PUBLIC_DTYPES.items()})

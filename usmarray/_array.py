@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import warnings
 from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
@@ -21,11 +22,50 @@ from . import _backend, _trace
 from . import _dtypes as dt
 from ._backend import _construct
 from ._device import Device, default_device
-from ._hints import no_such_method
+from ._hints import (
+    ARRAY_METHODS,
+    ImplicitConversionWarning,
+    LazyAttributeError,
+    implicit_conversion,
+    no_such_attribute,
+    no_such_method,
+)
 
 _Scalar = bool | int | float | complex
 _Operand = Union["usm_ndarray", bool, int, float, complex]
 _public_dtype = dt.public
+
+
+#: NumPy's operator ufuncs -> this array's reflected operator (``a + x`` is ``np.add(a, x)``
+#: for a NumPy ``a``)
+_REFLECTED: dict[Any, str] = {
+    np.add: "__radd__", np.subtract: "__rsub__", np.multiply: "__rmul__",
+    np.divide: "__rtruediv__", np.floor_divide: "__rfloordiv__", np.remainder: "__rmod__",
+    np.power: "__rpow__", np.matmul: "__rmatmul__", np.bitwise_and: "__rand__",
+    np.bitwise_or: "__ror__", np.bitwise_xor: "__rxor__", np.left_shift: "__rlshift__",
+    np.right_shift: "__rrshift__", np.less: "__gt__", np.less_equal: "__ge__",
+    np.greater: "__lt__", np.greater_equal: "__le__", np.equal: "__eq__",
+    np.not_equal: "__ne__",
+}
+_COMPARISONS = frozenset({"__gt__", "__ge__", "__lt__", "__le__", "__eq__", "__ne__"})
+#: NumPy functions that read only shapes, dtypes or addresses: no data moves, no warning
+_METADATA_ONLY = frozenset({
+    "shape", "ndim", "size", "result_type", "iscomplexobj", "isrealobj", "may_share_memory",
+    "shares_memory",
+})
+
+
+def _on_host(obj: Any) -> Any:
+    """``obj`` with every usm_ndarray in it (in lists, tuples and dict values) as the
+    NumPy view ``__array__`` gives."""
+    t = type(obj)
+    if t is usm_ndarray:
+        return obj.__array__()
+    if t is list or t is tuple:
+        return t(_on_host(o) for o in obj)
+    if t is dict:
+        return {k: _on_host(v) for k, v in obj.items()}
+    return obj
 
 
 class Flags:
@@ -301,10 +341,15 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
             be = object.__getattribute__(self, "_be")
         except AttributeError:
             raise AttributeError(name) from None
-        habit = no_such_method(name)
-        if habit is not None:
-            raise AttributeError(habit)
-        return be.array_attribute(self._arr, name)
+        if name in ARRAY_METHODS:
+            raise AttributeError(no_such_method(name))
+        try:
+            return be.array_attribute(self._arr, name)
+        except AttributeError:
+            pass
+        # worded here, for every backend alike; built only when read (hasattr probes)
+        raise LazyAttributeError(name, lambda: no_such_attribute(
+            name, be.name, dir(self.__array_namespace__()))) from None
 
     @property
     def flags(self) -> Flags:
@@ -415,6 +460,46 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
                 "viewed as another dtype without a copy"
             )
         return res.astype(dtype)
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """A NumPy ufunc with this array as an operand.
+
+        ``a + x`` for a NumPy array or scalar ``a`` reaches here as ``np.add(a, x)``
+        (NumPy cannot tell the two apart), so that call is ``x``'s reflected operator:
+        a NumPy scalar combines as a Python scalar (in a comparison also the 0-D array
+        NumPy makes of it), a NumPy array is refused (TypeError), as in ``x + a``.  Any
+        other call (``np.sin(x)``, ``np.add(x, 1)``, ``np.add.reduce(x)``) computes in
+        NumPy on host views of the usm_ndarray operands (TypeError where the host cannot
+        read the memory) and returns NumPy arrays, with an
+        :class:`ImplicitConversionWarning`."""
+        if method == "__call__" and len(inputs) == 2 and inputs[1] is self and not kwargs:
+            reflected, a = _REFLECTED.get(ufunc), inputs[0]
+            if reflected is not None and isinstance(a, (np.ndarray, np.generic)):
+                if reflected in _COMPARISONS and type(a) is np.ndarray and a.ndim == 0:
+                    a = a[()]  # a NumPy scalar's comparison passes it as a 0-D array
+                return getattr(self, reflected)(a)
+        inputs, kwargs = _on_host(inputs), _on_host(kwargs)
+        warnings.warn(implicit_conversion(f"numpy.{ufunc.__name__}", self._names()),
+                      ImplicitConversionWarning, stacklevel=2)
+        return getattr(ufunc, method)(*inputs, **kwargs)
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        """A NumPy function given this array (``np.mean(x)``, ``np.concatenate([x, y])``):
+        computed in NumPy on host views of the usm_ndarrays (as ``__array_ufunc__``),
+        with an :class:`ImplicitConversionWarning` unless it only reads metadata
+        (``np.shape(x)``)."""
+        if not all(issubclass(t, (usm_ndarray, np.ndarray)) for t in types):
+            return NotImplemented
+        args, kwargs = _on_host(args), _on_host(kwargs)
+        if func.__name__ not in _METADATA_ONLY:
+            warnings.warn(implicit_conversion(f"{func.__module__}.{func.__name__}",
+                                              self._names()),
+                          ImplicitConversionWarning, stacklevel=2)
+        return func(*args, **kwargs)
+
+    def _names(self) -> dict[str, Any]:
+        """The names of this array's namespace (for messages)."""
+        return vars(self.__array_namespace__())
 
     # ---- Python scalars -----------------------------------------------------------
     def _scalar_raw(self, kind: str, allowed: frozenset) -> Any:

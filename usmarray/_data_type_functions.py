@@ -16,7 +16,7 @@ from . import _dtypes as dt
 from . import _trace
 from ._array import usm_ndarray, wrap_with
 from ._device import Device
-from ._helpers import alloc_failed
+from ._helpers import alloc_failed, not_an_operand
 from ._migration import to_device
 from ._placement import has_fp64
 from ._scalars import py_scalar
@@ -52,10 +52,7 @@ def scalar_result_dtype(d: np.dtype, value: Any, fname: str) -> np.dtype:
         if d in dt.REAL_FLOATING:
             return _COMPLEX_OF[d]
     else:
-        raise TypeError(
-            f"{fname}: expected a usmarray.usm_ndarray or a Python bool, int, float or "
-            f"complex, got {t.__name__}"
-        )
+        raise not_an_operand(fname, value)
     raise TypeError(
         f"{fname}: a Python {t.__name__} cannot be combined with an array of dtype {d} "
         "(allowed: bool with bool; int with integer or floating; float with floating; "

@@ -186,7 +186,7 @@ def _choose_default(get: Any = None) -> tuple[Device, str]:
             return Device.create_device(env), f"USMARRAY_DEFAULT_DEVICE={env}"
         except (ValueError, TypeError) as exc:
             raise setting_error("USMARRAY_DEFAULT_DEVICE", env,
-                                f"a device filter string of a device here ({exc})") from None
+                                f"a device found here, or unset: {exc}") from None
     get = get or _backend.get_backend
     found = [(n, get(n)) for n in _PREFERRED]
     usable = [(n, be) for n, be in found if be is not None and be.available()]

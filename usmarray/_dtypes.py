@@ -10,8 +10,12 @@ instance (what the kernel providers take); users see :class:`DType` objects
 from __future__ import annotations
 
 import builtins
+from typing import NoReturn
 
 import numpy as np
+
+from ._env import CUBED_STRICT, cubed_uses_strict_namespace
+from ._hints import dtype_called
 
 bool: np.dtype = np.dtype("bool")  # noqa: A001 - the standard's name
 int8: np.dtype = np.dtype("int8")
@@ -95,6 +99,11 @@ class DType:
     def __reduce__(self) -> tuple:
         return (by_name, (self.name,))
 
+    def __call__(self, *args: object, **kwargs: object) -> NoReturn:
+        """TypeError naming ``xp.asarray(value, dtype=...)``: NumPy's ``np.int32(5)``
+        makes a scalar, and the standard has no scalar types."""
+        raise TypeError(dtype_called(self.name, args, kwargs))
+
     # NumPy interoperability: ``np.dtype(usmarray.int32)`` is ``np.dtype("int32")``, so
     # libraries that normalize dtypes through NumPy (cubed, zarr, dask's chunk sizing)
     # take ours.  NumPy >= 2.4 reads ``__numpy_dtype__``; older NumPy reads ``.dtype``
@@ -148,11 +157,13 @@ def check_dtype(obj: object, argname: str = "dtype") -> np.dtype:
     if type(obj) is DType:
         return obj.np  # type: ignore[attr-defined]
     meant = _meant_dtype(obj)
+    cubed = (f". Where cubed passed it: {CUBED_STRICT}"
+             if isinstance(obj, np.dtype) and cubed_uses_strict_namespace() else "")
     raise TypeError(
         f"{argname}={obj!r} is not a dtype of the array API standard; use "
         + (f"usmarray.{meant} (or another of " if meant else "one of ")
         + "usmarray.bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, "
-        "float32, float64, complex64, complex128" + (")" if meant else "")
+        "float32, float64, complex64, complex128" + (")" if meant else "") + cubed
     )
 
 

@@ -23,6 +23,7 @@ from ._helpers import (
     broadcast_shape,
     check_nbytes,
     check_scalar,
+    not_an_operand,
     scalar_operand_dtype,
 )
 from ._indexing import scatter
@@ -517,6 +518,8 @@ def clip(
             bounds.append(b._arr)
         else:
             b = py_scalar(b)
+            if type(b) not in (bool, int, float, complex):
+                raise not_an_operand("clip", b, bname, "a usm_ndarray, an int, a float or None")
             if type(b) is bool or type(b) not in (int, float):
                 raise TypeError(f"clip: {bname} must be an array, int, float or None")
             if type(b) is int and d in dt.INTEGER:

@@ -94,11 +94,30 @@ def configure_kernel_cache() -> None:
     os.environ.setdefault("SYCL_CACHE_PERSISTENT", "1")
 
 
+#: what to set instead of ``CUBED_BACKEND_ARRAY_API_MODULE=usmarray``
+CUBED_STRICT = (
+    "CUBED_BACKEND_ARRAY_API_MODULE='usmarray' makes cubed run its chunks through the "
+    "strict namespace, which refuses the NumPy dtypes cubed passes to its backend; set "
+    "CUBED_BACKEND_ARRAY_API_MODULE=usmarray.cubed (usmarray's adapter for cubed) before "
+    "the first `import cubed`"
+)
+
+
+def cubed_uses_strict_namespace() -> bool:
+    """Whether cubed took (or is importing) ``usmarray`` itself as its chunk backend."""
+    cubed_backend = sys.modules.get("cubed.backend_array_api")
+    return getattr(cubed_backend, "xp_name", None) == "usmarray"
+
+
 def check_cubed_order() -> str | None:
-    """Warn (and return the message) when ``CUBED_BACKEND_ARRAY_API_MODULE`` names a
-    usmarray module but cubed, imported before the variable was set, kept another chunk
-    backend: its results would silently be NumPy arrays."""
+    """Warn (and return the message) when ``CUBED_BACKEND_ARRAY_API_MODULE`` names the
+    strict namespace ``usmarray`` (cubed needs ``usmarray.cubed``), or names a usmarray
+    module but cubed, imported before the variable was set, kept another chunk backend:
+    its results would silently be NumPy arrays."""
     wanted = os.environ.get("CUBED_BACKEND_ARRAY_API_MODULE", "")
+    if wanted == "usmarray":
+        warnings.warn(CUBED_STRICT, RuntimeWarning, stacklevel=3)
+        return CUBED_STRICT
     cubed_backend = sys.modules.get("cubed.backend_array_api")
     if not wanted.startswith("usmarray") or cubed_backend is None:
         return None

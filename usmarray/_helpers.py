@@ -120,9 +120,36 @@ def broadcast_shape(fname: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(out)
 
 
+_OPERAND = "a usm_ndarray or a Python bool, int, float or complex"
+
+
+def not_an_operand(fname: str, value: Any, what: str = "an operand",
+                   allowed: str = _OPERAND) -> TypeError:
+    """The TypeError for ``value`` given as ``what`` where ``allowed`` goes (a usm_ndarray
+    or a Python scalar): what it is (a NumPy array, a list, another library's array),
+    and for those the conversion to write."""
+    t = type(value)
+    if isinstance(value, np.ndarray):
+        kind = f"a NumPy array (numpy.{t.__name__})"
+    elif t is list or t is tuple:
+        kind = f"a Python {t.__name__}"
+    elif not isinstance(value, np.generic) and (
+            hasattr(value, "__dlpack__") or hasattr(value, "__array_namespace__")):
+        kind = f"an array of another library ({t.__module__}.{t.__qualname__})"
+    else:
+        shown = (f"a NumPy scalar of dtype {value.dtype}, not a standard dtype"
+                 if isinstance(value, np.generic) else f"of type {t.__name__}")
+        return TypeError(f"{fname}: {what} is {shown}; it must be {allowed}")
+    return TypeError(f"{fname}: {what} is {kind}, not {allowed}; convert it first: "
+                     "usmarray.asarray(a, device=x.device)")
+
+
 def check_scalar(dtype: np.dtype, value: Any, fname: str) -> None:
     """The standard's Python-scalar rule for ``value`` meeting an array of ``dtype``
-    where the result keeps ``dtype`` (assignment, fill values, bounds)."""
+    where the result keeps ``dtype`` (assignment, fill values, bounds); anything but a
+    Python scalar is :func:`not_an_operand`."""
+    if type(value) not in (bool, int, float, complex):
+        raise not_an_operand(fname, value)
     if not dt.scalar_allowed(dtype, value):
         raise TypeError(
             f"{fname}: a Python {type(value).__name__} cannot be combined with an array "
@@ -216,5 +243,6 @@ __all__ = [
     "MAX_NBYTES", "alloc_failed", "bad_index", "bounds_error", "check_array", "check_arrays", "check_bounds",
     "check_category",
     "check_dtype_in", "check_nbytes", "check_scalar", "fill_scalar", "normalize_axes", "normalize_axis",
+    "not_an_operand",
     "same_device", "scalar_operand_dtype",
 ]

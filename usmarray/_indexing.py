@@ -16,7 +16,8 @@ from . import _dtypes as dt
 from . import _trace
 from ._array import usm_ndarray
 from ._device import Device, placement_error
-from ._helpers import alloc_failed, bad_index, check_scalar
+from ._helpers import alloc_failed, bad_index, check_scalar, not_an_operand
+from ._hints import bad_key
 from ._scalars import py_scalar
 
 _new = object.__new__
@@ -34,11 +35,8 @@ def _basic(rk: Any) -> bool:
     return type(rk) in _SIMPLE
 
 
-def _bad_key(key: Any) -> IndexError:
-    return IndexError(
-        f"index {key!r} of type {type(key).__name__} is not allowed by the array API "
-        "standard; use ints, slices, ..., None, an integer array or a boolean array"
-    )
+def _bad_key(key: Any, whole: bool = True) -> IndexError:
+    return IndexError(bad_key(key, whole))
 
 
 def raw_key(be: Any, raw: Any, key: Any, deferred: list | None = None) -> Any:
@@ -90,7 +88,7 @@ def raw_key(be: Any, raw: Any, key: Any, deferred: list | None = None) -> Any:
         elif tk is slice and axis < raw.ndim:
             out[i] = _sane_step(k, raw.shape[axis])
         elif tk not in _SIMPLE:
-            raise _bad_key(k)
+            raise _bad_key(k, whole=False)
         axis += _axes_of(k)
     return tuple(out)
 
@@ -319,6 +317,4 @@ def _assign(x: Any, raw: Any, rk: Any, value: Any) -> None:
         check_scalar(d, value, "__setitem__")
         scatter(x._be, raw, rk, value)
         return
-    raise TypeError(
-        f"__setitem__: value must be a usm_ndarray or a Python scalar, got {type(value).__name__}"
-    )
+    raise not_an_operand("__setitem__", value, "the value")
