@@ -185,41 +185,304 @@ def _transform_1d(kind: str, x: Any, n: Any, axis: Any, norm: Any) -> usm_ndarra
 
 def fft(x: usm_ndarray, /, *, n: int | None = None, axis: int = -1,
         norm: str = "backward") -> usm_ndarray:
-    """One-dimensional discrete Fourier transform of complex input along ``axis``,
-    zero-padded or trimmed to ``n`` points; dtype of ``x``."""
+    """One-dimensional discrete Fourier transform of ``x`` along ``axis``.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        Input array, of a complex floating-point dtype (complex64 or complex128), at least
+        1-D.
+    n : int, optional
+        Number of points along ``axis``: the input is zero-padded or trimmed to it; None:
+        its length.
+    axis : int, optional
+        The axis to transform (negative counts from the end).  Default -1.
+    norm : {"backward", "ortho", "forward"}, optional
+        Scaling of this transform: none (``"backward"``, default), ``1/sqrt(n)``
+        (``"ortho"``) or ``1/n`` (``"forward"``), ``n`` the number of points.
+
+    Returns
+    -------
+    usm_ndarray
+        The transform, of ``x``'s dtype and shape with ``n`` points along ``axis``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; a real ``x`` (cast it with ``usmarray.astype``),
+        integer or bool input; ``n`` or ``axis`` not an int.
+    ValueError
+        A 0-D ``x``; ``n`` less than 1; ``norm`` not one of the three.
+    IndexError
+        ``axis`` out of range.
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    Compute follows data: the transform runs on ``x``'s device (oneMKL's DFT on SYCL
+    devices, cuFFT through CuPy on CUDA devices, NumPy on the NumPy device; see
+    docs/linalg_fft.md) and the result lives there with ``x``'s usm_type.  Unlike NumPy,
+    usmarray refuses real input (NumPy converts it), and ``norm=None`` (write
+    ``"backward"``).
+
+    See Also
+    --------
+    [array_api.fft.fft](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.fft.html): the standard's specification.
+    """
     return _transform_1d("fft", x, n, axis, norm)
 
 
 def ifft(x: usm_ndarray, /, *, n: int | None = None, axis: int = -1,
          norm: str = "backward") -> usm_ndarray:
-    """One-dimensional inverse discrete Fourier transform of complex input."""
+    """One-dimensional inverse discrete Fourier transform of ``x`` along ``axis``.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        Input array, of a complex floating-point dtype (complex64 or complex128), at least
+        1-D.
+    n : int, optional
+        Number of points along ``axis``: the input is zero-padded or trimmed to it; None:
+        its length.
+    axis : int, optional
+        The axis to transform (negative counts from the end).  Default -1.
+    norm : {"backward", "ortho", "forward"}, optional
+        Scaling of this inverse transform: ``1/n`` (``"backward"``, default), ``1/sqrt(n)``
+        (``"ortho"``) or none (``"forward"``), ``n`` the number of points.
+
+    Returns
+    -------
+    usm_ndarray
+        The inverse transform, of ``x``'s dtype and shape with ``n`` points along ``axis``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; a real ``x`` (cast it with ``usmarray.astype``),
+        integer or bool input; ``n`` or ``axis`` not an int.
+    ValueError
+        A 0-D ``x``; ``n`` less than 1; ``norm`` not one of the three.
+    IndexError
+        ``axis`` out of range.
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    Compute follows data: the transform runs on ``x``'s device (oneMKL's DFT on SYCL
+    devices, cuFFT through CuPy on CUDA devices, NumPy on the NumPy device; see
+    docs/linalg_fft.md) and the result lives there with ``x``'s usm_type.  Unlike NumPy,
+    usmarray refuses real input (NumPy converts it), and ``norm=None`` (write
+    ``"backward"``).
+
+    See Also
+    --------
+    [array_api.fft.ifft](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.ifft.html): the standard's specification.
+    """
     return _transform_1d("ifft", x, n, axis, norm)
 
 
 def rfft(x: usm_ndarray, /, *, n: int | None = None, axis: int = -1,
          norm: str = "backward") -> usm_ndarray:
-    """Transform of real input: the ``n//2 + 1`` non-negative frequency terms, complex of
-    ``x``'s precision."""
+    """One-dimensional discrete Fourier transform of real ``x`` along ``axis``: its ``n//2 +
+    1`` non-negative frequency terms.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        Input array, of a real floating-point dtype (float32 or float64), at least 1-D.
+    n : int, optional
+        Number of points along ``axis``: the input is zero-padded or trimmed to it; None:
+        its length.
+    axis : int, optional
+        The axis to transform (negative counts from the end).  Default -1.
+    norm : {"backward", "ortho", "forward"}, optional
+        Scaling of this transform: none (``"backward"``, default), ``1/sqrt(n)``
+        (``"ortho"``) or ``1/n`` (``"forward"``), ``n`` the number of points.
+
+    Returns
+    -------
+    usm_ndarray
+        The transform, complex of ``x``'s precision, with ``n//2 + 1`` points along
+        ``axis``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; a complex ``x``, integer or bool input; ``n`` or
+        ``axis`` not an int.
+    ValueError
+        A 0-D ``x``; ``n`` less than 1; ``norm`` not one of the three.
+    IndexError
+        ``axis`` out of range.
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    Compute follows data: the transform runs on ``x``'s device (oneMKL's DFT on SYCL
+    devices, cuFFT through CuPy on CUDA devices, NumPy on the NumPy device; see
+    docs/linalg_fft.md) and the result lives there with ``x``'s usm_type.  Unlike NumPy,
+    usmarray refuses complex input (NumPy discards the imaginary part), and ``norm=None``
+    (write ``"backward"``).
+
+    See Also
+    --------
+    [array_api.fft.rfft](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.rfft.html): the standard's specification.
+    """
     return _transform_1d("rfft", x, n, axis, norm)
 
 
 def irfft(x: usm_ndarray, /, *, n: int | None = None, axis: int = -1,
           norm: str = "backward") -> usm_ndarray:
-    """Inverse of :func:`rfft`: ``n`` real output points (default ``2*(m-1)``), real of
-    ``x``'s precision."""
+    """Inverse of ``rfft``: the real signal whose non-negative frequency terms ``x`` holds,
+    along ``axis``.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        Input array, of a complex floating-point dtype (complex64 or complex128), at least
+        1-D.
+    n : int, optional
+        Number of real output points; the input is zero-padded or trimmed to ``n//2 + 1``
+        points.  None: ``2*(m - 1)``, ``m`` the input's length.
+    axis : int, optional
+        The axis to transform (negative counts from the end).  Default -1.
+    norm : {"backward", "ortho", "forward"}, optional
+        Scaling of this inverse transform: ``1/n`` (``"backward"``, default), ``1/sqrt(n)``
+        (``"ortho"``) or none (``"forward"``), ``n`` the number of points.
+
+    Returns
+    -------
+    usm_ndarray
+        The real signal, of the real floating dtype of ``x``'s precision, with ``n`` points
+        along ``axis``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; a real ``x`` (cast it with ``usmarray.astype``),
+        integer or bool input; ``n`` or ``axis`` not an int.
+    ValueError
+        A 0-D ``x``; ``n`` less than 1; ``norm`` not one of the three.
+    IndexError
+        ``axis`` out of range.
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    Compute follows data: the transform runs on ``x``'s device (oneMKL's DFT on SYCL
+    devices, cuFFT through CuPy on CUDA devices, NumPy on the NumPy device; see
+    docs/linalg_fft.md) and the result lives there with ``x``'s usm_type.  Unlike NumPy,
+    usmarray refuses real input, and ``norm=None`` (write ``"backward"``).
+
+    See Also
+    --------
+    [array_api.fft.irfft](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.irfft.html): the standard's specification.
+    """
     return _transform_1d("irfft", x, n, axis, norm)
 
 
 def hfft(x: usm_ndarray, /, *, n: int | None = None, axis: int = -1,
          norm: str = "backward") -> usm_ndarray:
-    """Transform of a Hermitian-symmetric signal given by its first half: ``n`` real
-    output points (default ``2*(m-1)``)."""
+    """Discrete Fourier transform of a Hermitian-symmetric signal given by its first half
+    ``x``, along ``axis``: a real spectrum.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        Input array, of a complex floating-point dtype (complex64 or complex128), at least
+        1-D.
+    n : int, optional
+        Number of real output points; the input is zero-padded or trimmed to ``n//2 + 1``
+        points.  None: ``2*(m - 1)``, ``m`` the input's length.
+    axis : int, optional
+        The axis to transform (negative counts from the end).  Default -1.
+    norm : {"backward", "ortho", "forward"}, optional
+        Scaling of this transform: none (``"backward"``, default), ``1/sqrt(n)``
+        (``"ortho"``) or ``1/n`` (``"forward"``), ``n`` the number of points.
+
+    Returns
+    -------
+    usm_ndarray
+        The real transform, of the real floating dtype of ``x``'s precision, with ``n``
+        points along ``axis``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; a real ``x`` (cast it with ``usmarray.astype``),
+        integer or bool input; ``n`` or ``axis`` not an int.
+    ValueError
+        A 0-D ``x``; ``n`` less than 1; ``norm`` not one of the three.
+    IndexError
+        ``axis`` out of range.
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    Compute follows data: the transform runs on ``x``'s device (oneMKL's DFT on SYCL
+    devices, cuFFT through CuPy on CUDA devices, NumPy on the NumPy device; see
+    docs/linalg_fft.md) and the result lives there with ``x``'s usm_type.  Unlike NumPy,
+    usmarray refuses real input, and ``norm=None`` (write ``"backward"``).
+
+    See Also
+    --------
+    [array_api.fft.hfft](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.hfft.html): the standard's specification.
+    """
     return _transform_1d("hfft", x, n, axis, norm)
 
 
 def ihfft(x: usm_ndarray, /, *, n: int | None = None, axis: int = -1,
           norm: str = "backward") -> usm_ndarray:
-    """Inverse of :func:`hfft` for real input: ``n//2 + 1`` complex output points."""
+    """Inverse of ``hfft``: the first half of the Hermitian-symmetric signal whose transform is
+    the real ``x``, along ``axis``.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        Input array, of a real floating-point dtype (float32 or float64), at least 1-D.
+    n : int, optional
+        Number of points along ``axis``: the input is zero-padded or trimmed to it; None:
+        its length.
+    axis : int, optional
+        The axis to transform (negative counts from the end).  Default -1.
+    norm : {"backward", "ortho", "forward"}, optional
+        Scaling of this inverse transform: ``1/n`` (``"backward"``, default), ``1/sqrt(n)``
+        (``"ortho"``) or none (``"forward"``), ``n`` the number of points.
+
+    Returns
+    -------
+    usm_ndarray
+        The half signal, complex of ``x``'s precision, with ``n//2 + 1`` points along
+        ``axis``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; a complex ``x``, integer or bool input; ``n`` or
+        ``axis`` not an int.
+    ValueError
+        A 0-D ``x``; ``n`` less than 1; ``norm`` not one of the three.
+    IndexError
+        ``axis`` out of range.
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    Compute follows data: the transform runs on ``x``'s device (oneMKL's DFT on SYCL
+    devices, cuFFT through CuPy on CUDA devices, NumPy on the NumPy device; see
+    docs/linalg_fft.md) and the result lives there with ``x``'s usm_type.  Unlike NumPy,
+    usmarray refuses complex input, and ``norm=None`` (write ``"backward"``).
+
+    See Also
+    --------
+    [array_api.fft.ihfft](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.ihfft.html): the standard's specification.
+    """
     return _transform_1d("ihfft", x, n, axis, norm)
 
 
@@ -247,28 +510,209 @@ def _transform_nd(kind: str, x: Any, s: Any, axes: Any, norm: Any) -> usm_ndarra
 
 def fftn(x: usm_ndarray, /, *, s: Sequence[int] | None = None,
          axes: Sequence[int] | None = None, norm: str = "backward") -> usm_ndarray:
-    """n-dimensional discrete Fourier transform of complex input over ``axes`` (all by
-    default), each zero-padded or trimmed to ``s``."""
+    """n-dimensional discrete Fourier transform of ``x`` over ``axes``.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        Input array, of a complex floating-point dtype (complex64 or complex128), at least
+        1-D.
+    s : sequence of int, optional
+        Number of points per axis of ``axes``: the input is zero-padded or trimmed to it;
+        -1: the input's length.  Needs ``axes``.
+    axes : sequence of int, optional
+        The axes to transform, each named once (negative counts from the end); None: every
+        axis.
+    norm : {"backward", "ortho", "forward"}, optional
+        Scaling of this transform: none (``"backward"``, default), ``1/sqrt(n)``
+        (``"ortho"``) or ``1/n`` (``"forward"``), ``n`` the number of points.
+
+    Returns
+    -------
+    usm_ndarray
+        The transform, of ``x``'s dtype, with ``s[i]`` points along ``axes[i]``; ``x``'s
+        copy for an empty ``axes``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; a real ``x`` (cast it with ``usmarray.astype``),
+        integer or bool input; ``s`` or ``axes`` not a sequence of ints.
+    ValueError
+        A 0-D ``x``; ``s`` without ``axes`` or of another length; an entry of ``s`` less
+        than 1 other than -1; a repeated axis; ``norm`` not one of the three.
+    IndexError
+        An axis out of range.
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    Compute follows data: the transform runs on ``x``'s device (oneMKL's DFT on SYCL
+    devices, cuFFT through CuPy on CUDA devices, NumPy on the NumPy device; see
+    docs/linalg_fft.md) and the result lives there with ``x``'s usm_type.  Unlike NumPy,
+    usmarray refuses real input, ``s`` without ``axes``, repeated axes and ``norm=None``.
+
+    See Also
+    --------
+    [array_api.fft.fftn](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.fftn.html): the standard's specification.
+    """
     return _transform_nd("fftn", x, s, axes, norm)
 
 
 def ifftn(x: usm_ndarray, /, *, s: Sequence[int] | None = None,
           axes: Sequence[int] | None = None, norm: str = "backward") -> usm_ndarray:
-    """n-dimensional inverse discrete Fourier transform of complex input."""
+    """n-dimensional inverse discrete Fourier transform of ``x`` over ``axes``.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        Input array, of a complex floating-point dtype (complex64 or complex128), at least
+        1-D.
+    s : sequence of int, optional
+        Number of points per axis of ``axes``: the input is zero-padded or trimmed to it;
+        -1: the input's length.  Needs ``axes``.
+    axes : sequence of int, optional
+        The axes to transform, each named once (negative counts from the end); None: every
+        axis.
+    norm : {"backward", "ortho", "forward"}, optional
+        Scaling of this inverse transform: ``1/n`` (``"backward"``, default), ``1/sqrt(n)``
+        (``"ortho"``) or none (``"forward"``), ``n`` the number of points.
+
+    Returns
+    -------
+    usm_ndarray
+        The inverse transform, of ``x``'s dtype, with ``s[i]`` points along ``axes[i]``;
+        ``x``'s copy for an empty ``axes``.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; a real ``x`` (cast it with ``usmarray.astype``),
+        integer or bool input; ``s`` or ``axes`` not a sequence of ints.
+    ValueError
+        A 0-D ``x``; ``s`` without ``axes`` or of another length; an entry of ``s`` less
+        than 1 other than -1; a repeated axis; ``norm`` not one of the three.
+    IndexError
+        An axis out of range.
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    Compute follows data: the transform runs on ``x``'s device (oneMKL's DFT on SYCL
+    devices, cuFFT through CuPy on CUDA devices, NumPy on the NumPy device; see
+    docs/linalg_fft.md) and the result lives there with ``x``'s usm_type.  Unlike NumPy,
+    usmarray refuses real input, ``s`` without ``axes``, repeated axes and ``norm=None``.
+
+    See Also
+    --------
+    [array_api.fft.ifftn](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.ifftn.html): the standard's specification.
+    """
     return _transform_nd("ifftn", x, s, axes, norm)
 
 
 def rfftn(x: usm_ndarray, /, *, s: Sequence[int] | None = None,
           axes: Sequence[int] | None = None, norm: str = "backward") -> usm_ndarray:
-    """n-dimensional transform of real input; the last transformed axis keeps
-    ``s[-1]//2 + 1`` points."""
+    """n-dimensional discrete Fourier transform of real ``x`` over ``axes``, halved along the
+    last one.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        Input array, of a real floating-point dtype (float32 or float64), at least 1-D.
+    s : sequence of int, optional
+        Number of points per axis of ``axes``: the input is zero-padded or trimmed to it;
+        -1: the input's length.  Needs ``axes``.
+    axes : sequence of int, optional
+        The axes to transform, each named once (negative counts from the end); None: every
+        axis.
+    norm : {"backward", "ortho", "forward"}, optional
+        Scaling of this transform: none (``"backward"``, default), ``1/sqrt(n)``
+        (``"ortho"``) or ``1/n`` (``"forward"``), ``n`` the number of points.
+
+    Returns
+    -------
+    usm_ndarray
+        The transform, complex of ``x``'s precision: ``s[i]`` points along ``axes[i]``,
+        ``s[-1]//2 + 1`` along the last.  ``axes`` must name an axis.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; a complex ``x``, integer or bool input; ``s`` or
+        ``axes`` not a sequence of ints.
+    ValueError
+        A 0-D ``x``; ``s`` without ``axes`` or of another length; an entry of ``s`` less
+        than 1 other than -1; a repeated axis; ``norm`` not one of the three.
+    IndexError
+        An axis out of range.
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    Compute follows data: the transform runs on ``x``'s device (oneMKL's DFT on SYCL
+    devices, cuFFT through CuPy on CUDA devices, NumPy on the NumPy device; see
+    docs/linalg_fft.md) and the result lives there with ``x``'s usm_type.  Unlike NumPy,
+    usmarray refuses complex input, ``s`` without ``axes``, repeated axes and ``norm=None``.
+
+    See Also
+    --------
+    [array_api.fft.rfftn](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.rfftn.html): the standard's specification.
+    """
     return _transform_nd("rfftn", x, s, axes, norm)
 
 
 def irfftn(x: usm_ndarray, /, *, s: Sequence[int] | None = None,
            axes: Sequence[int] | None = None, norm: str = "backward") -> usm_ndarray:
-    """Inverse of :func:`rfftn`: real output with ``s[i]`` points per transformed axis
-    (default: the input size, ``2*(m-1)`` for the last axis)."""
+    """Inverse of ``rfftn``: the real n-dimensional signal whose transform ``x`` holds.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        Input array, of a complex floating-point dtype (complex64 or complex128), at least
+        1-D.
+    s : sequence of int, optional
+        Number of real output points per axis of ``axes``; -1: the input's length, or ``2*(m
+        - 1)`` for the last axis.  Needs ``axes``.
+    axes : sequence of int, optional
+        The axes to transform, each named once (negative counts from the end); None: every
+        axis.
+    norm : {"backward", "ortho", "forward"}, optional
+        Scaling of this inverse transform: ``1/n`` (``"backward"``, default), ``1/sqrt(n)``
+        (``"ortho"``) or none (``"forward"``), ``n`` the number of points.
+
+    Returns
+    -------
+    usm_ndarray
+        The real signal, of the real floating dtype of ``x``'s precision, with ``s[i]``
+        points along ``axes[i]``.  ``axes`` must name an axis.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; a real ``x`` (cast it with ``usmarray.astype``),
+        integer or bool input; ``s`` or ``axes`` not a sequence of ints.
+    ValueError
+        A 0-D ``x``; ``s`` without ``axes`` or of another length; an entry of ``s`` less
+        than 1 other than -1; a repeated axis; ``norm`` not one of the three.
+    IndexError
+        An axis out of range.
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    Compute follows data: the transform runs on ``x``'s device (oneMKL's DFT on SYCL
+    devices, cuFFT through CuPy on CUDA devices, NumPy on the NumPy device; see
+    docs/linalg_fft.md) and the result lives there with ``x``'s usm_type.  Unlike NumPy,
+    usmarray refuses real input, ``s`` without ``axes``, repeated axes and ``norm=None``.
+
+    See Also
+    --------
+    [array_api.fft.irfftn](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.irfftn.html): the standard's specification.
+    """
     return _transform_nd("irfftn", x, s, axes, norm)
 
 
@@ -291,8 +735,44 @@ def _freq_args(fname: str, n: Any, d: Any, dtype: Any, device: Any) -> tuple:
 
 
 def fftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None) -> usm_ndarray:
-    """Sample frequencies of an ``n``-point transform with sample spacing ``d``:
-    ``[0, 1, ..., -(n//2), ..., -1] / (d*n)``, on ``device``."""
+    """Sample frequencies of an ``n``-point discrete Fourier transform with sample spacing
+    ``d``.
+
+    Parameters
+    ----------
+    n : int
+        Number of points of the transform; positive.
+    d : float, optional
+        Sample spacing (the inverse of the sampling rate); finite and nonzero.  Default 1.0.
+    dtype : DType, optional
+        A real floating dtype; None: the device's default real floating dtype.
+    device : Device, str or a backend's device or queue, optional
+        Where the result lives; None: the default device.
+
+    Returns
+    -------
+    usm_ndarray
+        A 1-D array of ``n`` frequencies ``[0, 1, ..., -(n//2), ..., -1] / (d*n)``.
+
+    Raises
+    ------
+    TypeError
+        ``n`` not an int; ``d`` not an int or float; ``dtype`` not a real floating dtype.
+    ValueError
+        ``n`` less than 1; ``d`` zero or not finite; an unknown device; float64 on a device
+        without double precision.
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    Made on ``device`` from the backend's kernels, in its default memory kind.  Unlike
+    NumPy, usmarray takes ``d`` by keyword only.
+
+    See Also
+    --------
+    [array_api.fft.fftfreq](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.fftfreq.html): the standard's specification.
+    """
     n, d, out, be, q, ut = _freq_args("fftfreq", n, d, dtype, device)
     pt = be
     check_nbytes(be, q, n * out.itemsize, "fft.fftfreq")
@@ -306,8 +786,44 @@ def fftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None)
 
 
 def rfftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None) -> usm_ndarray:
-    """Non-negative sample frequencies of an ``n``-point real transform:
-    ``[0, 1, ..., n//2] / (d*n)``, on ``device``."""
+    """Non-negative sample frequencies of an ``n``-point real transform (``rfft``) with sample
+    spacing ``d``.
+
+    Parameters
+    ----------
+    n : int
+        Number of points of the transform; positive.
+    d : float, optional
+        Sample spacing (the inverse of the sampling rate); finite and nonzero.  Default 1.0.
+    dtype : DType, optional
+        A real floating dtype; None: the device's default real floating dtype.
+    device : Device, str or a backend's device or queue, optional
+        Where the result lives; None: the default device.
+
+    Returns
+    -------
+    usm_ndarray
+        A 1-D array of ``n//2 + 1`` frequencies ``[0, 1, ..., n//2] / (d*n)``.
+
+    Raises
+    ------
+    TypeError
+        ``n`` not an int; ``d`` not an int or float; ``dtype`` not a real floating dtype.
+    ValueError
+        ``n`` less than 1; ``d`` zero or not finite; an unknown device; float64 on a device
+        without double precision.
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    Made on ``device`` from the backend's kernels, in its default memory kind.  Unlike
+    NumPy, usmarray takes ``d`` by keyword only.
+
+    See Also
+    --------
+    [array_api.fft.rfftfreq](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.rfftfreq.html): the standard's specification.
+    """
     n, d, out, be, q, ut = _freq_args("rfftfreq", n, d, dtype, device)
     pt = be
     nbytes = (n // 2 + 1) * out.itemsize
@@ -347,12 +863,80 @@ def _shift(fname: str, x: Any, axes: Any, inverse: bool) -> usm_ndarray:
 
 
 def fftshift(x: usm_ndarray, /, *, axes: int | Sequence[int] | None = None) -> usm_ndarray:
-    """Move the zero-frequency term to the centre along ``axes`` (all by default)."""
+    """The spectrum ``x`` with its zero-frequency term moved to the centre of each axis of
+    ``axes``.
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        Array of a floating-point dtype.
+    axes : int or sequence of int, optional
+        The axes to shift, each named once (negative counts from the end); None: every axis.
+
+    Returns
+    -------
+    usm_ndarray
+        A new array of ``x``'s shape and dtype, each axis of ``axes`` rolled by ``n//2``,
+        forward, half its length, on ``x``'s device with its usm_type.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; integer or bool input; an axis that is not an int.
+    ValueError
+        A repeated axis.
+    IndexError
+        An axis out of range.
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    Unlike NumPy, usmarray refuses integer input (use ``roll``).
+
+    See Also
+    --------
+    [array_api.fft.fftshift](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.fftshift.html): the standard's specification.
+    """
     return _shift("fftshift", x, axes, inverse=False)
 
 
 def ifftshift(x: usm_ndarray, /, *, axes: int | Sequence[int] | None = None) -> usm_ndarray:
-    """Inverse of :func:`fftshift` (differs from it by one sample for odd lengths)."""
+    """Inverse of ``fftshift``: the zero-frequency term moved back to index 0 of each axis of
+    ``axes`` (the two differ by one sample for odd lengths).
+
+    Parameters
+    ----------
+    x : usm_ndarray
+        Array of a floating-point dtype.
+    axes : int or sequence of int, optional
+        The axes to shift, each named once (negative counts from the end); None: every axis.
+
+    Returns
+    -------
+    usm_ndarray
+        A new array of ``x``'s shape and dtype, each axis of ``axes`` rolled by ``n//2``,
+        backward, half its length, on ``x``'s device with its usm_type.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is not a ``usm_ndarray``; integer or bool input; an axis that is not an int.
+    ValueError
+        A repeated axis.
+    IndexError
+        An axis out of range.
+    MemoryError
+        The device cannot hold the result.
+
+    Notes
+    -----
+    Unlike NumPy, usmarray refuses integer input (use ``roll``).
+
+    See Also
+    --------
+    [array_api.fft.ifftshift](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.ifftshift.html): the standard's specification.
+    """
     return _shift("ifftshift", x, axes, inverse=True)
 
 
