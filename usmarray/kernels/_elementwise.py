@@ -93,7 +93,17 @@ def _broadcast(shapes: list[tuple[int, ...]], fname: str) -> tuple[int, ...]:
 
 
 class ElementwiseKernel:
-    """An elementwise kernel; see :func:`elementwise`."""
+    """An elementwise kernel made by ``elementwise``; call it with the inputs in signature
+    order.
+
+    Made by ``usmarray.kernels.elementwise(signature, body)`` (no public constructor).
+    ``kernel(*inputs, out=None)`` broadcasts the array inputs, allocates the outputs on
+    their device (or writes ``out=``) and returns the output, or a tuple of them.  A call
+    raises TypeError for an argument of another dtype or kind than declared,
+    ``ExecutionPlacementError`` for arrays of different devices, ValueError for shapes
+    that do not broadcast or an ``out=`` of another shape, and NotImplementedError on a
+    device without a kernel compiler (the NumPy device).
+    """
 
     def __init__(self, signature: str, body: str, *, name: str | None = None,
                  bodies: dict[str, str] | None = None,
@@ -272,7 +282,48 @@ def _spell(p: Param) -> str:
 
 
 def elementwise(signature: str, body: str, *, name: str | None = None) -> ElementwiseKernel:
-    """An elementwise kernel: ``"float32 a, float32[] x, float32[] y -> float32[] z"`` with
-    the body ``"z = a * x + y"`` (see the module docstring)."""
-    return ElementwiseKernel(signature, body, name=name)
+    """An elementwise kernel from a typed ``signature`` and a C ``body``, broadcasting its
+    array arguments.
 
+    ``axpy = elementwise("float32 a, float32[] x, float32[] y -> float32[] z",
+    "z = a * x + y")`` declares the scalar input ``a``, the array inputs ``x`` and ``y``
+    (any rank) and, after ``->``, the output ``z``; in the body an array's name is its
+    element at the current index, and ``i0``, ``i1``, ... are available.
+
+    Parameters
+    ----------
+    signature : str
+        Inputs, ``->``, outputs: ``dtype[] name`` an array, ``dtype name`` a scalar, with
+        the standard's dtype names except the complex ones.  Outputs are arrays.
+    body : str
+        C statements run once per element (docs/kernels.md says what they may use).
+    name : str, optional
+        The kernel's name in messages and generated code; default ``"elementwise"``.
+
+    Returns
+    -------
+    ElementwiseKernel
+        The kernel.  Call it with the inputs in signature order and, optionally,
+        ``out=`` (an array, or a tuple with one array per output, of the broadcast shape
+        and the declared dtype); it returns the output(s).
+
+    Raises
+    ------
+    TypeError
+        ``signature`` or ``body`` is not a str.
+    ValueError
+        A malformed signature (no ``->``, a shaped array, a scalar output, an unknown
+        dtype or a reserved name).
+    KernelSyntaxError
+        A body the translator refuses (pointers, ``return``, a bare array name, ...).
+
+    Notes
+    -----
+    A call broadcasts the array inputs by the standard's rules and allocates the outputs
+    on their device, usm_type coerced from the inputs; array dtypes must equal the
+    declared ones (TypeError), arrays must share a device (``ExecutionPlacementError``)
+    and scalars follow the standard's Python-scalar rules.  Kernels compile for SYCL and
+    CUDA devices; arrays on the NumPy device raise NotImplementedError.  Not a function
+    of the standard; see docs/kernels.md.
+    """
+    return ElementwiseKernel(signature, body, name=name)

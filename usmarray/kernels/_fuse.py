@@ -465,7 +465,13 @@ def _global_reads(fn: Any) -> tuple[str, ...]:
 
 
 class FusedFunction:
-    """A function fused by :func:`fuse`; call it as the function itself."""
+    """A function fused by ``fuse``: call it as the function itself.
+
+    Made by ``usmarray.fuse(fn)`` (no public constructor).  A call takes ``fn``'s
+    arguments and returns ``fn``'s results; ``source(*args)`` returns the fused kernel's
+    body per target language for such a call (None when it runs unfused), and ``stats``
+    counts traces, fused launches and unfused calls.
+    """
 
     def __init__(self, fn: Any) -> None:
         self.fn = fn
@@ -761,15 +767,38 @@ def _broadcast(s1: tuple[int, ...], s2: tuple[int, ...]) -> tuple[int, ...] | No
 
 
 def fuse(fn: Any) -> FusedFunction:
-    """Decorator: run ``fn`` (array-API code on ``usm_ndarray`` arguments) as one kernel.
+    """Decorator: run ``fn``, array-API code on ``usm_ndarray`` arguments, as one fused kernel.
 
-    The first call per signature traces ``fn`` (running it unfused) and compiles the
-    chain of elementwise calls into one kernel; later calls launch it.  Calls that
-    cannot be fused run ``fn`` unfused, with the namespace's results and errors.  The
-    function must be pure in what it does not receive as arguments: Python scalars it
-    reads from its globals or closure are checked on every call, other state (arrays
-    it does not receive, attributes of objects) is read at trace time only and is not
-    fused (the trace then falls back).  See docs/fusion.md."""
+    The first call per signature (the arguments' dtypes, shapes, device and the Python
+    scalars' types) traces ``fn``, running it unfused, and compiles its chain of
+    elementwise calls into one kernel; later calls launch that kernel.  Calls that cannot
+    be fused run ``fn`` unfused, with the namespace's results and errors.
+
+    Parameters
+    ----------
+    fn : callable
+        The function.  It must be pure in what it does not receive as arguments: Python
+        scalars it reads from its globals or closure are checked on every call; other
+        state (arrays it does not receive, attributes of objects) is read at trace time
+        only and is not fused (the trace then falls back to unfused calls).
+
+    Returns
+    -------
+    FusedFunction
+        A callable with ``fn``'s name and docstring; its results equal ``fn``'s.
+
+    Raises
+    ------
+    TypeError
+        ``fn`` is not callable.
+
+    Notes
+    -----
+    Compute follows data: the kernel runs on the arguments' device, which must be one
+    (``ExecutionPlacementError``, as for the unfused calls), and its results live there.
+    On a device without a kernel compiler (the NumPy device) every call runs unfused.  Not a function of the standard; see
+    docs/fusion.md.
+    """
     if not callable(fn):
         raise TypeError(f"fuse: expected a function, got {type(fn).__name__}")
     return FusedFunction(fn)

@@ -93,8 +93,16 @@ class _Variant:
 
 
 class Kernel:
-    """A compiled-on-demand kernel; call it with the arguments in signature order and,
-    optionally, ``bounds=`` (None, "clamp", "skip", "check" or "unchecked")."""
+    """A compiled-on-demand kernel made by ``kernel``; call it with the arguments in
+    signature order.
+
+    Made by ``usmarray.kernels.kernel(signature, body, shape=...)`` (no public
+    constructor).  ``k(*args, bounds=None)`` checks the arguments, compiles the kernel
+    for their device on first use and launches it; ``bounds`` is None (every index
+    provably in range), ``"clamp"``, ``"skip"``, ``"check"`` (IndexError naming the
+    access) or ``"unchecked"``.  ``k.source(*args)`` returns the generated source for
+    such a call.
+    """
 
     def __init__(self, signature: str, body: str, *, shape: Any, axes: Any = None,
                  device: Any = None, name: str | None = None,
@@ -566,21 +574,58 @@ class Kernel:
 
 def kernel(signature: str, body: str, *, shape: Any, axes: Any = None, device: Any = None,
            name: str | None = None) -> Kernel:
-    """An nd-aware kernel from a typed ``signature`` and a C ``body``.
+    """An nd-aware kernel from a typed ``signature`` and a C ``body``, run once per point of
+    an iteration space.
 
-    ``signature``: ``"float32[:,:] src, float32[:,:] dst, float32 w"``: per parameter a
-    dtype, for an array its shape (``:`` a run-time size, an integer a fixed size), and a
-    name.  ``body``: C statements run once per point ``(i0, i1, ...)`` of the iteration
-    space, where ``x(e0, e1)`` is the element of array ``x`` at that index (with the
-    array's real strides and offset), ``x.shape[k]`` its size on axis k and dtype names
-    are types.  ``shape``: the iteration space, the name of an array parameter (its
-    shape) or a tuple of sizes.  ``axes``: which axes run in parallel (a tuple of
-    bools), else the factory's rule (docs/kernels.md).  ``device``: if given, every call's
-    arrays must be on it (else the first array's device is the kernel's device).
+    Parameters
+    ----------
+    signature : str
+        Per parameter a dtype, for an array its shape, and a name:
+        ``"float32[:,:] src, float32[:,:] dst, float32 w"``; in a shape ``:`` is a
+        run-time size and an integer a fixed one.
+    body : str
+        C statements run once per point ``(i0, i1, ...)``: ``x(e0, e1)`` is the element
+        of array ``x`` at that index (with the array's real strides and offset),
+        ``x.shape[k]`` its size on axis ``k``, and dtype names are types
+        (docs/kernels.md).
+    shape : str or tuple of int
+        The iteration space: the name of an array parameter (its shape) or a non-empty
+        tuple of sizes.
+    axes : tuple of bool, optional
+        Which axes run in parallel; None: the factory's rule (docs/kernels.md).
+    device : Device, str or a backend's device or queue, optional
+        If given, every call's arrays must be on it; None: the first array's device.
+    name : str, optional
+        The kernel's name in messages and generated code; default ``"kernel"``.
 
-    Call the result with the arguments in signature order and ``bounds=``: None (the
-    default: every index must be provably in range, an index variable or a literal),
-    ``"clamp"``, ``"skip"`` (skip the points whose stencil reaches outside), ``"check"``
-    (IndexError naming the access; synchronises) or ``"unchecked"``.
+    Returns
+    -------
+    Kernel
+        The kernel.  Call it with the arguments in signature order and ``bounds=``:
+        None (default: every index must be provably in range), ``"clamp"``, ``"skip"``
+        (skip the points whose stencil reaches outside), ``"check"`` (IndexError naming
+        the access; synchronises) or ``"unchecked"``.  It writes its array arguments and
+        returns None.
+
+    Raises
+    ------
+    TypeError
+        ``body`` is not a str; ``shape`` neither an array parameter's name nor a tuple of
+        non-negative ints.
+    ValueError
+        A malformed signature; ``shape`` naming no array parameter or a size past
+        ``2**63 - 1``; ``axes`` of another length, or with no or too many parallel
+        axes.
+    KernelSyntaxError
+        A body the translator refuses (pointers, ``return``, assigning an index
+        variable, ...).
+
+    Notes
+    -----
+    A call checks every argument: arrays of the declared dtype and fixed sizes
+    (TypeError, ValueError), on one device (``ExecutionPlacementError``), written arrays
+    writable.  Kernels compile (OpenCL C for SYCL devices, CUDA C for NVIDIA GPUs) on
+    first use per device and are cached; arrays on the NumPy device raise
+    NotImplementedError.  Not a function of the standard.
     """
     return Kernel(signature, body, shape=shape, axes=axes, device=device, name=name)
