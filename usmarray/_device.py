@@ -17,11 +17,15 @@ _EPE_BASES: tuple[type, ...] = (ValueError, *_backend.placement_error_bases())
 
 
 class ExecutionPlacementError(*_EPE_BASES):  # type: ignore[misc]
-    """Arrays of one call live on different devices (or queues that are not equivalent).
+    """Arrays of one call live on different devices, or on queues that are not equivalent.
 
-    Subclasses ValueError (as the standard's device rules expect) and the backends'
-    own placement errors (with a SYCL runtime, the kernel provider's
-    ExecutionPlacementError), so any of those ``except`` clauses catches it.
+    Compute follows data: usmarray never copies an operand to another device to make a
+    call work.  Move one explicitly with ``x.to_device(d)`` or
+    ``usmarray.asarray(x, device=d)``.  The message names both devices.
+
+    Subclasses ValueError (as the standard's device rules expect) and the backends' own
+    placement errors (with a SYCL runtime, the kernel provider's
+    ``ExecutionPlacementError``), so any of those ``except`` clauses catches it.
     """
 
 
@@ -33,10 +37,22 @@ _BY_STRING: dict[str, tuple[int, Any]] = {}
 class Device:
     """A device in the array API sense: a backend plus one of its queues.
 
-    Two Devices are equal when they share a backend and their queues are equal
-    (for SYCL: equivalent queues, same context, device and properties; for CUDA: the
-    same stream).  Backend-specific attributes (``sycl_queue``, ``sycl_device``, ...)
+    There is no public constructor: a Device comes from ``x.device``,
+    ``Device.create_device(obj)`` (a filter string such as ``"cpu"``, ``"gpu"``,
+    ``"cuda:0"`` or ``"numpy"``, a backend's device or queue object, or None for the
+    default device) or ``__array_namespace_info__().devices()``.  Every creation function
+    takes one as ``device=``.
+
+    Two Devices are equal when they share a backend and their queues are equal (for
+    SYCL: equivalent queues, with the same context, device and properties; for CUDA: the
+    same stream).  ``backend`` names the backend and ``wait()`` blocks until the queue's
+    work has finished; backend-specific attributes (``sycl_queue``, ``sycl_device``, ...)
     come from the backend and raise AttributeError on devices of other backends.
+
+    Raises
+    ------
+    TypeError
+        On a direct call ``Device(...)``.
     """
 
     __slots__ = ("_be", "_q")
@@ -231,7 +247,32 @@ def default_device_reason() -> str:
 
 
 def set_default_device(device: Any) -> None:
-    """Make ``device`` (anything ``Device.create_device`` accepts) the process-wide default."""
+    """Make ``device`` the process-wide default device, where arrays are created without a
+    placement keyword.
+
+    Parameters
+    ----------
+    device : Device, str, a backend's device or queue, or None
+        Anything ``Device.create_device`` takes; None: back to the rules (chosen again at
+        the next use): ``USMARRAY_DEFAULT_DEVICE``, else the first accelerator, else the
+        SYCL default device, else the NumPy device.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ValueError
+        A filter string no backend knows.
+    TypeError
+        An object no backend can make a device of.
+
+    Notes
+    -----
+    ``using_device`` blocks take precedence in their thread or task.  Not a function of
+    the standard, which leaves the default device to the library.
+    """
     global _global_default, _global_reason
     if device is None:  # back to the rules: chosen again at the next use
         _global_default, _global_reason = None, ""
@@ -242,8 +283,31 @@ def set_default_device(device: Any) -> None:
 
 @contextlib.contextmanager
 def using_device(device: Any) -> Iterator[Device]:
-    """``with usmarray.using_device("numpy"): ...`` creates arrays on ``device`` inside
-    the block (per thread and per asyncio task)."""
+    """A context manager in whose block arrays are created on ``device`` by default.
+
+    Parameters
+    ----------
+    device : Device, str or a backend's device or queue
+        Anything ``Device.create_device`` takes.
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        Entering it yields the Device; the setting holds per thread and per asyncio
+        task, and blocks nest.
+
+    Raises
+    ------
+    ValueError
+        A filter string no backend knows.
+    TypeError
+        An object no backend can make a device of.
+
+    Notes
+    -----
+    Only creation without ``device=`` follows the block; operations still run on their
+    operands' device (compute follows data).  Not a function of the standard.
+    """
     token = _override.set(Device.create_device(device))
     try:
         yield _override.get()  # type: ignore[misc]
