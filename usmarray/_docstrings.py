@@ -262,7 +262,7 @@ BINARY: dict[str, Entry] = {
     "nextafter": Entry(
         "Next representable floating-point value after ``x1_i`` in the direction of "
         "``x2_i``.",
-        "``x1_i`` itself where the two are equal."),
+        "``x2_i`` where the two are equal (so ``nextafter(-0.0, +0.0)`` is ``+0.0``)."),
     "not_equal": Entry(
         "Whether ``x1_i != x2_i`` for each pair (the ``!=`` operator).",
         "NaN is unequal to everything, itself included.", BOOL),
