@@ -1,0 +1,230 @@
+"""The CUDA elementwise engine's layout plans and kernel sources, without a GPU.
+
+A plan is checked by doing what its kernel does, in NumPy: walk the merged axes with
+each operand's merged strides from its first element, and compare with the operand
+broadcast to the call's shape and laid out in the plan's memory order.  The generated
+sources compile with the CUDA toolkit where one is installed (nvcc, or NVRTC through
+cuda-bindings)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from numpy.lib.stride_tricks import as_strided
+
+from usmarray._backend._cuda import layout as L
+from usmarray.kernels._direct import _engine_body
+
+
+def _operand(a: np.ndarray) -> L.Operand:
+    return L.Operand(a.shape, a.strides, a.itemsize, a.__array_interface__["data"][0])
+
+
+def _kernel_view(a: np.ndarray, p: L.LayoutPlan, k: int) -> np.ndarray:
+    """Operand ``k`` as the kernel reads it: the merged axes, its merged strides."""
+    strides = [s * a.itemsize for s in p.strides[k]]
+    return as_strided(a, shape=p.shape, strides=strides).reshape(-1)
+
+
+def _check_plan(ops: list[np.ndarray], out_itemsize: int = 4) -> L.LayoutPlan:
+    p = L.plan([_operand(a) for a in ops], out_itemsize)
+    assert p is not None
+    shape = np.broadcast_shapes(*(a.shape for a in ops))
+    assert p.out_shape == shape
+    assert p.n == int(np.prod(shape))
+    assert sorted(p.order) == list(range(len(shape)))
+    assert p.mem_shape == tuple(shape[i] for i in p.order)
+    for k, a in enumerate(ops):
+        want = np.broadcast_to(a, shape).transpose(p.order).reshape(-1)
+        np.testing.assert_array_equal(_kernel_view(a, p, k), want)
+        assert p.broadcast[k] == (not any(p.strides[k]))
+    # the result, written in flat order over mem_shape and transposed back
+    flat = np.arange(p.n).reshape(p.mem_shape)
+    back = flat if p.inverse is None else flat.transpose(p.inverse)
+    assert back.shape == shape
+    np.testing.assert_array_equal(back.transpose(p.order), flat)
+    # the loops' preconditions
+    if p.loop in ("vector", "flat"):
+        assert len(p.shape) == 1 and all(s[0] in (0, 1) for s in p.strides)
+    if p.loop == "vector":
+        for a, b in zip(ops, p.broadcast, strict=True):
+            assert b or _operand(a).ptr % (p.width * a.itemsize) == 0
+    assert len(p.shape) <= L.MAX_DIMS
+    span = max([p.n] + [sum(abs(x) * (m - 1) for x, m in zip(s, p.shape, strict=True)) + 1
+                        for s in p.strides])
+    assert (p.index_type == "int") == (span < L.INT32_SPAN)
+    per = L.BLOCK * (p.width if p.loop == "vector" else L.UNROLL)
+    assert p.blocks * per >= p.n
+    return p
+
+
+_DTYPES = st.sampled_from(["bool", "int8", "int16", "float32", "float64"])
+
+
+@st.composite
+def _views(draw: st.DrawFn) -> list[np.ndarray]:
+    """Two or three operands of one broadcast shape: slices with steps and offsets,
+    reversals, transposes, length-1 axes, 0-D arrays."""
+    nd = draw(st.integers(0, 4))
+    shape = tuple(draw(st.integers(1, 5)) for _ in range(nd))
+    ops = []
+    for _ in range(draw(st.integers(1, 3))):
+        dtype = draw(_DTYPES)
+        # a base with room for a step and an offset on every axis
+        base = np.arange(int(np.prod([2 * n + 2 for n in shape])) or 1).astype(dtype)
+        base = base.reshape([2 * n + 2 for n in shape]) if nd else base[:1].reshape(())
+        key = []
+        for n in shape:
+            step = draw(st.sampled_from([1, 2, -1]))
+            start = draw(st.integers(0, 1)) if step > 0 else 2 * n
+            key.append(slice(start, start + step * n, step) if step > 0
+                       else slice(start, start - n if start - n >= 0 else None, -1))
+        v = base[tuple(key)] if nd else base
+        if nd and draw(st.booleans()):  # a permuted copy viewed back in order
+            perm = draw(st.permutations(range(nd)))
+            v = np.ascontiguousarray(v.transpose(perm)).transpose(np.argsort(perm))
+        # broadcast: drop leading axes or make some length 1
+        if nd and draw(st.booleans()):
+            v = v[(0,) * draw(st.integers(0, nd))]
+        if v.ndim and draw(st.booleans()):
+            i = draw(st.integers(0, v.ndim - 1))
+            v = v[(slice(None),) * i + (slice(0, 1),)]
+        assert v.shape == shape[nd - v.ndim:] or 1 in v.shape
+        ops.append(v)
+    return ops
+
+
+@settings(deadline=None)
+@given(_views(), st.sampled_from([1, 4, 8]))
+def test_plans_address_what_numpy_broadcasts(ops: list[np.ndarray], out_itemsize: int) -> None:
+    _check_plan(ops, out_itemsize)
+
+
+def _aligned(n: int, dtype: str) -> np.ndarray:
+    """n zeros whose first element sits at a multiple of 256 bytes (as CuPy's pool
+    gives)."""
+    d = np.dtype(dtype)
+    raw = np.zeros(n * d.itemsize + 256, np.uint8)
+    skip = -raw.__array_interface__["data"][0] % 256
+    return raw[skip:skip + n * d.itemsize].view(d)
+
+
+def test_layout_classes() -> None:
+    x = _aligned(1 << 12, "float32")
+    assert _check_plan([x, x]).loop == "vector"
+    assert _check_plan([x, x]).width == 8
+    assert _check_plan([x[1:], x[:-1]]).loop == "flat"  # diff: unaligned by one element
+    assert _check_plan([x[4:], x[:-4]]).width == 4  # aligned to 16 bytes, not 32
+    a = _aligned(64 * 32, "float32").reshape(64, 32)
+    p = _check_plan([a.T, a.T])
+    assert (p.loop, p.inverse) == ("vector", (1, 0))  # transposed: memory order
+    p = _check_plan([a, np.zeros(32, np.float32)])
+    assert p.loop == "strided" and p.shape == (64, 32) and p.strides[1] == (0, 1)
+    assert _check_plan([a, np.zeros((), np.float32)]).loop == "vector"  # 0-D: an element
+    assert _check_plan([a[:, ::2], a[:, ::2]]).loop == "strided"
+    b = np.zeros((0, 3), np.float32)
+    assert _check_plan([b, b]).n == 0
+    bools = _aligned(1 << 12, "bool")
+    assert _check_plan([bools, bools], 1).width == L.WIDTH_CAP
+
+
+def test_refusals() -> None:
+    a = np.zeros((4, 3), np.float32)
+    assert L.plan([_operand(a), _operand(np.zeros(4, np.float32))], 4) is None  # no broadcast
+    odd = as_strided(np.zeros(16, np.uint8).view(np.float32), shape=(3,), strides=(5,))
+    assert L.plan([_operand(odd)], 4) is None  # a stride of a fraction of an element
+    many = np.zeros((2,) * 10, np.float32)[(slice(None, None, -1),) * 10]
+    p = L.plan([_operand(many), _operand(many.transpose(list(range(9, -1, -1))))], 4)
+    assert p is None or len(p.shape) <= L.MAX_DIMS
+
+
+def test_index_width_at_the_edge() -> None:
+    """32-bit arithmetic below INT32_SPAN elements and offsets, 64-bit from it on."""
+    for n in (L.INT32_SPAN - 1, L.INT32_SPAN):
+        op = L.Operand((n,), (1,), 1, 0)
+        assert L.plan([op], 1).index_type == ("int" if n < L.INT32_SPAN else "long long")
+    # few elements, a large stride
+    op = L.Operand((3,), (L.INT32_SPAN // 2,), 1, 0)
+    assert L.plan([op], 1).index_type == "long long"
+
+
+_SIGS = [
+    ("greater", np.dtype("float32"), float), ("subtract", np.dtype("float32"),
+                                              np.dtype("float32")),
+    ("add", np.dtype("int32"), np.dtype("int64")), ("maximum", np.dtype("float64"),
+                                                    np.dtype("float64")),
+    ("sin", np.dtype("float32")), ("logical_and", np.dtype("bool"), np.dtype("bool")),
+    ("isnan", np.dtype("float64")), ("multiply", np.dtype("uint8"), int),
+    ("where", np.dtype("bool"), np.dtype("float32"), np.dtype("float64")),
+    ("equal", np.dtype("bool"), bool),
+]
+
+
+def _sources() -> list[str]:
+    x = np.zeros((64, 48), np.float32)
+    layouts = [[x, x], [x[:, 1:], x[:, 1:]], [x, x[0]], [x.T, x.T[:, :1]]]
+    out = []
+    for i, sig in enumerate(_SIGS):
+        e = _engine_body((*sig, "cuda"), "cuda")
+        assert e is not False, sig
+        body, names, cdts, rd = e
+        dts = [o for o in sig[1:] if isinstance(o, np.dtype)]
+        # every signature in one layout, every layout in some signature
+        for views in (layouts[i % len(layouts)], layouts[(i + 1) % len(layouts)]):
+            ops = [_operand(views[k % len(views)].astype(d, copy=False)
+                            if d == np.float32 else views[k % len(views)])
+                   for k, d in enumerate(dts)]
+            ops = [L.Operand(o.shape, tuple(s // 4 * d.itemsize for s in o.strides),
+                             d.itemsize, o.ptr) for o, d in zip(ops, dts, strict=True)]
+            p = L.plan(ops, rd.itemsize)
+            assert p is not None
+            out.append(L.kernel_source(body, names, dts, cdts, rd, p))
+    return out
+
+
+def _nvrtc_compile(src: str) -> str | None:
+    from cuda.bindings import nvrtc  # type: ignore[import-not-found]
+
+    err, prog = nvrtc.nvrtcCreateProgram(src.encode(), b"k.cu", 0, [], [])
+    opts = [b"--gpu-architecture=compute_90", b"-std=c++17"]
+    (err,) = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
+    if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+        _, size = nvrtc.nvrtcGetProgramLogSize(prog)
+        log = b" " * size
+        nvrtc.nvrtcGetProgramLog(prog, log)
+        return log.decode(errors="replace")
+    return None
+
+
+def test_sources_compile(tmp_path) -> None:
+    sources = _sources()
+    assert len(sources) == 2 * len(_SIGS)
+    # nvcc takes seconds a source: every other one covers each loop and signature kind
+    sources = sources[::2] if shutil.which("nvcc") else sources
+    nvcc = shutil.which("nvcc")
+    if nvcc is not None:
+        procs = []
+        for i, src in enumerate(sources):
+            f = tmp_path / f"k{i}.cu"
+            f.write_text(src)
+            procs.append((src, subprocess.Popen(
+                [nvcc, "-arch=sm_90", "-std=c++17", "-c", "-o", str(f) + ".o", str(f)],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)))
+            if len(procs) >= 4 or i == len(sources) - 1:
+                for src_, proc in procs:
+                    _, err = proc.communicate()
+                    assert proc.returncode == 0, err + src_
+                procs = []
+        return
+    try:
+        import cuda.bindings.nvrtc  # type: ignore[import-not-found]  # noqa: F401
+    except Exception:
+        pytest.skip("no CUDA compiler here (nvcc or cuda-bindings' NVRTC)")
+    for src in sources:
+        log = _nvrtc_compile(src)
+        assert log is None, log

@@ -1,0 +1,295 @@
+"""Layout plans and kernel sources of the CUDA elementwise engine (no CuPy needed).
+
+An elementwise call reads operands of any layout the namespace allows and writes one
+new result.  :func:`plan` reduces the call to one of three loops, as PyTorch's
+TensorIterator and CuPy's ``_reduce_dims`` do:
+
+1. the operands broadcast to the result's shape (stride 0 on a broadcast axis);
+2. the axes are ordered as the first operand that is not broadcast lays them out in
+   memory, and the result is laid out the same way (NumPy's ``order="K"``): an F-order
+   or transposed operand is read and written in memory order;
+3. axes of length 1 are dropped, and neighbours contiguous in every operand merge;
+4. the loop (``include/usmarray/elementwise.cuh`` holds their shared device code):
+
+   - ``vector``: one axis, every operand contiguous or a broadcast element, every
+     pointer aligned to the vector: 16-byte loads and stores;
+   - ``flat``: one axis, contiguous but not aligned (``x[1:] - x[:-1]``): coalesced
+     scalar loads, :data:`UNROLL` a thread in flight;
+   - ``strided``: up to :data:`MAX_DIMS` merged axes with their strides.
+
+Index arithmetic is 32-bit where every position and offset fits, else 64-bit.
+:func:`kernel_source` writes the kernel of a plan around a body of the kernel
+generator (``usmarray.kernels._fuse._Emitter``), the one that ``usmarray.fuse`` and
+the kernel factory use.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+#: threads a block (a multiple of the warp; 256 keeps 8 blocks a multiprocessor resident)
+BLOCK = 256
+#: elements a thread of the flat and strided loops keeps in flight (hides latency)
+UNROLL = 4
+#: bytes one vector load moves (the widest global load of one thread)
+VECTOR_BYTES = 16
+#: elements a thread of the vector loop takes at most (a one-byte call: two 16-byte
+#: loads an operand keep enough bytes in flight to approach the copy rate)
+WIDTH_CAP = 32
+#: merged axes the strided loop takes (a layout no merge reduces further is refused)
+MAX_DIMS = 8
+#: positions and offsets below this use 32-bit arithmetic (a grid-stride step may take
+#: an index to twice the size before the bound test ends the loop)
+INT32_SPAN = 2**30
+#: the most blocks a launch asks for (the grid-stride loops cover the rest)
+MAX_BLOCKS = 2**31 - 1
+#: the alignment a plan depends on: the widest vector a loop moves (two 16-byte loads)
+ALIGN_KEY = 2 * VECTOR_BYTES
+
+HEADER = (Path(__file__).parent / "include" / "usmarray" / "elementwise.cuh").read_text()
+
+
+class Operand(NamedTuple):
+    """What a plan needs of an array operand: shape, strides in bytes, element size
+    and the address of its first element."""
+
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    itemsize: int
+    ptr: int
+
+
+class LayoutPlan(NamedTuple):
+    """A call's layout.
+
+    ``out_shape``: the broadcast shape; ``order``: the axes in memory order (the result
+    is allocated C-contiguous with shape ``mem_shape`` and transposed by ``inverse``,
+    None where the order is the identity); ``shape``/``strides``: the merged axes and
+    each operand's element strides on them; ``broadcast``: operands that are one
+    element; ``loop``, ``width`` (elements a thread of the vector loop moves), ``index_type``
+    (the C index type), ``n`` (elements) and ``blocks`` (the launch's grid)."""
+
+    out_shape: tuple[int, ...]
+    order: tuple[int, ...]
+    mem_shape: tuple[int, ...]
+    inverse: tuple[int, ...] | None
+    shape: tuple[int, ...]
+    strides: tuple[tuple[int, ...], ...]
+    broadcast: tuple[bool, ...]
+    loop: str
+    width: int
+    index_type: str
+    n: int
+    blocks: int
+
+
+def broadcast_strides(op: Operand, shape: tuple[int, ...]) -> list[int] | None:
+    """``op``'s strides in elements against the broadcast ``shape`` (0 where it
+    broadcasts), or None where a stride is not a whole number of elements."""
+    isz = op.itemsize
+    nd = len(shape)
+    out = [0] * nd
+    off = nd - len(op.shape)
+    for i, (n, s) in enumerate(zip(op.shape, op.strides, strict=True)):
+        if s % isz:
+            return None
+        out[off + i] = 0 if n == 1 else s // isz
+    return out
+
+
+def merge_axes(shape: list[int], strides: list[list[int]]) -> tuple[list[int], list[list[int]]]:
+    """Drop axes of length 1 and merge neighbours contiguous in every operand."""
+    mshape: list[int] = []
+    mst: list[list[int]] = [[] for _ in strides]
+    for i, n in enumerate(shape):
+        if n == 1:
+            continue
+        if mshape and all(st[i] * n == m[-1] for st, m in zip(strides, mst, strict=True)):
+            # the outer merged axis steps over this whole axis in every operand
+            mshape[-1] *= n
+            for st, m in zip(strides, mst, strict=True):
+                m[-1] = st[i]
+            continue
+        mshape.append(n)
+        for st, m in zip(strides, mst, strict=True):
+            m.append(st[i])
+    return mshape, mst
+
+
+def _broadcast_shape(shapes: list[tuple[int, ...]]) -> tuple[int, ...] | None:
+    nd = max(len(s) for s in shapes)
+    out = []
+    for i in range(-nd, 0):
+        n = 1
+        for s in shapes:
+            if len(s) >= -i and s[i] != 1:
+                if n != 1 and s[i] != n:
+                    return None
+                n = s[i]
+        out.append(n)
+    return tuple(out)
+
+
+def plan(operands: list[Operand], out_itemsize: int) -> LayoutPlan | None:
+    """The layout of an elementwise call over ``operands`` writing elements of
+    ``out_itemsize`` bytes, or None where the operands do not broadcast, a stride is
+    not a whole number of elements, or more than :data:`MAX_DIMS` axes remain."""
+    shape = _broadcast_shape([op.shape for op in operands])
+    if shape is None:
+        return None
+    st: list[list[int]] = []
+    for op in operands:
+        s = broadcast_strides(op, shape)
+        if s is None:
+            return None
+        st.append(s)
+    nd = len(shape)
+    order = list(range(nd))
+    for op, s in zip(operands, st, strict=True):
+        if op.shape == shape:
+            order = sorted(range(nd), key=lambda i, s=s: -abs(s[i]))  # type: ignore[misc]
+            break
+    inverse = None
+    if order != list(range(nd)):
+        inverse = tuple(sorted(range(nd), key=lambda i: order[i]))
+    mem_shape = [shape[i] for i in order]
+    n = math.prod(shape)
+    mshape, mst = merge_axes(mem_shape, [[s[i] for i in order] for s in st])
+    if not mshape:  # one element
+        mshape, mst = [1], [[0] for _ in st]
+    if len(mshape) > MAX_DIMS:
+        return None
+    broadcast = tuple(all(x == 0 for x in s) for s in mst)
+    span = max([n] + [sum(abs(x) * (m - 1) for x, m in zip(s, mshape, strict=True)) + 1
+                      for s in mst])
+    index = "int" if span < INT32_SPAN else "long long"
+    loop, width = "strided", 1
+    if len(mshape) == 1 and all(s[0] in (0, 1) for s in mst):
+        loop = "flat"
+        # two 16-byte vectors of the widest element a thread (float32 -> bool: eight
+        # elements, two 16-byte loads and one 8-byte store), at most WIDTH_CAP; the
+        # widest vector every pointer is aligned to
+        w = min(2 * VECTOR_BYTES // max([op.itemsize for op in operands] + [out_itemsize]),
+                WIDTH_CAP)
+        while w > 1:
+            if all(b or op.ptr % (w * op.itemsize) == 0
+                   for op, b in zip(operands, broadcast, strict=True)):
+                loop, width = "vector", w
+                break
+            w //= 2
+    per = BLOCK * (width if loop == "vector" else UNROLL)
+    blocks = max(1, min(-(-n // per), MAX_BLOCKS))
+    return LayoutPlan(shape, tuple(order), tuple(mem_shape), inverse, tuple(mshape),
+                      tuple(tuple(s) for s in mst), broadcast, loop, width, index, n, blocks)
+
+
+def _tname(d: np.dtype) -> str:
+    """The generator's spelling of dtype ``d`` (the header's typedefs)."""
+    return "bool" if d.kind == "b" else d.name
+
+
+def kernel_source(body: str, names: list[str], arrays: list[np.dtype],
+                  scalars: list[np.dtype], out: np.dtype, plan: LayoutPlan) -> str:
+    """The CUDA source of the elementwise kernel ``k`` that runs ``body`` (the kernel
+    generator's C: reads the elements ``names[k]`` of ``arrays`` and the scalars
+    ``s<j>`` of dtypes ``scalars``, assigns ``z`` of dtype ``out``) in ``plan``'s loop.
+    Parameters: one pointer per array, the scalars, the result's pointer, the element
+    count, and for the strided loop the merged layout (``usm_layout``)."""
+    loop, index, width = plan.loop, plan.index_type, plan.width
+    ndim, broadcast = len(plan.shape), plan.broadcast
+    params = [f"const {_tname(d)}* __restrict__ p{k}" for k, d in enumerate(arrays)]
+    params += [f"const {_tname(d)} s{j}" for j, d in enumerate(scalars)]
+    params += [f"{_tname(out)}* __restrict__ pz", "const long long n"]
+    na = len(arrays)
+    if loop == "strided":
+        params.append(f"const usm_layout<{ndim}, {na}> lay")
+    ot = _tname(out)
+    # the operation on element values v0, v1, ... (named as the generator named them)
+    op_args = ", ".join(f"const {_tname(d)} {nm}" for d, nm in zip(arrays, names, strict=True))
+    op_args += "".join(f", const {_tname(d)} s{j}" for j, d in enumerate(scalars))
+    call_scalars = "".join(f", s{j}" for j in range(len(scalars)))
+    src = [HEADER,
+           f"__device__ __forceinline__ {ot} usm_op({op_args}) {{\n  {ot} z;\n"
+           f"  {{\n{body};\n  }}\n  return z;\n}}\n"]
+    I = index  # noqa: E741 - the C name of the index type
+    head = f'extern "C" __global__ void k({", ".join(params)}) {{\n'
+
+    def op(vals: list[str]) -> str:
+        return f"usm_op({', '.join(vals)}{call_scalars})"
+
+    if loop == "vector":
+        e = width
+        loads = []
+        vals = []
+        for k, d in enumerate(arrays):
+            if broadcast[k]:
+                loads.append(f"const {_tname(d)} b{k} = p{k}[0];")
+                vals.append(f"b{k}")
+            else:
+                vals.append(f"r{k}.v[t]")
+        body_src = (
+            head + "  " + " ".join(loads) + "\n"
+            f"  const {I} nv = ({I})(n / {e});\n"
+            f"  for ({I} v = usm_first<{I}>(); v < nv; v += usm_step<{I}>()) {{\n"
+            + "".join(f"    const usm_vec<{_tname(d)}, {e}> r{k} = "
+                      f"reinterpret_cast<const usm_vec<{_tname(d)}, {e}>*>(p{k})[v];\n"
+                      for k, d in enumerate(arrays) if not broadcast[k])
+            + f"    usm_vec<{ot}, {e}> rz;\n"
+            f"#pragma unroll\n    for (int t = 0; t < {e}; ++t) rz.v[t] = {op(vals)};\n"
+            f"    reinterpret_cast<usm_vec<{ot}, {e}>*>(pz)[v] = rz;\n  }}\n"
+            f"  for ({I} i = nv * {e} + usm_first<{I}>(); i < ({I})n; i += usm_step<{I}>()) {{\n"
+            f"    pz[i] = {op([f'b{k}' if broadcast[k] else f'p{k}[i]' for k in range(na)])};\n"
+            "  }\n}\n")
+    elif loop == "flat":
+        u = UNROLL
+        regs = "".join(f"    {_tname(d)} r{k}[{u}];\n" for k, d in enumerate(arrays)
+                       if not broadcast[k])
+        loads = []
+        vals = []
+        for k, d in enumerate(arrays):
+            if broadcast[k]:
+                loads.append(f"const {_tname(d)} b{k} = p{k}[0];")
+                vals.append(f"b{k}")
+            else:
+                vals.append(f"r{k}[t]")
+        body_src = (
+            head + "  " + " ".join(loads) + "\n"
+            f"  const {I} span = ({I})blockDim.x * {u};\n"
+            f"  for ({I} base = ({I})blockIdx.x * span; base < ({I})n; "
+            f"base += ({I})gridDim.x * span) {{\n" + regs
+            + f"#pragma unroll\n    for (int t = 0; t < {u}; ++t) {{\n"
+            f"      const {I} i = base + t * ({I})blockDim.x + threadIdx.x;\n"
+            f"      if (i < ({I})n) {{ "
+            + " ".join(f"r{k}[t] = p{k}[i];" for k in range(na) if not broadcast[k])
+            + " }\n    }\n"
+            f"#pragma unroll\n    for (int t = 0; t < {u}; ++t) {{\n"
+            f"      const {I} i = base + t * ({I})blockDim.x + threadIdx.x;\n"
+            f"      if (i < ({I})n) pz[i] = {op(vals)};\n    }}\n  }}\n}}\n")
+    else:
+        u = UNROLL
+        regs = "".join(f"    {_tname(d)} r{k}[{u}];\n" for k, d in enumerate(arrays))
+        body_src = (
+            head
+            + f"  const {I} span = ({I})blockDim.x * {u};\n"
+            f"  for ({I} base = ({I})blockIdx.x * span; base < ({I})n; "
+            f"base += ({I})gridDim.x * span) {{\n" + regs
+            + f"#pragma unroll\n    for (int t = 0; t < {u}; ++t) {{\n"
+            f"      const {I} i = base + t * ({I})blockDim.x + threadIdx.x;\n"
+            f"      if (i < ({I})n) {{\n        {I} off[{na}];\n"
+            f"        usm_offsets<{I}, {ndim}, {na}>(lay, i, off);\n        "
+            + " ".join(f"r{k}[t] = p{k}[off[{k}]];" for k in range(na))
+            + "\n      }\n    }\n"
+            f"#pragma unroll\n    for (int t = 0; t < {u}; ++t) {{\n"
+            f"      const {I} i = base + t * ({I})blockDim.x + threadIdx.x;\n"
+            f"      if (i < ({I})n) pz[i] = {op([f'r{k}[t]' for k in range(na)])};\n"
+            "    }\n  }\n}\n")
+    src.append(body_src)
+    return "".join(src)
+
+
+__all__ = ["ALIGN_KEY", "BLOCK", "HEADER", "MAX_DIMS", "LayoutPlan", "Operand", "kernel_source",
+           "merge_axes", "plan"]
