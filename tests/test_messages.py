@@ -71,16 +71,16 @@ def test_numpy_functions_warn_and_name_the_namespace_function(device, call, refe
 
 
 @pytest.mark.parametrize("device", HOST_DEVICES)
-def test_the_implicit_conversion_can_be_an_error_and_writes_reach_the_array(device) -> None:
+def test_the_implicit_conversion_can_be_an_error(device) -> None:
     a, x = _values(device)
     with warnings.catch_warnings():
         warnings.simplefilter("error", xp.ImplicitConversionWarning)
         with pytest.raises(xp.ImplicitConversionWarning, match=r"numpy\.sin\(\) converted"):
             np.sin(x)
-    want = np.cos(a)
-    with pytest.warns(xp.ImplicitConversionWarning):
-        np.cos(a.copy(), out=x)  # an output array is a view of x's memory
-    np.testing.assert_array_equal(xp.asnumpy(x), want)
+    with pytest.warns(xp.ImplicitConversionWarning, match=r"^A NumPy ufunc converted a "
+                                                          r"usm_ndarray .*np\.asarray\(x\)"):
+        got = np.add.reduce(x)  # a ufunc method: NumPy does not say which
+    assert got == np.add.reduce(a)
 
 
 @pytest.mark.parametrize("device", HOST_DEVICES)

@@ -36,18 +36,6 @@ _Operand = Union["usm_ndarray", bool, int, float, complex]
 _public_dtype = dt.public
 
 
-#: NumPy's operator ufuncs -> this array's reflected operator (``a + x`` is ``np.add(a, x)``
-#: for a NumPy ``a``)
-_REFLECTED: dict[Any, str] = {
-    np.add: "__radd__", np.subtract: "__rsub__", np.multiply: "__rmul__",
-    np.divide: "__rtruediv__", np.floor_divide: "__rfloordiv__", np.remainder: "__rmod__",
-    np.power: "__rpow__", np.matmul: "__rmatmul__", np.bitwise_and: "__rand__",
-    np.bitwise_or: "__ror__", np.bitwise_xor: "__rxor__", np.left_shift: "__rlshift__",
-    np.right_shift: "__rrshift__", np.less: "__gt__", np.less_equal: "__ge__",
-    np.greater: "__lt__", np.greater_equal: "__le__", np.equal: "__eq__",
-    np.not_equal: "__ne__",
-}
-_COMPARISONS = frozenset({"__gt__", "__ge__", "__lt__", "__le__", "__eq__", "__ne__"})
 #: NumPy functions that read only shapes, dtypes or addresses: no data moves, no warning
 _METADATA_ONLY = frozenset({
     "shape", "ndim", "size", "result_type", "iscomplexobj", "isrealobj", "may_share_memory",
@@ -461,27 +449,18 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
             )
         return res.astype(dtype)
 
-    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        """A NumPy ufunc with this array as an operand.
-
-        ``a + x`` for a NumPy array or scalar ``a`` reaches here as ``np.add(a, x)``
-        (NumPy cannot tell the two apart), so that call is ``x``'s reflected operator:
-        a NumPy scalar combines as a Python scalar (in a comparison also the 0-D array
-        NumPy makes of it), a NumPy array is refused (TypeError), as in ``x + a``.  Any
-        other call (``np.sin(x)``, ``np.add(x, 1)``, ``np.add.reduce(x)``) computes in
-        NumPy on host views of the usm_ndarray operands (TypeError where the host cannot
-        read the memory) and returns NumPy arrays, with an
-        :class:`ImplicitConversionWarning`."""
-        if method == "__call__" and len(inputs) == 2 and inputs[1] is self and not kwargs:
-            reflected, a = _REFLECTED.get(ufunc), inputs[0]
-            if reflected is not None and isinstance(a, (np.ndarray, np.generic)):
-                if reflected in _COMPARISONS and type(a) is np.ndarray and a.ndim == 0:
-                    a = a[()]  # a NumPy scalar's comparison passes it as a 0-D array
-                return getattr(self, reflected)(a)
-        inputs, kwargs = _on_host(inputs), _on_host(kwargs)
-        warnings.warn(implicit_conversion(f"numpy.{ufunc.__name__}", self._names()),
-                      ImplicitConversionWarning, stacklevel=2)
-        return getattr(ufunc, method)(*inputs, **kwargs)
+    def __array_wrap__(self, array: np.ndarray, context: Any = None,
+                       return_scalar: bool = False) -> Any:
+        """The result of a NumPy ufunc given this array (``np.sin(x)``,
+        ``np.add.reduce(x)``): NumPy converted the usm_ndarray operands through
+        ``__array__`` (host views; TypeError where the host cannot read the memory) and
+        computed on the host.  The result stays NumPy's, with an
+        :class:`ImplicitConversionWarning`.  NumPy's operators with this array never get
+        here: ``__array_priority__`` makes NumPy defer them to its reflected operators."""
+        what = f"numpy.{context[0].__name__}" if context else None
+        warnings.warn(implicit_conversion(what, self._names()), ImplicitConversionWarning,
+                      stacklevel=2)
+        return array[()] if return_scalar else array
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
         """A NumPy function given this array (``np.mean(x)``, ``np.concatenate([x, y])``):

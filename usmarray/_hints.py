@@ -272,9 +272,13 @@ class ImplicitConversionWarning(UserWarning):
     such call an error."""
 
 
-def implicit_conversion(numpy_name: str, present: Iterable[str]) -> str:
+def implicit_conversion(numpy_name: str | None, present: Iterable[str]) -> str:
     """The warning for ``numpy.<name>(x)`` given a usm_ndarray, where ``present`` are the
-    names of the namespace (``numpy_name`` is "numpy.sin", "numpy.linalg.norm", ...)."""
+    names of the namespace (``numpy_name`` is "numpy.sin", "numpy.linalg.norm", ...; None
+    for a ufunc method NumPy does not name, ``np.add.reduce``)."""
+    if numpy_name is None:
+        return ("A NumPy ufunc converted a usm_ndarray to a NumPy array: it computed on the "
+                f"host and returns a NumPy array. {_CONVERT}")
     *path, name = numpy_name.split(".")
     prefix = path[1] if len(path) > 1 and path[1] in ("linalg", "fft") else ""
     spelled = ".".join([*([prefix] if prefix else []), name])
@@ -291,9 +295,11 @@ def implicit_conversion(numpy_name: str, present: Iterable[str]) -> str:
     else:
         device = f"The array API standard has no {spelled}"
     return (f"{numpy_name}() converted a usm_ndarray to a NumPy array: it computed on the "
-            f"host and returns a NumPy array. {device}. To convert on purpose, write "
-            "np.asarray(x) (a view where the host can read the memory) or "
-            "usmarray.asnumpy(x) (a copy); warnings.simplefilter('error', "
+            f"host and returns a NumPy array. {device}. {_CONVERT}")
+
+
+_CONVERT = ("To convert on purpose, write np.asarray(x) (a view where the host can read the "
+            "memory) or usmarray.asnumpy(x) (a copy); warnings.simplefilter('error', "
             "usmarray.ImplicitConversionWarning) makes this warning an error")
 
 

@@ -8,9 +8,9 @@ real or complex floating dtype is replaced by the Python scalar of the same valu
 (``v.item()``, exact for every such dtype up to 64 bits) and then follows the
 standard's Python-scalar rule (so ``x_float32 * np.float64(2)`` is float32, as with
 ``2.0``).  Other NumPy values (0-D arrays, ``np.longdouble``, datetimes) are not
-scalars here: the caller refuses them with TypeError.  ``usm_ndarray.__array_ufunc__``
-turns NumPy's operators into the array's reflected ones (``np.float64(2) * x`` reaches
-``x.__rmul__``); NumPy never computes an operator on a usmarray array.
+scalars here: the caller refuses them with TypeError.  ``usm_ndarray`` sets
+``__array_priority__`` so that NumPy defers operators to it (``np.float64(2) * x``
+reaches ``x.__rmul__``); NumPy never computes an operator on a usmarray array.
 """
 
 from __future__ import annotations
