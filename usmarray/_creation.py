@@ -350,7 +350,8 @@ def full(
         list); ``dtype`` is not one of usmarray's dtypes; ``shape`` is not an int or a
         tuple of ints.
     OverflowError
-        A Python int ``fill_value`` outside the range of an integer ``dtype``.
+        A Python int ``fill_value`` outside the range of an integer ``dtype``, or past
+        the float64 range for a floating one.
     ValueError
         An array ``fill_value`` that is not 0-D; a negative dimension, or more than 64;
         an unknown device or ``usm_type``; float64 or complex128 on a device without
@@ -580,7 +581,8 @@ def full_like(
         dtype does not take (a float for an integer dtype, a bool for a numeric one);
         ``dtype`` is not one of usmarray's dtypes.
     OverflowError
-        A Python int outside the range of an integer dtype.
+        A Python int outside the range of an integer dtype, or past the float64 range
+        for a floating one.
     ValueError
         An unknown device; a ``usm_type`` the device does not have; float64 or
         complex128 on a device without double precision.
@@ -618,7 +620,7 @@ def _python_scalar(v: Any, complex_ok: bool = False) -> Any:
     return v
 
 
-def _float_arg(v: int | float, d: np.dtype, fname: str, name: str) -> float:
+def _float_arg(v: Any, d: np.dtype, fname: str, name: str) -> float:
     """A Python int argument of a floating result as the float it stands for (one rule on
     every backend: OverflowError past the float64 range, not a provider's own error)."""
     if type(v) is float:
@@ -632,7 +634,12 @@ def _float_arg(v: int | float, d: np.dtype, fname: str, name: str) -> float:
         ) from None
 
 
-def _arange_length(start: int, stop: int, step: int, d: np.dtype) -> int:
+def _int_length(start: Any, stop: Any, step: Any) -> int:
+    """``ceil((stop - start) / step)`` of Python ints, exactly, or 0."""
+    return max(0, -((start - stop) // step))
+
+
+def _arange_length(start: Any, stop: Any, step: Any, d: np.dtype) -> int:
     """The length of ``arange(start, stop, step)`` of Python ints, exactly the standard's
     ``ceil((stop - start) / step)`` (a float division misses it past 2**53), after checking
     that every value of the result fits the integer dtype ``d``.
@@ -643,7 +650,7 @@ def _arange_length(start: int, stop: int, step: int, d: np.dtype) -> int:
     accepted.  A value past the dtype's range is an OverflowError, also where NumPy and
     array-api-strict wrap it around silently (``arange(0, 3_800_000_010, 100_000_000,
     dtype=int32)``), as every out-of-range Python int is here."""
-    n = max(0, -((start - stop) // step))
+    n = _int_length(start, stop, step)
     if n:
         last = start + (n - 1) * step
         for what, v in (("start", start), (f"the last value (start + {n - 1} * step)", last)):
@@ -663,7 +670,7 @@ def _arange_length(start: int, stop: int, step: int, d: np.dtype) -> int:
 _STEP_BOUND = {n: 1 << (8 * n - 1) for n in (1, 2, 4, 8)}
 
 
-def _integer_ramp(be: Any, start: int, step: int, n: int, *, dtype: np.dtype, usm_type: str,
+def _integer_ramp(be: Any, start: Any, step: Any, n: int, *, dtype: np.dtype, usm_type: str,
                   queue: Any) -> Any:
     """``start + i * step`` for ``i < n`` in integer dtype ``dtype``, computed in the
     unsigned dtype of its width: that wrap-around arithmetic is exact modulo 2**bits, and
@@ -723,6 +730,11 @@ def arange(
     TypeError
         An argument that is not an int, float or 0-D real array; a dtype that is not real
         numeric, or an integer dtype with a float argument.
+    OverflowError
+        With an integer dtype, a value of the result (``start + i * step``) outside it,
+        where NumPy wraps around; ``stop`` and ``step`` need not fit
+        (``arange(255, -1, -1, dtype=uint8)``).  With a floating dtype, a Python int past
+        the float64 range.
     ValueError
         ``step`` is zero; an unknown device or ``usm_type``; float64 on a device without
         double precision.
@@ -759,7 +771,7 @@ def arange(
     else:
         # the exact length for ints (a float division misses it past 2**53), NumPy's
         # rounded one where an argument is a float
-        exact = None if is_float else max(0, -((start - stop) // step))
+        exact = None if is_float else _int_length(start, stop, step)
         start, stop, step = (_float_arg(v, d, "arange", name) for v, name in
                              ((start, "start"), (stop, "stop"), (step, "step")))
         n = max(0, math.ceil((stop - start) / step)) if exact is None else exact
@@ -823,6 +835,8 @@ def linspace(
     TypeError
         ``start`` or ``stop`` is not a number; ``dtype`` is not floating-point, or real
         with a complex ``start`` or ``stop``.
+    OverflowError
+        A Python int ``start`` or ``stop`` past the float64 range.
     ValueError
         ``num`` is not a non-negative int; an unknown device or ``usm_type``; a
         double-precision dtype on a device without it.

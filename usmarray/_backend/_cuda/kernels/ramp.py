@@ -5,7 +5,8 @@ formula).
 ``step = (stop - start) / div``, or ``i / div * (stop - start) + start`` where the step
 underflows to zero; the last element is ``stop`` itself when ``endpoint``) and rounds
 once to the result dtype.  ``arange`` computes ``start + i * step`` in the result dtype
-as CuPy's kernel does.  Both write into new memory of the current allocator on the
+as CuPy's kernel does (integers: in unsigned 64-bit arithmetic, exact for every value
+of the dtype, with an exact length).  Both write into new memory of the current allocator on the
 current stream, so they serve any placement; other dtypes go to CuPy.
 """
 
@@ -62,10 +63,14 @@ extern "C" __global__ void __launch_bounds__(256) k(T* __restrict__ out, const l
 """
 
 _FLOATS = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
-#: arange dtypes: the C type its formula runs in (CuPy's: the dtype itself; integers wrap
-#: modulo 2**64, which comes to the dtype's own wrap-around) and the arguments' code
+#: arange dtypes: the C type its formula runs in (CuPy's: the dtype itself) and the
+#: arguments' code.  Integers of every width run in unsigned 64-bit arithmetic on
+#: ``start`` and ``step`` taken modulo 2**64: exact modulo 2**64, so the cast to the dtype
+#: gives every value that fits it (the namespace checks that they all do), whatever the
+#: sign of the step (CuPy's kernel refuses a negative step of an unsigned dtype)
 _ARANGE_WORK = {np.dtype(np.float32): ("float", "d"), np.dtype(np.float64): ("double", "d"),
-                np.dtype(np.int32): ("long long", "q"), np.dtype(np.int64): ("long long", "q")}
+                **{np.dtype(f"{u}int{b}"): ("unsigned long long", "Q") for u in ("", "u")
+                   for b in (8, 16, 32, 64)}}
 
 
 class Ramps:
@@ -99,17 +104,18 @@ class Ramps:
         work = _ARANGE_WORK.get(d)
         if dtype is None or work is None or not step:
             return cupy.arange(start, stop, step, dtype=dtype)
-        n = max(0, math.ceil((hi - lo) / step))
+        w, code = work
+        if code == "Q":
+            if not all(type(v) is int for v in (lo, hi, step)):
+                return cupy.arange(start, stop, step, dtype=dtype)
+            n = max(0, -((lo - hi) // step))  # exact: a float division misses it past 2**53
+            p, args = "unsigned long long", (lo % 2**64, step % 2**64)
+        else:
+            n = max(0, math.ceil((hi - lo) / step))
+            p, args = "double", (float(lo), float(step))
         out = _nd((n,), d)
         if not n:
             return out
-        w, code = work
-        if code == "q":
-            if not all(type(v) is int and -2**63 <= v < 2**63 for v in (lo, step)):
-                return cupy.arange(start, stop, step, dtype=dtype)
-            p, args = "long long", (lo, step)
-        else:
-            p, args, code = "double", (float(lo), float(step)), "d"
         f = cached(self._fns, ("arange", d), self._multi,
                    lambda: _ARANGE.format(t=_CTYPES[d], w=w, p=p))
         launch(f, grid_1d(n), (256, 1, 1), "Qq" + code * 2, out.data.ptr, n, *args,
