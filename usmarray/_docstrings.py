@@ -226,7 +226,9 @@ BINARY: dict[str, Entry] = {
         "are equal when both parts are.", BOOL),
     "floor_divide": Entry(
         "Floor of the quotient ``⌊x1_i / x2_i⌋`` of each pair (the ``//`` operator).",
-        "Floating results keep their floating dtype."),
+        "Floating results keep their floating dtype.  Integer division by zero gives "
+        "0, and the lowest signed integer divided by -1 gives itself (NumPy's values, "
+        "without a warning)."),
     "greater": Entry(
         "Whether ``x1_i > x2_i`` for each pair (the ``>`` operator).",
         "Comparisons with NaN are False.", BOOL),
@@ -268,12 +270,14 @@ BINARY: dict[str, Entry] = {
         "NaN is unequal to everything, itself included.", BOOL),
     "pow": Entry(
         "``x1_i`` raised to the power ``x2_i`` for each pair (the ``**`` operator).",
-        "The standard leaves an integer base with a negative integer exponent "
-        "undefined: do not rely on its result."),
+        "An integer base with a negative integer exponent (a Python int, or any "
+        "element of a signed integer array) raises ValueError, as in NumPy; an array "
+        "exponent is checked by its lowest element, which waits for the device."),
     "remainder": Entry(
         "Remainder ``x1_i - floor(x1_i / x2_i) * x2_i`` of each pair, with the sign of "
         "``x2_i`` (the ``%`` operator).",
-        "``remainder(-7, 3)`` is ``2``."),
+        "``remainder(-7, 3)`` is ``2``; an integer remainder by zero is 0 (NumPy's "
+        "value, without a warning)."),
     "subtract": Entry(
         "Difference ``x1_i - x2_i`` of each pair of elements (the ``-`` operator)."),
 }

@@ -29,7 +29,7 @@ from ._helpers import (
 from ._indexing import scatter
 from ._placement import default_float
 from ._scalars import py_scalar
-from ._serial import locks_itself, serialized
+from ._serial import locked, locks_itself, serialized
 from ._special_cases import FIXUPS
 from .kernels import _direct
 
@@ -432,7 +432,52 @@ minimum = _make_binary("minimum")
 multiply = _make_binary("multiply")
 nextafter = _make_binary("nextafter")
 not_equal = _make_binary("not_equal")
-pow = _make_binary("pow")
+_pow = _make_binary("pow")
+
+#: integer exponent arrays of at most this many elements are copied to the host whole to
+#: find their lowest value (one small copy costs less than a reduction and its read-back)
+_EXPONENT_HOST_MAX = 1 << 14
+
+
+def _refuse_negative_powers(x1: Any, x2: Any) -> None:
+    """ValueError where ``pow`` of integer operands meets a negative exponent, as NumPy
+    and array-api-strict raise it (the standard leaves the result unspecified; CuPy and
+    the SYCL provider each make up an integer).  A Python int exponent is checked for
+    free; an array exponent of a signed dtype by its lowest element, which costs one
+    reduction and a read-back, a wait for the device (docs/guarantees.md)."""
+    be, a1, a2, rd = binary_operands(x1, x2, "pow", dt.NUMERIC)
+    if rd not in dt.INTEGER:
+        return
+    if type(a2) is int:
+        low = a2
+    else:
+        if hasattr(a1, "shape"):
+            broadcast_shape("pow", a1.shape, a2.shape)  # a shape error comes first
+        if not a2.size:
+            return
+        with locked(be):
+            if a2.size <= _EXPONENT_HOST_MAX:
+                low = int(be.to_host(a2).min())
+            else:
+                low = int(be.scalar(be.min(a2)))
+    if low < 0:
+        raise ValueError(
+            f"pow: integers to negative integer powers are not allowed (exponent {low}): "
+            "the result is not an integer; convert the base to a floating dtype "
+            "(astype(x1, float64)) for 1 / x1**n"
+        )
+
+
+@locks_itself
+def pow(x1: Any, x2: Any, /) -> usm_ndarray:
+    t1, t2 = type(x1), type(x2)
+    if (t2 is usm_ndarray and x2._arr.dtype in dt.SIGNED) or (
+            t1 is usm_ndarray and t2 is not usm_ndarray and x1._arr.dtype in dt.INTEGER):
+        _refuse_negative_powers(x1, x2)
+    return _pow(x1, x2)
+
+
+pow.__doc__ = _pow.__doc__
 remainder = _make_binary("remainder")
 subtract = _make_binary("subtract")
 assert set(UNARY) | set(BINARY) <= set(globals()), "a table entry has no function"
