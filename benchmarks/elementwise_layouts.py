@@ -57,6 +57,9 @@ def _cases(n: int) -> list[tuple[str, Callable[[Any, Any], Callable[[], Any]], i
         c("isnan(x) (f32 -> bool)", lambda k, a: lambda: k.isnan(a["x"]), n * 5),
         c("maximum(x, y) (f64)", lambda k, a: lambda: k.maximum(a["x64"], a["y64"]), n * 24),
         c("logical_and (bool)", lambda k, a: lambda: k.land(a["p"], a["q"]), n * 3),
+        c("where(x > 0, x, 0.0)", lambda k, a: lambda: k.where(a["x"] > 0, a["x"], 0.0), n * 13),
+        c("clip(x, -1.0, 1.0)", lambda k, a: lambda: k.clip(a["x"], -1.0, 1.0), n * 8),
+        c("astype(A.T, f64)", lambda k, a: lambda: k.astype(a["A"].T, "float64"), m * 12),
         c("copy (float4 ceiling)", lambda k, a: lambda: k.copy(a["x"]), n * 8),
     ]
 
@@ -74,6 +77,9 @@ class _Kit:
         self.maximum = mod.maximum
         self.land = mod.logical_and
         self.copy = getattr(mod, "copy", None) or (lambda a: a.clone())
+        self.where = mod.where
+        self.clip = getattr(mod, "clip", None) or getattr(mod, "clamp", None)
+        self.astype = lambda a, d: a.astype(d)
         #: a reversed view (PyTorch has no negative steps: its flip copies)
         self.flip = lambda a: a[::-1]
 
@@ -112,6 +118,9 @@ def run(size: int, rounds: int, inner: int, host: bool) -> dict[str, Any]:
     }
     kits["torch"][0].copy = lambda a: a.clone()
     kits["torch"][0].flip = lambda a: torch.flip(a, (0,))
+    kits["torch"][0].astype = lambda a, d: a.to(getattr(torch, d))
+    kits["usmarray"][0].astype = lambda a, d: xp.astype(a, getattr(xp, d))
+    kits["torch"][0].where = lambda c, a, b: torch.where(c, a, b)
     kits["usmarray"][0].copy = lambda a: xp.asarray(a, copy=True)
     data = {k: _arrays(size, conv) for k, (_, conv) in kits.items()}
     rows = []

@@ -213,3 +213,52 @@ def test_other_stream_takes_the_engine() -> None:
     r = u[1:] - u[:-1]
     assert _direct.stats["launched"] == before + 1
     _check(r, h[1:] - h[:-1])
+
+
+@pytest.mark.parametrize("layout", ["C", "offset", "reversed", "transposed", "0-D", "empty"])
+def test_where_layouts_and_scalars(layout: str) -> None:
+    hx, ux = _pair("float32", layout)
+    hc, uc = hx > 0, ux > 0
+    hy, uy = _pair("float64", layout)
+    before = _direct.stats["launched"]
+    _check(xp.where(uc, ux, 0.0), np.where(hc, hx, np.float32(0.0)))
+    _check(xp.where(uc, ux, uy), np.where(hc, hx, hy))
+    _check(xp.where(uc, -1.5, ux), np.where(hc, np.float32(-1.5), hx))
+    assert _direct.stats["launched"] >= before + 3
+
+
+def test_where_broadcasts_condition() -> None:
+    h = _data("int64", (50, 30))
+    row = rng.random(30) < 0.5
+    u = xp.asarray(h, device=DEV)
+    _check(xp.where(xp.asarray(row, device=DEV), u, u[:, :1]),
+           np.where(row, h, h[:, :1]))
+
+
+@pytest.mark.parametrize("layout", ["C", "offset", "reversed", "transposed", "0-D", "empty"])
+@pytest.mark.parametrize(("src", "dst"), [("float32", "float64"), ("float64", "int32"),
+                                          ("int64", "float32"), ("float32", "bool"),
+                                          ("bool", "int8"), ("uint8", "int64")])
+def test_astype_layouts(src: str, dst: str, layout: str) -> None:
+    h, u = _pair(src, layout)
+    if h.dtype.kind == "f" and np.dtype(dst).kind in "iu":
+        h = np.nan_to_num(h, posinf=7, neginf=-7)  # C leaves these conversions undefined
+        u = xp.asarray(h, device=DEV)
+    before = _direct.stats["launched"]
+    got = xp.astype(u, getattr(xp, dst))
+    _check(got, h.astype(dst))
+    if h.size:
+        assert _direct.stats["launched"] == before + 1
+
+
+@pytest.mark.parametrize("layout", ["C", "offset", "reversed", "transposed", "0-D"])
+def test_clip_layouts_and_bounds(layout: str) -> None:
+    h, u = _pair("float32", layout)
+    _check(xp.clip(u, -1.0, 1.0), np.clip(h, np.float32(-1.0), np.float32(1.0)))
+    _check(xp.clip(u, None, 0.5), np.minimum(h, np.float32(0.5)))
+    _check(xp.clip(u, float("nan"), 1.0), np.clip(h, np.float32(np.nan), np.float32(1)))
+    hi, ui = _pair("int16", layout)
+    _check(xp.clip(ui, -5, 7), np.clip(hi, -5, 7).astype(np.int16))
+    lo = _data("float32", h.shape)
+    _check(xp.clip(u, xp.asarray(lo, device=DEV), 2.0),
+           np.minimum(np.maximum(h, lo), np.float32(2.0)))

@@ -20,6 +20,7 @@ from ._helpers import alloc_failed, not_an_operand
 from ._migration import to_device
 from ._placement import has_fp64
 from ._scalars import py_scalar
+from .kernels import _direct
 
 __all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
 
@@ -151,7 +152,10 @@ def astype(x: usm_ndarray, dtype: Any, /, *, copy: bool = True, device: Any = No
     if src is d and not copy:
         return x
     try:
-        res = wrap_with(be, be.copy(a) if src is d else be.astype(a, d))
+        out = None if src is d else _direct.astype(be, a, d)
+        if out is None:
+            out = be.copy(a) if src is d else be.astype(a, d)
+        res = wrap_with(be, out)
     except Exception as exc:
         alloc_failed(exc, be, a, a.size * d.itemsize, "astype")
     if _trace.ACTIVE:

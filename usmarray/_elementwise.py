@@ -577,7 +577,9 @@ def clip(
     try:
         if lo is None and hi is None:
             return wrap_with(be, be.astype(a, d, copy=True))
-        out = be.clip(a, lo, hi)
+        out = _direct.clip(be, a, lo, hi)
+        if out is None:
+            out = be.clip(a, lo, hi)
         if out.dtype != d:
             out = be.astype(out, d)
     except Exception as exc:

@@ -21,6 +21,7 @@ from ._helpers import (
 )
 from ._scalars import py_scalar
 from ._statistical import check_bool, check_x, kept_size, reduction_axes
+from .kernels import _direct
 
 __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]
 
@@ -463,11 +464,14 @@ def where(
             f"{t1.__name__} and {t2.__name__}"
         )
     try:
-        if a1.dtype is not d:
-            a1 = be.astype(a1, d)
-        if a2.dtype is not d:
-            a2 = be.astype(a2, d)
-        res = wrap_with(be, be.where(c, a1, a2))
+        out = _direct.where(be, c, a1, a2)
+        if out is None:
+            if a1.dtype is not d:
+                a1 = be.astype(a1, d)
+            if a2.dtype is not d:
+                a2 = be.astype(a2, d)
+            out = be.where(c, a1, a2)
+        res = wrap_with(be, out)
     except Exception as exc:
         shape = broadcast_shape("where", *(c.shape, a1.shape, a2.shape))
         alloc_failed(exc, be, c, math.prod(shape) * d.itemsize, "where")

@@ -60,6 +60,17 @@ LIMITS: dict[str, dict[str, int]] = {
 }
 # not "acos": OpenCL's acos gives other NaNs than the provider's for |x| > 1, infinities
 # and NaNs (the emitter refuses it on SYCL, so it would never run here)
+#: backends with an elementwise engine (``elementwise_engine``) take every function of
+#: the table at every size: their engine compiles on the first call and takes any layout
+_ENGINE_FUNCTIONS = (
+    "abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh",
+    "bitwise_and", "bitwise_invert", "bitwise_or", "bitwise_xor", "ceil", "copysign", "cos",
+    "cosh", "divide", "equal", "exp", "expm1", "floor", "greater", "greater_equal", "hypot",
+    "isfinite", "isinf", "isnan", "less", "less_equal", "log", "log10", "log1p", "log2",
+    "logical_and", "logical_not", "logical_or", "logical_xor", "maximum", "minimum",
+    "multiply", "negative", "not_equal", "positive", "pow", "reciprocal", "round", "sign",
+    "signbit", "sin", "sinh", "sqrt", "square", "subtract", "tan", "tanh", "trunc")
+LIMITS["cuda"] = dict.fromkeys(_ENGINE_FUNCTIONS, 2**63 - 1)
 #: calls of a signature that run on the backend's kernel before its own compiles
 COMPILE_AFTER = 2
 
@@ -230,11 +241,78 @@ def _agrees(be: Any, q: Any, name: str, operands: tuple, out_dtype: np.dtype,
     return True
 
 
+#: (function, operand dtypes or scalar types, kernel family) -> (body, the arrays'
+#: names, the scalars' dtypes, the result dtype) for an engine, or False where the
+#: generator refuses the signature
+_bodies: dict[tuple, Any] = {}
+
+
+def _engine_body(key: tuple, family: str) -> Any:
+    name, *operands = key[:-1]
+    out = _BOOL if name in _PREDICATES else None
+    nodes: list[_Node] = []
+    ins: list[Any] = []
+    names = []
+    dtypes = []
+    if name == "astype":  # ("astype", source dtype, result dtype)
+        operands, out = operands[:1], operands[1]
+    for k, o in enumerate(operands):
+        if isinstance(o, np.dtype):
+            ins.append(len(nodes))
+            names.append(f"a{k}")
+            dtypes.append(o)
+            nodes.append(_Node("arg", (k,), o, ()))
+        elif o is None:  # an absent clip bound
+            ins.append(None)
+        elif o == "nan":  # a NaN clip bound (the generator's code differs for it)
+            ins.append(("const", float("nan")))
+        elif o in _SAMPLE:
+            # a distinct sample a position, so that the generator keeps one scalar
+            # argument per scalar operand
+            ins.append(("const", o(_SAMPLE[o] + k) if o is not bool else _SAMPLE[o]))
+        else:
+            return False
+    if out is None:
+        if name in ("where", "clip"):  # the condition; the bounds take x's dtype
+            vals = dtypes[1:] if name == "where" else dtypes[:1]
+        else:
+            vals = dtypes
+        out = vals[0] if len(vals) == 1 else dt.PROMOTION_TABLE[(vals[0], vals[1])]
+    nodes.append(_Node(name, tuple(ins), out, ()))
+    em = _Emitter(nodes, family, "cuda")
+    try:
+        body = em.body(len(nodes) - 1, out)
+    except _Unfusable:
+        return False
+    return body, names, [cd for _v, cd in em.consts], out
+
+
+def _engine(be: Any, key: tuple, arrays: list, scalars: list) -> Any:
+    e = _bodies.get(key)
+    if e is None:
+        if len(_bodies) >= _MAX_ENTRIES:
+            _bodies.clear()
+        e = _bodies[key] = _engine_body(key, be.kernel_family)
+    if e is False:
+        return None
+    body, names, cdts, out = e
+    res = be.elementwise(key, body, names, arrays, list(zip(scalars, cdts, strict=True)), out)
+    if res is not None:
+        stats["launched"] += 1
+    return res
+
+
 def binary(be: Any, name: str, limit: int, a1: Any, a2: Any, d1: Any, d2: Any) -> Any:
     """The raw result of elementwise ``name`` of raw arrays or Python scalars ``a1``,
     ``a2`` (already checked by the namespace; ``d1``, ``d2`` the arrays' dtypes, None
     for a scalar) through the factory, or None where the backend's kernel is to
     compute it."""
+    if be.elementwise_engine:
+        if d2 is None:
+            return _engine(be, (name, d1, type(a2), be.kernel_family), [a1], [a2])
+        if d1 is None:
+            return _engine(be, (name, type(a1), d2, be.kernel_family), [a2], [a1])
+        return _engine(be, (name, d1, d2, be.kernel_family), [a1, a2], [])
     if d2 is not None and d1 is not None:
         size = a1.size
         shape = a1.shape
@@ -262,8 +340,47 @@ def binary(be: Any, name: str, limit: int, a1: Any, a2: Any, d1: Any, d2: Any) -
     return _launch(be, (name, *ops, q), name, ops, rd, [arr], [arr, s], size, arr.shape, q)
 
 
+def where(be: Any, c: Any, a1: Any, a2: Any) -> Any:
+    """The raw result of ``where(c, a1, a2)`` (raw arrays, already checked by the
+    namespace; the result dtype is their promoted one) through an engine, or None."""
+    if not be.elementwise_engine:
+        return None
+    return _engine(be, ("where", c.dtype, a1.dtype, a2.dtype, be.kernel_family),
+                   [c, a1, a2], [])
+
+
+def astype(be: Any, a: Any, d: np.dtype) -> Any:
+    """The raw ``a`` converted to dtype ``d`` (not its own) through an engine, or None."""
+    if not be.elementwise_engine:
+        return None
+    return _engine(be, ("astype", a.dtype, d, be.kernel_family), [a], [])
+
+
+def clip(be: Any, a: Any, lo: Any, hi: Any) -> Any:
+    """The raw ``clip(a, lo, hi)`` (bounds: raw arrays of ``a``'s dtype kind, Python
+    scalars that fit ``a``'s dtype, or None; checked by the namespace) through an
+    engine, or None."""
+    if not be.elementwise_engine:
+        return None
+    kinds: list[Any] = [a.dtype]
+    arrays = [a]
+    scalars = []
+    for b in (lo, hi):
+        if b is None:
+            kinds.append(None)
+        elif type(b) in _SAMPLE:
+            kinds.append("nan" if b != b else type(b))
+            scalars.append(b)
+        else:
+            kinds.append(b.dtype)
+            arrays.append(b)
+    return _engine(be, ("clip", *kinds, be.kernel_family), arrays, scalars)
+
+
 def unary(be: Any, name: str, limit: int, a: Any, d: Any) -> Any:
     """As :func:`binary`, for a one-operand function (``d``: the array's dtype)."""
+    if be.elementwise_engine:
+        return _engine(be, (name, d, be.kernel_family), [a], [])
     size = a.size
     if size > limit or not size or d.kind == "c" or not a.flags.c_contiguous:
         return None
@@ -272,4 +389,4 @@ def unary(be: Any, name: str, limit: int, a: Any, d: Any) -> Any:
     return _launch(be, (name, d, q), name, (d,), rd, [a], [a], size, a.shape, q)
 
 
-__all__ = ["COMPILE_AFTER", "LIMITS", "binary", "stats", "unary"]
+__all__ = ["COMPILE_AFTER", "LIMITS", "astype", "binary", "clip", "stats", "unary", "where"]
