@@ -30,6 +30,25 @@ def _modules(module: griffe.Module) -> list[griffe.Module]:
     return found
 
 
+def _function(name: str, obj: Any, loader: griffe.GriffeLoader) -> griffe.Function:
+    """A griffe function of ``obj``'s signature (annotations as written) and docstring."""
+    sig = inspect.signature(obj)
+    params = griffe.Parameters(*(
+        griffe.Parameter(
+            p.name,
+            annotation=None if p.annotation is p.empty else str(p.annotation),
+            kind=griffe.ParameterKind[p.kind.name.lower()],
+            default=None if p.default is p.empty else repr(p.default),
+        )
+        for p in sig.parameters.values()
+    ))
+    returns = None if sig.return_annotation is sig.empty else str(sig.return_annotation)
+    doc = inspect.getdoc(obj)
+    docstring = doc and griffe.Docstring(doc, parser=loader.docstring_parser,
+                                         parser_options=loader.docstring_options)
+    return griffe.Function(name, parameters=params, returns=returns, docstring=docstring or None)
+
+
 class GeneratedFunctions(griffe.Extension):
     """Document generated-function attributes as the functions they are."""
 
@@ -39,18 +58,10 @@ class GeneratedFunctions(griffe.Extension):
             runtime = sys.modules.get(module.path)
             if runtime is None:
                 continue
-            made = [
-                name for name, member in module.members.items()
-                if _public(name) and not member.is_alias and member.is_attribute
-                and isinstance(member.value, griffe.ExprCall)
-                and inspect.isfunction(inspect.unwrap(getattr(runtime, name, None)))
-            ]
-            if not made:
-                continue
-            inspected = griffe.inspect(
-                module.path,
-                docstring_parser=loader.docstring_parser,
-                docstring_options=loader.docstring_options,
-            )
-            for name in made:
-                module.set_member(name, inspected[name])
+            for name, member in list(module.members.items()):
+                if not (_public(name) and not member.is_alias and member.is_attribute
+                        and isinstance(member.value, griffe.ExprCall)):
+                    continue
+                obj = getattr(runtime, name, None)
+                if inspect.isfunction(inspect.unwrap(obj)):
+                    module.set_member(name, _function(name, obj, loader))
