@@ -74,9 +74,6 @@ def small_op_fns(n: int = 100) -> dict[str, Any]:
         return fns
     from usmarray._backend._cuda import fast as cf
 
-    old = cf.FastKernels(be._is_fast, be._single, lean=False, spare=False)
-    old_add = old.make_binary("add", be.add)
-    fns["backend add, Function launch, no spare"] = lambda: old_add(ra, ra)
     f = fast.kernel(((ra.dtype, False), (ra.dtype, False)), ra.dtype, "x + y")
     out = cupy.empty_like(c)
     n64 = np.int64(n)

@@ -48,7 +48,7 @@ from .._ndlike import kernels as _ndlike_kernels
 from .._protocol import BackendBase, Capabilities, LinAlgError
 from . import interop as _io
 from .elementwise import ElementwiseEngine
-from .fast import BINARY, BINARY_DTYPES, UNARY, FastKernels, make_argext
+from .fast import FastKernels, make_argext
 from .kernels import triangle as _triangle
 from .kernels._launch import stream_ptr as _stream_ptr
 from .kernels.broadcast import RowBroadcast
@@ -269,18 +269,11 @@ class CudaBackend(BackendBase):
                     and single)
 
         self.row_broadcast = RowBroadcast(is_fast, single, self.fast.new_out, readable)
-        for kname in BINARY:
-            rows = self.row_broadcast.wrap(BINARY[kname], BINARY_DTYPES[kname], ks[kname])
-            ks[kname] = self.fast.make_binary(kname, rows)
-        for kname in UNARY:
-            ks[kname] = self.fast.make_unary(kname, ks[kname])
         ks["copy"] = self.fast.make_copy(self.row_broadcast.wrap_copy(ks["copy"]))
         ks["tile"] = self.row_broadcast.wrap_tile(ks["tile"])
         ks["repeat"] = self.row_broadcast.wrap_repeat(ks["repeat"])
         ks["roll"] = self.row_broadcast.wrap_roll(ks["roll"])
         ks["astype"] = self.fast.make_astype(ks["astype"])
-        ks["where"] = self.fast.make_where(self.row_broadcast.wrap_where(ks["where"]))
-        ks["clip"] = self.fast.make_clip(ks["clip"])
         self._fill = self.fast.make_fill()
         self.engine = ElementwiseEngine(not single)
         self.elementwise_engine = self.engine.available

@@ -5,7 +5,7 @@ operand (16 bytes for 4-byte types: the ``float4`` pattern; two 16-byte loads fo
 8-byte types) and one vector store, or sixteen where every array of the kernel has
 one-byte elements (bool, int8, uint8: one 16-byte load each); the last partial vector
 is done element by element by the last thread.  Kernels are generated per (operation, dtypes),
-compiled once through NVRTC by CuPy's ``RawKernel`` (cached on disk by CuPy), and
+compiled once through NVRTC by the one compile path (``kernels._launch.compiled``), and
 kept in a dict keyed by the same tuple, so a call costs one dict lookup and one
 launch.
 
@@ -29,6 +29,7 @@ import numpy as np
 
 from ..._env import env_flag
 from .kernels._launch import SLOTS as _ARGS
+from .kernels._launch import compiled
 from .kernels._launch import driver_launch as _launch
 from .kernels._launch import stream_ptr as _stream_ptr
 
@@ -36,8 +37,6 @@ _nd = cupy.ndarray
 _BLOCK = 256
 _BLOCKS = (_BLOCK,)
 _i64 = np.int64  # the kernels' element count is a long long
-#: IEEE semantics: subnormals kept (NVRTC flushed them to zero here), exact division
-_OPTIONS = ("-ftz=false", "-prec-div=true", "-prec-sqrt=true")
 
 
 #: outputs of at most this many bytes are kept for reuse (see FastKernels.new_out)
@@ -89,35 +88,6 @@ _CTYPES: dict[np.dtype, str] = {
 _REAL = frozenset(d for d in _CTYPES if d.kind in "iuf")
 _PACK_VS = {d: _pack_vs(d) for d in _REAL}
 _FLOAT = frozenset(d for d in _CTYPES if d.kind == "f")
-
-_BOOL1 = frozenset({np.dtype(np.bool_)})
-#: binary operations: C expression in x, y (both of the operands' type)
-BINARY = {"add": "x + y", "subtract": "x - y", "multiply": "x * y", "divide": "x / y",
-          "pow": "pow(x, y)", "logical_and": "x && y", "logical_or": "x || y", "logical_xor": "(x != 0) != (y != 0)"}
-#: dtypes each binary operation takes the fast path for
-BINARY_DTYPES = {"add": _REAL, "subtract": _REAL, "multiply": _REAL, "divide": _FLOAT,
-                 "pow": _FLOAT,
-                 "logical_and": _BOOL1, "logical_or": _BOOL1, "logical_xor": _BOOL1}
-
-
-def _math(fn: str) -> dict[np.dtype, str]:
-    """The CUDA math function ``fn`` for float32 (``fnf``) and float64, as CuPy calls it."""
-    return {np.dtype(np.float32): f"{fn}f(x)", np.dtype(np.float64): f"{fn}(x)"}
-
-
-#: unary operations: C expression in x per input type (the same CUDA math functions
-#: CuPy's kernels call, so results are CuPy's; the namespace's special-case fix-ups
-#: apply after either)
-UNARY: dict[str, dict[np.dtype, str]] = {
-    **{name: _math(name) for name in (
-        "sin", "cos", "tan", "sinh", "cosh", "tanh", "exp", "expm1", "log", "log1p",
-        "log2", "log10", "sqrt", "asinh", "atan")},
-    "abs": {**_math("fabs"), **{d: "(x < 0 ? -x : x)" for d in _REAL if d.kind == "i"}},
-    "negative": {d: "-x" for d in _REAL if d.kind in "if"},
-    "square": {d: "x * x" for d in _REAL if d.kind in "if"},
-    "logical_not": {np.dtype(np.bool_): "!x"},
-}
-
 
 def _align(d: np.dtype) -> int:
     """The alignment the fast path asks of an operand of dtype ``d``: the vector a thread
@@ -271,8 +241,7 @@ class FastKernels:
         key = (ins, out, expr, 0 if self._single else cupy.cuda.runtime.getDevice())
         k = self._cache.get(key)
         if k is None:
-            k = self._cache[key] = cupy.RawKernel(
-                _source(list(ins), out, expr), "k", options=_OPTIONS).kernel
+            k = self._cache[key] = compiled(_source(list(ins), out, expr), "k", not self._single)
         return k
 
     def _table(self, build: Callable[[np.dtype], Any]) -> Callable[[np.dtype], Any]:
@@ -293,80 +262,6 @@ class FastKernels:
         return a._c_contiguous and self._is_fast(a) and not a.data.ptr % _align(d)
 
     # ---- wrappers ----------------------------------------------------------------------
-    def make_binary(self, name: str, fallback: Any) -> Any:
-        """``name(a, b)`` on the fast path: ``a`` a contiguous array of a fast dtype and
-        ``b`` the same array, an array of equal shape and dtype, or a Python scalar;
-        launched through the driver with packed arguments (``lean``), else through the
-        CuPy ``Function``."""
-        expr = BINARY[name]
-        aligns = {d: _align(d) for d in BINARY_DTYPES[name]}
-        #: elements a block handles, per dtype
-        spans = {d: 256 * width(d) for d in BINARY_DTYPES[name]}
-        vv: dict[Any, Any] = {}
-        vs: dict[Any, Any] = {}
-        is_fast = self._is_fast
-        single = self._single
-        new_out = self.new_out
-        args = _ARGS
-        launch = _launch if self.lean else None
-        stream_ptr = _stream_ptr
-        pack_vv = _PACK_VV.pack_into
-
-        def function(table: dict, key: Any, ins: tuple, d: np.dtype) -> Any:
-            k = table.get(key) if single else None
-            if k is None:
-                f = self.kernel(ins, d, expr)
-                k = (f, f.ptr) if launch is not None else (f, 0)
-                if single:
-                    table[key] = k
-            return k
-
-        def fn(a: Any, b: Any) -> Any:
-            # everything inline: this is the per-call cost of every small add
-            if a.__class__ is _nd and a._c_contiguous and self.enabled:
-                d = a.dtype
-                al = aligns.get(d)
-                n = a.size
-                if al and n and is_fast(a) and not a.data.ptr % al:
-                    bc = b.__class__
-                    if bc is _nd:
-                        if b is a or (b.dtype is d and b._c_contiguous and b.shape == a.shape
-                                      and is_fast(b) and not b.data.ptr % al):
-                            f, fp = vv.get(d) or function(vv, d, ((d, False), (d, False)), d)
-                            s = stream_ptr()
-                            out = new_out(a.shape, d, n, s)
-                            if launch is None:
-                                f(_grid(n, width(d)), _BLOCKS, (a, b, out, _i64(n)))
-                                return out
-                            slots, pp = args.t
-                            pack_vv(slots, 0, a.data.ptr, b.data.ptr, out.data.ptr, n)
-                            sp = spans[d]
-                            launch(fp, (n + sp - 1) // sp, 1, 1, 256, 1, 1, 0, s, pp, 0)
-                            return out
-                    elif ((bc is float and d.kind == "f") or bc is int) and d in _PACK_VS:
-                        try:
-                            sc = d.type(b)
-                        except OverflowError:
-                            return fallback(a, b)
-                        f, fp = vs.get(d) or function(vs, d, ((d, False), (d, True)), d)
-                        s = stream_ptr()
-                        out = new_out(a.shape, d, n, s)
-                        if launch is None:
-                            f(_grid(n, width(d)), _BLOCKS, (a, sc, out, _i64(n)))
-                            return out
-                        slots, pp = args.t
-                        _PACK_VS[d].pack_into(slots, 0, a.data.ptr, sc, out.data.ptr, n)
-                        sp = spans[d]
-                        launch(fp, (n + sp - 1) // sp, 1, 1, 256, 1, 1, 0, s, pp, 0)
-                        return out
-            return fallback(a, b)
-
-        fn.__name__ = name
-        return fn
-
-    def make_unary(self, name: str, fallback: Any) -> Any:
-        return self._one_operand(name, UNARY[name], fallback)
-
     def make_canonical_nans(self, fallback: Any) -> Any:
         """``canonical_nans(a)``: a copy of the float array ``a`` with every NaN the
         canonical quiet NaN (sign clear, NumPy's payload), in one pass; ``fallback(a)``
@@ -488,86 +383,6 @@ class FastKernels:
 
         return fill
 
-    def make_clip(self, fallback: Any) -> Any:
-        """``clip(a, lo, hi)`` with Python-scalar (or None) bounds in one pass:
-        ``min(max(x, lo), hi)``, NaN elements kept; a NaN bound, array bounds and
-        other layouts go to ``fallback``."""
-        is_fast_layout = self._ok
-        new_out = self.new_out
-        launch = _launch if self.lean else None
-        args = _ARGS
-        exprs = {
-            "both": "((c < x ? x : c) > y ? y : (c < x ? x : c))",
-            "lo": "(x < y ? y : x)",
-            "hi": "(x > y ? y : x)",
-        }
-        tables = {
-            "both": self._table(lambda d: self.kernel(((d, False), (d, True), (d, True)), d,
-                                                      exprs["both"])),
-            "lo": self._table(lambda d: self.kernel(((d, False), (d, True)), d, exprs["lo"])),
-            "hi": self._table(lambda d: self.kernel(((d, False), (d, True)), d, exprs["hi"])),
-        }
-        packs: dict[tuple[np.dtype, int], Any] = {}
-
-        def pack(d: np.dtype, k: int) -> Any:
-            p = packs.get((d, k))
-            if p is None:
-                code = _SCALAR_CODES[d.char]
-                one = f"{code}{8 - d.itemsize}x"
-                p = packs[(d, k)] = struct.Struct("<Q" + one * k + "Qq").pack_into
-            return p
-
-        def clip(a: Any, lo: Any = None, hi: Any = None) -> Any:
-            if a.__class__ is _nd and self.enabled and a.dtype in _REAL and a.size:
-                d = a.dtype
-                lc, hc = lo.__class__, hi.__class__
-                if ((lc in (int, float) or lo is None) and (hc in (int, float) or hi is None)
-                        and (lo is not None or hi is not None) and is_fast_layout(a, d)
-                        and not (lc is float and lo != lo) and not (hc is float and hi != hi)):
-                    try:
-                        bounds = [d.type(b) for b in (lo, hi) if b is not None]
-                    except OverflowError:
-                        return fallback(a, lo, hi)
-                    form = "both" if len(bounds) == 2 else "lo" if lo is not None else "hi"
-                    f = tables[form](d)
-                    n = a.size
-                    s = _stream_ptr()
-                    out = new_out(a.shape, d, n, s)
-                    e = width(d)
-                    if launch is None:
-                        f(_grid(n, e), _BLOCKS, (a, *bounds, out, _i64(n)))
-                        return out
-                    slots, pp = args.t
-                    pack(d, len(bounds))(slots, 0, a.data.ptr, *bounds, out.data.ptr, n)
-                    launch(f.ptr, ((n + e - 1) // e + 255) // 256, 1, 1, 256, 1, 1, 0, s, pp, 0)
-                    return out
-            return fallback(a, lo, hi)
-
-        return clip
-
-    def make_where(self, fallback: Any) -> Any:
-        run, new_out = self.run, self.new_out
-        bool_ = np.dtype(np.bool_)
-        table = self._table(
-            lambda d: self.kernel(((bool_, False), (d, False), (d, False)), d, "c ? x : y"))
-        ok = self._ok
-
-        def where(c: Any, x: Any, y: Any) -> Any:
-            if (c.__class__ is _nd and x.__class__ is _nd and y.__class__ is _nd
-                    and self.enabled):
-                d = x.dtype
-                n = x.size
-                if (d in _CTYPES and y.dtype is d and c.dtype is bool_ and n
-                        and c.shape == x.shape == y.shape and ok(x, d)
-                        and ok(y, d) and ok(c, bool_)):
-                    s = _stream_ptr()
-                    out = new_out(x.shape, d, n, s)
-                    run(table(d), n, s, (c, x, y, out), width(d))
-                    return out
-            return fallback(c, x, y)
-
-        return where
-
 
 #: (value, index) pairs for argmax/argmin: NaN beats every number, and of equal values
 #: (NaNs included) the lower index wins; index -1 marks the identity.  ``I`` is the
@@ -619,4 +434,4 @@ def make_argext(name: str, fallback: Any) -> Any:
     return fn
 
 
-__all__ = ["BINARY", "UNARY", "FastKernels", "make_argext"]
+__all__ = ["FastKernels", "make_argext"]

@@ -31,6 +31,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._layout import broadcast_shape
+
 #: threads a block (a multiple of the warp; 256 keeps 8 blocks a multiprocessor resident)
 BLOCK = 256
 #: elements a thread of the flat and strided loops keeps in flight (hides latency)
@@ -120,25 +122,11 @@ def merge_axes(shape: list[int], strides: list[list[int]]) -> tuple[list[int], l
     return mshape, mst
 
 
-def _broadcast_shape(shapes: list[tuple[int, ...]]) -> tuple[int, ...] | None:
-    nd = max(len(s) for s in shapes)
-    out = []
-    for i in range(-nd, 0):
-        n = 1
-        for s in shapes:
-            if len(s) >= -i and s[i] != 1:
-                if n != 1 and s[i] != n:
-                    return None
-                n = s[i]
-        out.append(n)
-    return tuple(out)
-
-
 def plan(operands: list[Operand], out_itemsize: int) -> LayoutPlan | None:
     """The layout of an elementwise call over ``operands`` writing elements of
     ``out_itemsize`` bytes, or None where the operands do not broadcast, a stride is
     not a whole number of elements, or more than :data:`MAX_DIMS` axes remain."""
-    shape = _broadcast_shape([op.shape for op in operands])
+    shape = broadcast_shape(*(op.shape for op in operands))
     if shape is None:
         return None
     st: list[list[int]] = []

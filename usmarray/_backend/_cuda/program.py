@@ -23,6 +23,7 @@ import cupy
 import numpy as np
 
 from .._program_args import Packer
+from .kernels._launch import OPTIONS
 
 LANGUAGE = "cuda"
 NAME = "cuda"
@@ -98,7 +99,7 @@ def offset(raw: Any) -> int:
 def compile(q: Any, source: str, name: str) -> Any:  # noqa: A001
     with cupy.cuda.Device(device_of(q)):
         try:
-            mod = cupy.RawModule(code=source, options=("--std=c++14",))
+            mod = cupy.RawModule(code=source, options=OPTIONS)
             return mod.get_function(name)
         except cupy.cuda.compiler.CompileException as exc:
             raise BuildFailure(f"NVRTC rejected the kernel for {describe(q)}",
