@@ -193,7 +193,7 @@ def test_fixed_and_run_time_sizes_the_seed_product():
     np.testing.assert_allclose(xp.asnumpy(res), want)
     # fixed sizes are constants, ':' sizes kernel arguments; dtype names are C types
     assert "const _uk_i _uk_bar_n0 = 3;" in src and "_uk_i _uk_foo_n0," in src
-    assert "double r = 0" in src and "uint i = 0" in src
+    assert "double r = 0" in src and "((uint)_uk_lc0)" in src  # a counter read: a value
     assert "for (_uk_i _uk_ix0 = " in src and "get_global_id(0)" in src
     # a second array of another leading size reuses the compiled program
     n = kmod.stats["compiled"]

@@ -13,6 +13,9 @@
   declared again or have its address taken, so it always holds the point's index.
 - a store into a bool array stores ``!!(value)``: 0 or 1 (compound assignments
   ``z(i) op= v`` store ``!!(z(i) op (v))``).
+- the counter ``j`` of a loop ``for (T j = 0; j < x.shape[k]; j++)`` whose body only
+  reads it (:func:`find_loops`) runs as a hidden counter, read in the body as a value
+  of type ``T`` (see :func:`translate`).
 
 The translator also records each access's index forms (``iK``, ``iK + c``, a constant,
 or anything else), for the bounds analysis, and which arrays the body writes.  Misuse
@@ -117,8 +120,10 @@ _COUNTER_MAX = {
 class Loop:
     """A loop the bounds analysis understands: ``for (T j = 0; j < a.shape[k]; j++)``
     (or ``++j``, ``j += 1``) whose body (from ``start`` to ``end``, source positions)
-    never assigns, increments or declares ``j``: there ``j`` runs over 0 ..
-    ``a.shape[k] - 1`` (when ``T`` holds that size: checked per call)."""
+    only reads ``j`` (see :func:`_reads_only`): there ``j`` runs over 0 ..
+    ``a.shape[k] - 1`` (when ``T`` holds that size: checked per call).  ``header``: the
+    positions of the header's type and of its three ``j`` tokens (the modes that rely
+    on the loop emit a hidden counter there, see :func:`translate`)."""
 
     var: str
     start: int
@@ -126,6 +131,147 @@ class Loop:
     array: str
     axis: int
     max_value: int
+    ctype: str = "int64"
+    header: tuple[int, ...] = ()
+
+
+#: binary operators: a counter next to one is an operand of an expression, a value
+_BINARY = frozenset({"+", "-", "*", "/", "%", "<", ">", "<=", ">=", "==", "!=", "&&",
+                     "||", "&", "|", "^", "<<", ">>"})
+#: what may stand before a counter that is read, and after it
+_READ_PREV = _BINARY | (_ASSIGN - {"++", "--"}) | {"!", "~", "(", "[", ",", ";", "{", "}"}
+_READ_NEXT = _BINARY | {")", "]", ",", ";"}
+#: words before ``(`` that make the group a condition, not an expression of its own
+_CONTROL = frozenset({"if", "while", "for", "switch"})
+#: words before a name that make it start a statement (where ``name(j)`` may declare j)
+_STATEMENT_START = frozenset({";", "{", "}", ")", "else", "do", ":"})
+#: callees known to be functions (a name that could be a type may declare ``T (j);``)
+_KNOWN_CALLS = frozenset({"printf"})
+
+
+def _group_kinds(sig: list[Tok], arrays: dict[str, Param]) -> list[str | None]:
+    """Per token, the kind of the innermost bracket around it (None at the top level):
+    "access" (``x(...)`` of an array), "call" (``f(...)`` of a function that cannot be a
+    type declaring its argument), "control" (``if (...)``, ``while (...)``, ...),
+    "subscript" (``t[...]``), "block" (``{...}``) or "group" (anything else: a
+    parenthesised expression, a cast, a declarator)."""
+    kinds: list[str | None] = []
+    stack: list[str] = []
+    for k, t in enumerate(sig):
+        if t.text in (")", "]", "}") and t.kind == "op" and stack:
+            stack.pop()
+        kinds.append(stack[-1] if stack else None)
+        if t.kind != "op" or t.text not in ("(", "[", "{"):
+            continue
+        if t.text == "[":
+            stack.append("subscript")
+            continue
+        if t.text == "{":
+            stack.append("block")
+            continue
+        p = sig[k - 1] if k > 0 else None
+        pp = sig[k - 2].text if k > 1 else ";"
+        if p is None or p.kind != "id":
+            stack.append("group")
+        elif p.text in arrays and pp not in (".", "->"):
+            stack.append("access")
+        elif p.text in _CONTROL:
+            stack.append("control")
+        elif p.text in _KNOWN_CALLS or not (
+                p.text in _TYPE_WORDS or pp in _STATEMENT_START or p.text in _REFUSED_WORDS
+                or p.text in ("return", "sizeof", "case", "else", "do", "goto")):
+            stack.append("call")
+        else:
+            stack.append("group")
+    return kinds
+
+
+def _reads_only(body: list[Tok], var: str, arrays: dict[str, Param]) -> bool:
+    """Whether every use of the counter ``var`` in ``body`` (significant tokens) is a
+    read that C and C++ cannot make into a write or a declaration: an allow-list, so
+    whatever it does not recognise (``(j) += 1``, ``(0, j) = 1``, ``c ? j : k``,
+    ``int64 k, j;``, ``int64 (j)``, ``int64_t j``, ...) makes the loop unproven.
+
+    A use (with the parentheses that hold only it: ``(j)``, ``((j))``) is accepted
+    when what precedes it is an operator, an opening bracket, a separator or a
+    statement's end, what follows it is a binary operator, a closing bracket, ``,`` or
+    ``;``, and, where it stands alone between separators (``f(j)``, ``, j,``), the
+    bracket around it is an array access, a function call or a condition, whose
+    arguments are values."""
+    kinds = _group_kinds(body, arrays)
+    for k, t in enumerate(body):
+        if t.text != var or t.kind != "id":
+            continue
+        if k > 0 and body[k - 1].text in (".", "->"):
+            continue  # a member of that name, not the counter
+        lo, hi = k, k  # a parenthesised group that holds only the counter stands for it
+        while (lo > 0 and body[lo - 1].text == "(" and hi + 1 < len(body)
+               and body[hi + 1].text == ")" and kinds[lo] == "group"):
+            lo, hi = lo - 1, hi + 1
+        prv = body[lo - 1].text if lo > 0 else ";"
+        nxt = body[hi + 1].text if hi + 1 < len(body) else ";"
+        if prv not in _READ_PREV or nxt not in _READ_NEXT:
+            return False
+        alone = prv in ("(", ",", ";", "{", "}") and nxt in (")", ",", ";", "]")
+        if not alone:
+            continue  # an operand of an operator next to it: a value
+        kind = kinds[lo]
+        if kind in ("access", "call", "control"):
+            continue
+        if kind in (None, "block") and prv in (";", "{", "}") and nxt == ";":
+            continue  # a statement of its own: j;
+        return False
+    return True
+
+
+def _statement_end(sig: list[Tok], b: int) -> int | None:
+    """The index of the last token of the statement that starts at ``sig[b]`` (a block,
+    ``if``/``else``, ``for``, ``while``, ``do``/``while`` or one up to its ``;``), or None
+    when the body ends first."""
+    if b >= len(sig):
+        return None
+    t = sig[b].text
+
+    def close(k: int) -> int | None:  # the bracket closing the one at sig[k]
+        depth = 0
+        for e in range(k, len(sig)):
+            x = sig[e].text
+            if sig[e].kind == "op" and x in ("(", "[", "{"):
+                depth += 1
+            elif sig[e].kind == "op" and x in (")", "]", "}"):
+                depth -= 1
+                if depth == 0:
+                    return e
+        return None
+
+    if t == "{":
+        return close(b)
+    if t in ("if", "while", "for", "switch"):
+        if b + 1 >= len(sig) or sig[b + 1].text != "(":
+            return None
+        c = close(b + 1)
+        e = _statement_end(sig, c + 1) if c is not None else None
+        if t == "if" and e is not None and e + 1 < len(sig) and sig[e + 1].text == "else":
+            e = _statement_end(sig, e + 2)
+        return e
+    if t == "do":
+        e = _statement_end(sig, b + 1)
+        if e is None or e + 1 >= len(sig) or sig[e + 1].text != "while":
+            return None
+        c = close(e + 2) if e + 2 < len(sig) and sig[e + 2].text == "(" else None
+        return c + 1 if c is not None and c + 1 < len(sig) and sig[c + 1].text == ";" else None
+    depth = 0
+    for e in range(b, len(sig)):
+        x = sig[e].text
+        if sig[e].kind == "op" and x in ("(", "[", "{"):
+            depth += 1
+        elif sig[e].kind == "op" and x in (")", "]", "}"):
+            depth -= 1
+            if depth < 0:
+                return None
+        elif x == ";" and depth == 0:
+            return e
+    return None
 
 
 def find_loops(toks: list[Tok], arrays: dict[str, Param]) -> list[Loop]:
@@ -149,51 +295,25 @@ def find_loops(toks: list[Tok], arrays: dict[str, Param]) -> list[Loop]:
                 or not _INT.match(h[12]) or h[13:15] != ["]", ";"]):
             continue
         inc = h[15:18]
-        if inc[:2] in ([var, "++"], ["++", var]) and inc[2] == ")":
-            close = i + 1 + 17
+        if inc[:2] == [var, "++"] and inc[2] == ")":
+            close, at = i + 1 + 17, 15
+        elif inc[:2] == ["++", var] and inc[2] == ")":
+            close, at = i + 1 + 17, 16
         elif h[15:19] == [var, "+=", "1", ")"]:
-            close = i + 1 + 18
+            close, at = i + 1 + 18, 15
         else:
             continue
-        # the body: a braced block, or one statement up to its ';' (a shorter scope than
-        # C's for an if/else body: its later accesses stay unproven, never wrongly proven)
         b = close + 1
-        if b >= len(sig):
-            continue
-        depth = 0
-        e = b
-        while e < len(sig):
-            x = sig[e].text
-            if x in ("(", "[", "{"):
-                depth += 1
-            elif x in (")", "]", "}"):
-                depth -= 1
-                if depth == 0 and sig[b].text == "{" and x == "}":
-                    break
-                if depth < 0:
-                    break
-            elif x == ";" and depth == 0 and sig[b].text != "{":
-                break
-            e += 1
-        if e >= len(sig):
-            continue
-        body = sig[b:e + 1]
-        changed = False
-        for k, bt in enumerate(body):
-            if bt.text != var:
-                continue
-            nxt = body[k + 1].text if k + 1 < len(body) else ""
-            prv = body[k - 1].text if k > 0 else ""
-            if nxt in _ASSIGN or prv in ("++", "--") or prv in _TYPE_WORDS or prv in (".", "->"):
-                changed = True
-                break
-        if changed:
+        e = _statement_end(sig, b)
+        if e is None or not _reads_only(sig[b:e + 1], var, arrays):
             continue
         array = h[8]
         axis = int(_INT.match(h[12]).group(1))  # type: ignore[union-attr]
         if axis >= arrays[array].ndim:
             continue
-        loops.append(Loop(var, sig[b].pos, sig[e].pos + 1, array, axis, _COUNTER_MAX[h[1]]))
+        header = (sig[i + 2].pos, sig[i + 3].pos, sig[i + 7].pos, sig[i + 1 + at].pos)
+        loops.append(Loop(var, sig[b].pos, sig[e].pos + 1, array, axis, _COUNTER_MAX[h[1]],
+                          h[1], header))
     return loops
 
 
@@ -246,6 +366,8 @@ class _Translator:
         self.arrays = {p.name: p for p in params if p.is_array}
         self.intrinsics = intrinsics
         self.loops: list[Loop] = []
+        #: source position -> replacement text (the hidden loop counters, see translate)
+        self.renamed: dict[int, str] = {}
         self.ndim = ndim
         self.types = types
         self.bounds = bounds
@@ -283,7 +405,9 @@ class _Translator:
         i = 0
         while i < len(toks):
             t = toks[i]
-            if t.kind == "id":
+            if t.kind == "id" and t.pos in self.renamed:
+                parts.append(self.renamed[t.pos])
+            elif t.kind == "id":
                 prev = self._prev(toks, i)
                 member = prev is not None and prev.text in (".", "->")
                 if t.text in self.arrays and not member:
@@ -608,13 +732,38 @@ def translate(body: str, params: tuple[Param, ...], ndim: int, types: dict[str, 
     """Translate ``body`` for an ``ndim``-D iteration space; ``types`` maps dtype names to
     the target's C types; ``bounds`` is the bounds mode; ``intrinsics``: compiler
     builtins the body may call although their names start with ``__`` (value-only
-    functions such as CUDA's ``__fmul_rn``; only generated bodies pass any)."""
+    functions such as CUDA's ``__fmul_rn``; only generated bodies pass any).
+
+    Each loop of :func:`find_loops` runs a hidden 64-bit counter ``_uk_lcN``, and its
+    body reads ``j`` as ``((T)_uk_lcN)``: a value of the counter's type that C cannot
+    assign, increment, declare again or take the address of.  So the counter runs
+    over 0 .. ``a.shape[k] - 1`` whatever the body does, and a write that the
+    allow-list of :func:`_reads_only` might miss fails to compile.  (A body that only
+    reads ``j`` computes what it did as written; the counter's type no longer wraps.)"""
     tr = _Translator(params, ndim, types, bounds, body, intrinsics)
     toks = tokenize(body)
     tr.check_text(toks)
     tr.loops = find_loops(toks, tr.arrays)
+    for n, lp in enumerate(tr.loops):
+        hidden = f"_uk_lc{n}"
+        tr.renamed[lp.header[0]] = "_uk_i"
+        for pos in lp.header[1:]:
+            tr.renamed[pos] = hidden
+        value = f"(({types.get(lp.ctype, lp.ctype)}){hidden})"
+        for k, t in enumerate(toks):
+            if (t.kind == "id" and t.text == lp.var and lp.start <= t.pos < lp.end
+                    and t.pos not in tr.renamed and not _member(toks, k)):
+                tr.renamed[t.pos] = value
     code = tr.run(toks)
     tr.out.code = code
     if any(p.dtype == KERNEL_DTYPES["float64"] for p in params):
         tr.out.uses_fp64 = True
     return tr.out
+
+
+def _member(toks: list[Tok], k: int) -> bool:
+    """Whether the name ``toks[k]`` follows ``.`` or ``->`` (a member, not a variable)."""
+    k -= 1
+    while k >= 0 and toks[k].kind in ("ws", "comment"):
+        k -= 1
+    return k >= 0 and toks[k].text in (".", "->")
