@@ -335,6 +335,7 @@ def test_direct_path_gives_the_providers_bits_from_the_first_call(device):
     table = sorted(set(_direct.LIMITS["sycl"]) | {"acos"})
     scalars = [0.0, -0.0, 1.0, -1.0, 2.0, 0.5, math.inf, -math.inf, math.nan, -math.nan]
     launched = _direct.stats["launched"]
+    signatures = []  # the table's signatures: each must run through the factory
     for name in table:
         fn = getattr(xp, name)
         cat = {**UNARY, **BINARY}[name][0]
@@ -345,6 +346,10 @@ def test_direct_path_gives_the_providers_bits_from_the_first_call(device):
             h = _float_specials(d)
             x = xp.asarray(h, device=device)
             be = x._be
+            q = be.queue_of(x._arr)
+            if name in _direct.LIMITS["sycl"]:
+                signatures += [(name, d, q)] if name in UNARY else [
+                    (name, d, d, q), (name, d, float, q), (name, float, d, q)]
             if name in UNARY:
                 cases = [((x,), (h,))]
             else:
@@ -364,6 +369,8 @@ def test_direct_path_gives_the_providers_bits_from_the_first_call(device):
                                f"{name} {dname} call {call + 1} "
                                f"{[type(a).__name__ if hasattr(a, 'shape') else a for a in args]}")
     assert _direct.stats["launched"] > launched  # the factory ran
+    refused = [k[:-1] for k in signatures if _direct._entries.get(k) is False]
+    assert not refused, f"signatures left to the provider (their bits differ): {refused}"
 
 
 @pytest.mark.parametrize("device", _sycl)
@@ -391,3 +398,22 @@ def test_direct_path_refuses_a_kernel_whose_bits_differ(device, monkeypatch):
         assert _direct._entries[key] is False
     finally:
         _direct._entries.pop(key, None)
+
+
+@pytest.mark.parametrize("device", _sycl)
+def test_fused_sign_and_acos_keep_the_providers_nan_bits(device):
+    """The emitter serves ``usmarray.fuse`` too: a fused ``sign`` gives every NaN the
+    provider's NaN, and a function with ``acos`` runs unfused on SYCL (its NaNs differ
+    from OpenCL's ``acos``); both give the provider's bits on every call."""
+    from usmarray._array import wrap_with
+
+    for dname in ("float32", "float64"):
+        h = _float_specials(np.dtype(dname))
+        x = xp.asarray(h, device=device)
+        be = x._be
+        for name, fused_runs in (("sign", True), ("acos", False)):
+            f = xp.fuse(getattr(xp, name))
+            want = _host(wrap_with(be, getattr(be, name)(x._arr)))
+            for call in range(3):
+                _same_bits(_host(f(x)), want, None, f"fused {name} {dname} call {call + 1}")
+            assert (f.stats["fused"] > 0) == fused_runs, (name, f.stats)

@@ -349,9 +349,10 @@ class _Emitter:
                 # not settled here; run it unfused
                 raise _Unfusable("sign of a floating dtype on the CUDA backend")
             if k == "f":
-                # a NaN gives the quiet NaN of positive sign, whatever NaN came in: the
-                # provider's bits
-                return (f"({self.isnan(x, sd)} ? ({_cname(sd)})NAN : (({x} > 0) ? "
+                # a NaN gives the quiet NaN of positive sign and no payload, whatever
+                # NaN came in: the provider's bits (OpenCL's NAN macro may have others)
+                nan = "nan(0u)" if sd.itemsize == 4 else "nan(0ul)"
+                return (f"({self.isnan(x, sd)} ? {nan} : (({x} > 0) ? "
                         f"({_cname(sd)})1 : (({x} < 0) ? ({_cname(sd)})-1 : ({_cname(sd)})0)))")
             return f"(({_cname(sd)})(({x} > 0) - ({x} < 0)))"
         if op == "reciprocal" and k == "f":
