@@ -68,9 +68,10 @@ _FLOATS = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
 #: ``start`` and ``step`` taken modulo 2**64: exact modulo 2**64, so the cast to the dtype
 #: gives every value that fits it (the namespace checks that they all do), whatever the
 #: sign of the step (CuPy's kernel refuses a negative step of an unsigned dtype)
-_ARANGE_WORK = {np.dtype(np.float32): ("float", "d"), np.dtype(np.float64): ("double", "d"),
-                **{np.dtype(f"{u}int{b}"): ("unsigned long long", "Q") for u in ("", "u")
-                   for b in (8, 16, 32, 64)}}
+_ARANGE_WORK: dict[np.dtype, tuple[str, str]] = {
+    np.dtype(np.float32): ("float", "d"), np.dtype(np.float64): ("double", "d"),
+    **{np.dtype(f"{u}int{b}"): ("unsigned long long", "Q") for u in ("", "u")
+       for b in (8, 16, 32, 64)}}
 
 
 class Ramps:
