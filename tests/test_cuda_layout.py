@@ -117,9 +117,11 @@ def _aligned(n: int, dtype: str) -> np.ndarray:
 def test_layout_classes() -> None:
     x = _aligned(1 << 12, "float32")
     assert _check_plan([x, x]).loop == "vector"
-    assert _check_plan([x, x]).width == 8
+    assert _check_plan([x, x]).width == 4  # one float4 a thread
+    assert _check_plan([x, x], 1).width == 8  # float32 -> bool: eight, an 8-byte store
+    assert _check_plan([x[2:], x[:-2]]).width == 2  # aligned to 8 bytes only
     assert _check_plan([x[1:], x[:-1]]).loop == "flat"  # diff: unaligned by one element
-    assert _check_plan([x[4:], x[:-4]]).width == 4  # aligned to 16 bytes, not 32
+    assert _check_plan([x[4:], x[:-4]]).width == 4  # aligned to 16 bytes
     a = _aligned(64 * 32, "float32").reshape(64, 32)
     p = _check_plan([a.T, a.T])
     assert (p.loop, p.inverse) == ("vector", (1, 0))  # transposed: memory order
@@ -130,7 +132,7 @@ def test_layout_classes() -> None:
     b = np.zeros((0, 3), np.float32)
     assert _check_plan([b, b]).n == 0
     bools = _aligned(1 << 12, "bool")
-    assert _check_plan([bools, bools], 1).width == L.WIDTH_CAP
+    assert _check_plan([bools, bools], 1).width == 32  # two 16-byte loads an operand
 
 
 def test_refusals() -> None:

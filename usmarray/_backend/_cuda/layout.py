@@ -39,9 +39,6 @@ BLOCK = 256
 UNROLL = 4
 #: bytes one vector load moves (the widest global load of one thread)
 VECTOR_BYTES = 16
-#: elements a thread of the vector loop takes at most (a one-byte call: two 16-byte
-#: loads an operand keep enough bytes in flight to approach the copy rate)
-WIDTH_CAP = 32
 #: merged axes the strided loop takes (a layout no merge reduces further is refused)
 MAX_DIMS = 8
 #: positions and offsets below this use 32-bit arithmetic (a grid-stride step may take
@@ -158,11 +155,11 @@ def plan(operands: list[Operand], out_itemsize: int) -> LayoutPlan | None:
     loop, width = "strided", 1
     if len(mshape) == 1 and all(s[0] in (0, 1) for s in mst):
         loop = "flat"
-        # two 16-byte vectors of the widest element a thread (float32 -> bool: eight
-        # elements, two 16-byte loads and one 8-byte store), at most WIDTH_CAP; the
-        # widest vector every pointer is aligned to
-        w = min(2 * VECTOR_BYTES // max([op.itemsize for op in operands] + [out_itemsize]),
-                WIDTH_CAP)
+        # one 16-byte vector of the widest operand a thread, two where an operand has
+        # one-byte elements (so that it moves 8 bytes or more: float32 -> bool takes
+        # eight elements, bool -> bool 32); the widest vector every pointer is aligned to
+        sizes = [op.itemsize for op in operands] + [out_itemsize]
+        w = VECTOR_BYTES // max(sizes) * (2 if min(sizes) == 1 else 1)
         while w > 1:
             if all(b or op.ptr % (w * op.itemsize) == 0
                    for op, b in zip(operands, broadcast, strict=True)):
