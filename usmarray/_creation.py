@@ -4,7 +4,6 @@ backend's ``sycl_queue=``."""
 from __future__ import annotations
 
 import math
-import operator
 from typing import Any
 
 import numpy as np
@@ -14,6 +13,7 @@ from ._array import usm_ndarray, wrap_with
 from ._device import Device, default_device
 from ._helpers import MAX_NBYTES, alloc_failed, check_array, check_scalar, fill_scalar, same_device
 from ._migration import asarray, from_dlpack, to_device
+from ._params import flag, int_or_ints, integer, real
 from ._placement import (
     check_device_dtype,
     default_complex,
@@ -30,6 +30,8 @@ __all__ = [
 ]
 
 _SCALARS = (bool, int, float, complex)
+#: the real dtype of each complex one (a complex ``arange`` is the real one, as complex)
+_REAL_PART = {dt.complex64: dt.float32, dt.complex128: dt.float64}
 
 
 def _shape(shape: Any, fname: str) -> tuple[int, ...]:
@@ -41,14 +43,9 @@ def _shape(shape: Any, fname: str) -> tuple[int, ...]:
                 break
         else:
             return shape
-    if isinstance(shape, int) and not isinstance(shape, bool):
-        shape = (shape,)
-    if not isinstance(shape, (tuple, list)):
-        raise TypeError(f"{fname}: shape must be an int or a tuple of ints, got {type(shape).__name__}")
-    try:
-        out = tuple(operator.index(n) for n in shape)
-    except TypeError:
-        raise TypeError(f"{fname}: shape must contain ints only, got {shape!r}") from None
+    out = int_or_ints(shape, fname, "shape", lists=True)
+    if type(out) is int:
+        out = (out,)
     if any(n < 0 for n in out):
         raise ValueError(f"{fname}: negative dimensions are not allowed, got {out}")
     if len(out) > 64:  # NumPy's limit, the same on every backend
@@ -704,14 +701,14 @@ def arange(
     ----------
     start : int or float
         First value; with ``stop`` None, the end of the interval (which then starts at
-        0).  A 0-D real array stands for its value.
+        0).  A NumPy integer or floating scalar or a 0-D real array stands for its value.
     stop : int or float, optional
         End of the interval, not included.
     step : int or float, optional
         Spacing; not zero.  Default 1.
     dtype : DType, optional
-        A real numeric dtype; None: int64 when every argument is an int, else the
-        device's default real floating dtype.
+        A numeric dtype (a complex one gives the real values as complex); None: int64
+        when every argument is an int, else the device's default real floating dtype.
     device : Device, str or a backend's device or queue, optional
         Where the array lives; None: the default device.
     usm_type : {"device", "shared", "host"}, optional
@@ -728,7 +725,7 @@ def arange(
     Raises
     ------
     TypeError
-        An argument that is not an int, float or 0-D real array; a dtype that is not real
+        An argument that is not an int or float (a bool included); a dtype that is not
         numeric, or an integer dtype with a float argument.
     OverflowError
         With an integer dtype, a value of the result (``start + i * step``) outside it,
@@ -743,19 +740,21 @@ def arange(
 
     Notes
     -----
-    Unlike NumPy, usmarray refuses complex dtypes and float arguments with an integer
-    dtype, and ``like=``.
+    Unlike NumPy, usmarray refuses float arguments with an integer dtype, and ``like=``.
 
     See Also
     --------
     [array_api.arange](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.arange.html): the standard's specification.
     """
     be, q, ut = placement(device, usm_type, sycl_queue, "arange")
-    # 0-D real arrays stand for their value, as in array-api-strict (SciPy relies on it)
-    start, stop, step = (_python_scalar(v) for v in (start, stop, step))
-    for name, v in (("start", start), ("stop", stop), ("step", step)):
-        if v is not None and type(v) not in (int, float):
-            raise TypeError(f"arange: {name} must be an int or float, got {type(v).__name__}")
+    # NumPy scalars and 0-D real arrays stand for their value, as in array-api-strict
+    start, step = real(start, "arange", "start"), real(step, "arange", "step")
+    stop = None if stop is None else real(stop, "arange", "stop")
+    d = optional_dtype(dtype, "arange")
+    if d in dt.COMPLEX_FLOATING:  # NumPy's values (as array-api-strict): the real ones
+        r = arange(start, stop, step, dtype=dt.public(_REAL_PART[d]), device=device, usm_type=usm_type,
+                   sycl_queue=sycl_queue)
+        return wrap_with(r._be, r._be.astype(r._arr, d))
     if step == 0:
         raise ValueError("arange: step must not be zero")
     if stop is None:
@@ -763,7 +762,7 @@ def arange(
     is_float = any(type(v) is float for v in (start, stop, step))
     d = _dtype_or(dtype, default_float(q) if is_float else dt.int64, q, "arange")
     if d not in dt.REAL_NUMERIC:
-        raise TypeError(f"arange: dtype must be a real numeric dtype, got {d}")
+        raise TypeError(f"arange: dtype must be a numeric dtype, got {d}")
     if is_float and d in dt.INTEGER:
         raise TypeError(f"arange: float arguments with integer dtype {d}")
     if d in dt.INTEGER:
@@ -812,10 +811,12 @@ def linspace(
     stop : int, float or complex
         Last value, included when ``endpoint`` is True.
     num : int
-        Number of values; non-negative.
+        Number of values; non-negative (a NumPy integer or 0-D integer array too).
     dtype : DType, optional
         A floating-point dtype; None: the device's default real floating dtype, or its
-        default complex one when ``start`` or ``stop`` is complex.
+        default complex one when ``start`` or ``stop`` is complex.  An integer or bool
+        dtype (the standard says the dtype should be floating) gives NumPy's values:
+        the floating ones rounded down (nonzero for bool).
     device : Device, str or a backend's device or queue, optional
         Where the array lives; None: the default device.
     endpoint : bool, optional
@@ -833,43 +834,73 @@ def linspace(
     Raises
     ------
     TypeError
-        ``start`` or ``stop`` is not a number; ``dtype`` is not floating-point, or real
-        with a complex ``start`` or ``stop``.
+        ``start`` or ``stop`` is not a number (a bool included); ``num`` is not an
+        integer; a dtype that is not complex with a complex ``start`` or ``stop``.
     OverflowError
-        A Python int ``start`` or ``stop`` past the float64 range.
+        A Python int ``start`` or ``stop`` past the float64 range; with an integer dtype,
+        a value outside it (NumPy wraps around).
     ValueError
-        ``num`` is not a non-negative int; an unknown device or ``usm_type``; a
-        double-precision dtype on a device without it.
+        ``num`` is negative; an unknown device or ``usm_type``; a double-precision dtype
+        on a device without it.
     MemoryError
         The array needs more memory than the device holds.
 
     Notes
     -----
     Unlike NumPy, usmarray refuses ``retstep=`` (the step is ``(stop - start) / (num -
-    1)``), ``axis=`` and integer dtypes (TypeError).
+    1)``) and ``axis=`` (TypeError).
 
     See Also
     --------
     [array_api.linspace](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linspace.html): the standard's specification.
     """
     be, q, ut = placement(device, usm_type, sycl_queue, "linspace")
-    if type(num) is not int or num < 0:
-        raise ValueError(f"linspace: num must be a non-negative int, got {num!r}")
+    num = integer(num, "linspace", "num")
+    if num < 0:
+        raise ValueError(f"linspace: num must be non-negative, got {num}")
+    endpoint = flag(endpoint, "linspace", "endpoint")
     start, stop = _python_scalar(start, True), _python_scalar(stop, True)
     for name, v in (("start", start), ("stop", stop)):
-        if type(v) not in (int, float, complex):
-            raise TypeError(f"linspace: {name} must be an int, float or complex, got {type(v).__name__}")
+        if type(v) is not complex:
+            v = real(py_scalar(v), "linspace", name)
+        if name == "start":
+            start = v
+        else:
+            stop = v
     is_complex = type(start) is complex or type(stop) is complex
     d = _dtype_or(dtype, default_complex(q) if is_complex else default_float(q), q, "linspace")
-    if d not in dt.FLOATING:
-        raise TypeError(f"linspace: dtype must be floating-point, got {d}")
     if is_complex and d not in dt.COMPLEX_FLOATING:
         raise TypeError(f"linspace: complex start/stop need a complex dtype, got {d}")
     if type(start) is int:
         start = _float_arg(start, d, "linspace", "start")
     if type(stop) is int:
         stop = _float_arg(stop, d, "linspace", "stop")
+    if d not in dt.FLOATING:
+        return _linspace_cast(be, q, ut, d, start, stop, num, endpoint)
     return wrap_with(be, _alloc_n(be, q, ut, d, num, be.linspace, start, stop, num, endpoint=endpoint))
+
+
+def _linspace_cast(be: Any, q: Any, ut: str, d: np.dtype, start: float, stop: float, num: int,
+                   endpoint: bool) -> usm_ndarray:
+    """``linspace`` with an integer or bool dtype, which the standard says should be
+    floating: NumPy's (and array-api-strict's) values, the floating ones of the device's
+    default floating dtype rounded down for an integer dtype (nonzero for bool), with
+    OverflowError where one leaves the integer dtype (NumPy wraps it around)."""
+    from ._elementwise import floor
+
+    if d in dt.INTEGER and num:
+        div = num - 1 if endpoint else num
+        last = stop if endpoint and num > 1 else start + (num - 1) * ((stop - start) / div)
+        for v in (start, last):
+            if not math.isfinite(v):
+                raise OverflowError(f"linspace: {v} has no value in integer dtype {d}")
+            dt.check_integer_fits(d, math.floor(v), "linspace")
+    f = default_float(q)
+    x = wrap_with(be, _alloc_n(be, q, ut, f, num, be.linspace, start, stop, num,
+                               endpoint=endpoint))
+    if d in dt.INTEGER:
+        x = floor(x)
+    return wrap_with(be, be.astype(x._arr, d))
 
 
 def eye(
@@ -928,9 +959,8 @@ def eye(
     """
     be, q, ut = placement(device, usm_type, sycl_queue, "eye")
     if type(n_rows) is not int or type(k) is not int or (n_cols is not None and type(n_cols) is not int):
-        for name, v in (("n_rows", n_rows), ("n_cols", n_cols), ("k", k)):
-            if v is not None and (type(v) is not int):
-                raise TypeError(f"eye: {name} must be an int, got {type(v).__name__}")
+        n_rows, k = integer(n_rows, "eye", "n_rows"), integer(k, "eye", "k")
+        n_cols = None if n_cols is None else integer(n_cols, "eye", "n_cols")
     m = n_rows if n_cols is None else n_cols
     if n_rows < 0 or m < 0:
         raise ValueError(f"eye: n_rows and n_cols must be non-negative, got {n_rows} and {m}")
@@ -993,8 +1023,7 @@ def meshgrid(*arrays: usm_ndarray, indexing: str = "xy") -> tuple[usm_ndarray, .
 
 def _tri(fname: str, x: usm_ndarray, k: int) -> usm_ndarray:
     check_array(x, fname)
-    if type(k) is not int:
-        raise TypeError(f"{fname}: k must be an int, got {type(k).__name__}")
+    k = integer(k, fname, "k")
     a = x._arr
     if a.ndim < 2:
         raise ValueError(f"{fname}: x must have at least 2 dimensions, got shape {a.shape}")

@@ -18,6 +18,7 @@ from ._array import usm_ndarray, wrap_with
 from ._device import Device
 from ._helpers import alloc_failed, not_an_operand
 from ._migration import to_device
+from ._params import flag
 from ._placement import has_fp64
 from ._scalars import py_scalar
 from .kernels import _direct
@@ -125,7 +126,7 @@ def astype(x: usm_ndarray, dtype: Any, /, *, copy: bool = True, device: Any = No
         )
     d = dt.check_dtype(dtype)
     if copy is not True and copy is not False:
-        raise TypeError(f"astype: copy must be True or False, got {copy!r}")
+        copy = flag(copy, "astype", "copy")
     a = x._arr
     src = a.dtype
     if src in dt.COMPLEX_FLOATING and d not in dt.COMPLEX_FLOATING and d is not dt.bool:

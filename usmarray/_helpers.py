@@ -14,6 +14,7 @@ import numpy as np
 from . import _dtypes as dt
 from ._array import usm_ndarray
 from ._device import placement_error
+from ._params import integer
 
 
 def check_array(x: Any, fname: str, argname: str = "x") -> usm_ndarray:
@@ -64,8 +65,10 @@ def check_dtype_in(dtype: Any, category: frozenset, catname: str, fname: str) ->
 
 
 def normalize_axis(axis: Any, ndim: int, fname: str) -> int:
-    if type(axis) is not int and not isinstance(axis, int) or isinstance(axis, bool):
-        raise TypeError(f"{fname}: axis must be an int, got {type(axis).__name__}")
+    """``axis`` (an integer as ``_params.integer`` takes it) as an axis in ``range(ndim)``;
+    IndexError naming the allowed range where it is not in ``-ndim .. ndim - 1``."""
+    if type(axis) is not int:
+        axis = integer(axis, fname, "axis")
     if not -ndim <= axis < ndim:
         raise IndexError(
             f"{fname}: axis {axis} is out of range for an array of {ndim} dimensions "

@@ -9,12 +9,12 @@ operands' queue; the result has exactly the promoted dtype.  Shape errors are
 from __future__ import annotations
 
 import math
-import operator
 from typing import Any
 
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
 from ._helpers import alloc_failed, broadcast_shape, check_array, same_device
+from ._params import integer
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
 
@@ -156,28 +156,15 @@ def matrix_transpose(x: usm_ndarray, /) -> usm_ndarray:
     return wrap_with(x._be, x._arr.mT)
 
 
-def _index(v: Any, fname: str, what: str) -> int:
-    if isinstance(v, bool):
-        raise TypeError(f"{fname}: {what} must be an int, got bool")
-    try:
-        return operator.index(v)
-    except TypeError:
-        raise TypeError(f"{fname}: {what} must be an int, got {type(v).__name__}") from None
-
-
 def _tensordot_axes(axes: Any, s1: tuple, s2: tuple) -> tuple[tuple[int, ...], tuple[int, ...]]:
     fname = "tensordot"
     n1, n2 = len(s1), len(s2)
     if isinstance(axes, tuple | list) and len(axes) == 2:
         ax1, ax2 = axes
-        if isinstance(ax1, int) and not isinstance(ax1, bool):
-            ax1 = (ax1,)
-        if isinstance(ax2, int) and not isinstance(ax2, bool):
-            ax2 = (ax2,)
-        if not isinstance(ax1, tuple | list) or not isinstance(ax2, tuple | list):
-            raise TypeError(
-                f"{fname}: axes must be an int or a pair of sequences of ints, got {axes!r}"
-            )
+        if not isinstance(ax1, tuple | list):
+            ax1 = (integer(ax1, fname, "axes[0]"),)
+        if not isinstance(ax2, tuple | list):
+            ax2 = (integer(ax2, fname, "axes[1]"),)
         if len(ax1) != len(ax2):
             raise ValueError(
                 f"{fname}: the two axes sequences must have the same length, got {axes!r}"
@@ -186,7 +173,7 @@ def _tensordot_axes(axes: Any, s1: tuple, s2: tuple) -> tuple[tuple[int, ...], t
         for seq, n, name in ((ax1, n1, "x1"), (ax2, n2, "x2")):
             norm = []
             for a in seq:
-                a = _index(a, fname, "each axis")
+                a = integer(a, fname, "each axis")
                 if not -n <= a < n:
                     raise ValueError(
                         f"{fname}: axis {a} is out of range for {name} with {n} dimensions "
@@ -201,7 +188,7 @@ def _tensordot_axes(axes: Any, s1: tuple, s2: tuple) -> tuple[tuple[int, ...], t
         raise ValueError(
             f"{fname}: axes must be an int or a pair (x1_axes, x2_axes), got {axes!r}"
         )
-    n = _index(axes, fname, "axes")
+    n = integer(axes, fname, "axes")
     if n < 0:
         raise ValueError(f"{fname}: an integer axes must be nonnegative, got {n}")
     if n > n1 or n > n2:
@@ -321,7 +308,7 @@ def vecdot(x1: usm_ndarray, x2: usm_ndarray, /, *, axis: int = -1) -> usm_ndarra
     [array_api.linalg.vecdot](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.vecdot.html): the same function in the linalg extension.
     """
     be, a1, a2, rd = binary_numeric("vecdot", x1, x2)
-    axis = _index(axis, "vecdot", "axis")
+    axis = integer(axis, "vecdot", "axis")
     s1, s2 = a1.shape, a2.shape
     n = min(len(s1), len(s2))
     if axis >= 0:

@@ -9,7 +9,6 @@ errors TypeError.
 from __future__ import annotations
 
 import math
-import operator
 from typing import Any, cast
 
 import numpy as np
@@ -25,6 +24,7 @@ from ._helpers import (
     normalize_axis,
     same_device,
 )
+from ._params import flag, int_or_ints, integer, integers
 
 __all__ = [
     "broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat", "expand_dims",
@@ -40,39 +40,31 @@ _REVERSE_ALL = tuple((_REVERSE,) * n for n in range(65))
 
 
 # ---- shared helpers (also used by the other namespace modules) -------------------------
-def axes_tuple(axis: Any, ndim: int, fname: str) -> tuple[int, ...]:
-    """An int or a tuple of ints -> normalized axes (in the given order); IndexError
+def axes_tuple(axis: Any, ndim: int, fname: str, *, lists: bool = False) -> tuple[int, ...]:
+    """An integer or a tuple of integers (a list too where ``lists``: where
+    array-api-strict takes one) -> normalized axes (in the given order); IndexError
     when out of range, ValueError when repeated."""
+    axis = int_or_ints(axis, fname, "axis", lists=lists)
     if type(axis) is tuple:
         axes = tuple([normalize_axis(a, ndim, fname) for a in axis])
         if len(set(axes)) != len(axes):
             raise ValueError(f"{fname}: repeated axis in axis={axis}")
         return axes
-    if type(axis) is int or isinstance(axis, int) and not isinstance(axis, bool):
-        return (normalize_axis(axis, ndim, fname),)
-    raise TypeError(
-        f"{fname}: axis must be an int or a tuple of ints, got {type(axis).__name__}"
-    )
+    return (normalize_axis(axis, ndim, fname),)
 
 
 def int_tuple(value: Any, fname: str, argname: str) -> tuple[int, ...]:
     """A tuple of Python ints (bools refused); a shape has at most 64 entries (NumPy's
     limit, the same on every backend)."""
-    if type(value) is not tuple:
-        hint = f"; write {argname}={tuple(value)!r}" if type(value) is list else ""
-        raise TypeError(
-            f"{fname}: {argname} must be a tuple of ints, got {type(value).__name__}{hint}"
-        )
-    if argname == "shape" and len(value) > 64:
+    if type(value) is tuple and argname == "shape" and len(value) > 64:
         raise ValueError(f"{fname}: an array has at most 64 dimensions, got {len(value)}")
-    for v in value:
+    for v in value if type(value) is tuple else ():
         if type(v) is not int:
-            if isinstance(v, bool) or not hasattr(v, "__index__"):
-                raise TypeError(
-                    f"{fname}: {argname} must contain ints only, got {v!r} in {value!r}"
-                )
-            return tuple(operator.index(e) for e in value)
-    return value
+            break
+    else:
+        if type(value) is tuple:
+            return value
+    return integers(value, fname, argname)
 
 
 def _array_sequence(arrays: Any, fname: str) -> list[usm_ndarray]:
@@ -459,7 +451,7 @@ def expand_dims(x: usm_ndarray, /, axis: int | tuple[int, ...]) -> usm_ndarray:
     if m > 64:
         raise ValueError(f"expand_dims: an array has at most 64 dimensions, the result would "
                          f"have {m}")
-    new = axes_tuple(axis, m, "expand_dims")
+    new = axes_tuple(axis, m, "expand_dims", lists=True)
     key = tuple([None if i in new else _ALL for i in range(m)])
     return wrap_with(x._be, a[key])
 
@@ -546,7 +538,7 @@ def flip(x: usm_ndarray, /, *, axis: int | tuple[int, ...] | None = None) -> usm
     if axis is None:
         key = _REVERSE_ALL[a.ndim]
     else:
-        axes = axes_tuple(axis, a.ndim, "flip")
+        axes = axes_tuple(axis, a.ndim, "flip", lists=True)
         key = tuple([_REVERSE if i in axes else _ALL for i in range(a.ndim)])
     return wrap_with(x._be, a[key] if key else a[...])
 
@@ -709,7 +701,7 @@ def reshape(x: usm_ndarray, /, shape: tuple[int, ...], *, copy: bool | None = No
         shape = (shape,)
     shape = int_tuple(shape, "reshape", "shape")
     if copy is not None and copy is not True and copy is not False:
-        raise TypeError(f"reshape: copy must be True, False or None, got {copy!r}")
+        copy = flag(copy, "reshape", "copy")
     a = x._arr
     size = a.size
     known = 1
@@ -793,13 +785,8 @@ def roll(
     check_array(x, "roll")
     a = x._arr
     be = x._be
-    if type(shift) is tuple:
-        shifts = int_tuple(shift, "roll", "shift")
-    elif type(shift) is int or isinstance(shift, int) and not isinstance(shift, bool):
-        shifts = None
-        shift = operator.index(shift)
-    else:
-        raise TypeError(f"roll: shift must be an int or a tuple of ints, got {type(shift).__name__}")
+    shift = int_or_ints(shift, "roll", "shift")
+    shifts = shift if type(shift) is tuple else None
     # how: (shift, axis) for the provider's roll, or None for a plain copy
     how: tuple[Any, Any] | None
     if axis is None:
@@ -807,6 +794,7 @@ def roll(
             raise ValueError("roll: a tuple shift needs a tuple axis of the same length")
         how = (shift, None) if a.size else None
     else:
+        axis = int_or_ints(axis, "roll", "axis", lists=True)  # a list: as array-api-strict
         if type(axis) is tuple:
             axes = tuple([normalize_axis(ax, a.ndim, "roll") for ax in axis])
         else:
@@ -913,10 +901,7 @@ def repeat(x: usm_ndarray, repeats: int | usm_ndarray, /, *, axis: int | None = 
                 total = sum(host) if min(host) >= 0 else 0
             reps = r if r.dtype is dt.int64 else be.astype(r, dt.int64)
     else:
-        if type(repeats) is not int:
-            raise TypeError(
-                f"repeat: repeats must be an int or an integer array, got {type(repeats).__name__}"
-            )
+        reps = repeats = integer(repeats, "repeat", "repeats")
         if repeats < 0:
             raise ValueError(f"repeat: repeats must be non-negative, got {repeats}")
         total = n * repeats

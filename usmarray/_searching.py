@@ -57,7 +57,7 @@ def _has_nan(be: Any, a: Any, ax: int | None, out: Any) -> bool:
 # ---- argmax / argmin ----------------------------------------------------------------------
 def _arg_extremum(fname: str, x: Any, axis: Any, keepdims: Any) -> usm_ndarray:
     a = check_x(x, fname, dt.REAL_NUMERIC, "real numeric")
-    check_bool(keepdims, fname, "keepdims")
+    keepdims = check_bool(keepdims, fname, "keepdims")
     if axis is None:
         if a.size == 0:
             raise ValueError(f"{fname}: x is empty (shape {a.shape}); there is no extremum")
@@ -207,7 +207,7 @@ def count_nonzero(
     [array_api.count_nonzero](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.count_nonzero.html): the standard's specification.
     """
     a = check_x(x, "count_nonzero", dt.ANY, "any")
-    check_bool(keepdims, "count_nonzero", "keepdims")
+    keepdims = check_bool(keepdims, "count_nonzero", "keepdims")
     axes = reduction_axes(axis, a.ndim, "count_nonzero")
     be = x._be
     try:

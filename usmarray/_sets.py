@@ -301,7 +301,7 @@ def isin(x1: usm_ndarray | int, x2: usm_ndarray | int, /, *, invert: bool = Fals
     --------
     [array_api.isin](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.isin.html): the standard's specification.
     """
-    check_bool(invert, "isin", "invert")
+    invert = check_bool(invert, "isin", "invert")
     a1 = _isin_operand(x1, "x1")
     a2 = _isin_operand(x2, "x2")
     if a1 is not None:

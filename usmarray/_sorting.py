@@ -18,11 +18,12 @@ __all__ = ["argsort", "sort"]
 _INDEX = dt.int64
 
 
-def _prepare(fname: str, x: Any, axis: Any, descending: Any, stable: Any) -> tuple[Any, int]:
+def _prepare(fname: str, x: Any, axis: Any, descending: Any,
+             stable: Any) -> tuple[Any, int, bool, bool]:
     a = check_x(x, fname, dt.REAL_NUMERIC, "real numeric")
-    check_bool(descending, fname, "descending")
-    check_bool(stable, fname, "stable")
-    return a, normalize_axis(axis, a.ndim, fname)
+    descending = check_bool(descending, fname, "descending")
+    stable = check_bool(stable, fname, "stable")
+    return a, normalize_axis(axis, a.ndim, fname), descending, stable
 
 
 def argsort(
@@ -67,7 +68,7 @@ def argsort(
     --------
     [array_api.argsort](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.argsort.html): the standard's specification.
     """
-    a, ax = _prepare("argsort", x, axis, descending, stable)
+    a, ax, descending, stable = _prepare("argsort", x, axis, descending, stable)
     be = x._be
     try:
         out = be.argsort(a, axis=ax, descending=descending, stable=stable)
@@ -120,7 +121,7 @@ def sort(
     --------
     [array_api.sort](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.sort.html): the standard's specification.
     """
-    a, ax = _prepare("sort", x, axis, descending, stable)
+    a, ax, descending, stable = _prepare("sort", x, axis, descending, stable)
     be = x._be
     try:
         return wrap_with(be, be.sort(a, axis=ax, descending=descending, stable=stable))

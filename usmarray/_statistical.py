@@ -13,6 +13,7 @@ from . import _dtypes as dt
 from . import _trace
 from ._array import usm_ndarray, wrap_with
 from ._helpers import alloc_failed, normalize_axis, refuse_axis_list
+from ._params import flag, real
 
 __all__ = [
     "cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum", "var",
@@ -41,9 +42,9 @@ def check_x(x: Any, fname: str, category: frozenset, catname: str) -> Any:
     return a
 
 
-def check_bool(value: Any, fname: str, argname: str) -> None:
-    if value is not True and value is not False:
-        raise TypeError(f"{fname}: {argname} must be True or False, got {value!r}")
+def check_bool(value: Any, fname: str, argname: str) -> bool:
+    """``value`` as True or False (``np.True_`` too: ``_params.flag``); else TypeError."""
+    return value if value is True or value is False else flag(value, fname, argname)
 
 
 def reduction_axes(axis: Any, ndim: int, fname: str) -> tuple[int, ...] | None:
@@ -93,7 +94,7 @@ def _sum_dtype(a: Any, dtype: Any, fname: str) -> Any:
 # ---- sum / prod -------------------------------------------------------------------------------
 def _sum_prod(fname: str, x: Any, axis: Any, dtype: Any, keepdims: Any) -> usm_ndarray:
     a = check_x(x, fname, dt.NUMERIC, "numeric")
-    check_bool(keepdims, fname, "keepdims")
+    keepdims = check_bool(keepdims, fname, "keepdims")
     axes = reduction_axes(axis, a.ndim, fname)
     d = _sum_dtype(a, dtype, fname)
     be = x._be
@@ -220,7 +221,7 @@ def prod(
 # ---- max / min ----------------------------------------------------------------------------------
 def _extremum(fname: str, x: Any, axis: Any, keepdims: Any) -> usm_ndarray:
     a = check_x(x, fname, dt.REAL_NUMERIC, "real numeric")
-    check_bool(keepdims, fname, "keepdims")
+    keepdims = check_bool(keepdims, fname, "keepdims")
     axes = reduction_axes(axis, a.ndim, fname)
     if reduced_size(a, axes) == 0:
         raise ValueError(
@@ -371,7 +372,7 @@ def mean(
     [array_api.mean](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.mean.html): the standard's specification.
     """
     a = check_x(x, "mean", dt.FLOATING, "floating-point")
-    check_bool(keepdims, "mean", "keepdims")
+    keepdims = check_bool(keepdims, "mean", "keepdims")
     axes = reduction_axes(axis, a.ndim, "mean")
     be = x._be
     try:
@@ -387,12 +388,8 @@ def mean(
 
 def _moment(fname: str, x: Any, axis: Any, correction: Any, keepdims: Any) -> usm_ndarray:
     a = check_x(x, fname, dt.REAL_FLOATING, "real floating-point")
-    check_bool(keepdims, fname, "keepdims")
-    t = type(correction)
-    if t is not int and t is not float:
-        raise TypeError(
-            f"{fname}: correction must be an int or a float, got {t.__name__}"
-        )
+    keepdims = check_bool(keepdims, fname, "keepdims")
+    correction = real(correction, fname, "correction")
     axes = reduction_axes(axis, a.ndim, fname)
     be = x._be
     try:
@@ -524,7 +521,7 @@ def std(
 # ---- cumulative ------------------------------------------------------------------------------------
 def _cumulative(fname: str, x: Any, axis: Any, dtype: Any, include_initial: Any) -> usm_ndarray:
     a = check_x(x, fname, dt.NUMERIC, "numeric")
-    check_bool(include_initial, fname, "include_initial")
+    include_initial = check_bool(include_initial, fname, "include_initial")
     nd = a.ndim
     if nd == 0:
         raise ValueError(f"{fname}: x must have at least one dimension, got a 0-D array")

@@ -8,13 +8,14 @@ from typing import Any
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
 from ._helpers import alloc_failed, normalize_axis, same_device
+from ._params import integer
 from ._statistical import check_bool, check_x, kept_size, reduction_axes
 
 __all__ = ["all", "any", "diff"]
 
 def _truth(fname: str, x: Any, axis: Any, keepdims: Any) -> usm_ndarray:
     a = check_x(x, fname, dt.ANY, "any")
-    check_bool(keepdims, fname, "keepdims")
+    keepdims = check_bool(keepdims, fname, "keepdims")
     axes = reduction_axes(axis, a.ndim, fname)
     be = x._be
     try:
@@ -181,8 +182,7 @@ def diff(
     [array_api.diff](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.diff.html): the standard's specification.
     """
     a = check_x(x, "diff", dt.NUMERIC, "numeric")
-    if type(n) is not int:
-        raise TypeError(f"diff: n must be an int, got {type(n).__name__}")
+    n = integer(n, "diff", "n")
     if n < 0:
         raise ValueError(f"diff: n must be non-negative, got {n}")
     if a.ndim == 0:

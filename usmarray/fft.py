@@ -16,13 +16,13 @@ default size); ``s`` needs ``axes``; repeated axes are refused.  Wrong dtypes ra
 from __future__ import annotations
 
 import math
-import operator
 from collections.abc import Sequence
 from typing import Any
 
 from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
 from ._helpers import alloc_failed, check_array, check_nbytes
+from ._params import integer, real
 from ._placement import check_device_dtype, default_float, placement
 
 __all__ = [
@@ -75,12 +75,7 @@ def _norm(norm: Any, fname: str) -> str:
 
 
 def _int(v: Any, fname: str, what: str) -> int:
-    if isinstance(v, bool):
-        raise TypeError(f"fft.{fname}: {what} must be an int, got bool")
-    try:
-        return operator.index(v)
-    except TypeError:
-        raise TypeError(f"fft.{fname}: {what} must be an int, got {type(v).__name__}") from None
+    return integer(v, f"fft.{fname}", what)
 
 
 def _axis(axis: Any, ndim: int, fname: str) -> int:
@@ -719,8 +714,7 @@ def irfftn(x: usm_ndarray, /, *, s: Sequence[int] | None = None,
 # ---- frequencies and shifts ---------------------------------------------------------------------
 def _freq_args(fname: str, n: Any, d: Any, dtype: Any, device: Any) -> tuple:
     n = _size(n, fname, "n")
-    if isinstance(d, bool) or type(d) not in (int, float):
-        raise TypeError(f"fft.{fname}: d must be a float, got {type(d).__name__}")
+    d = real(d, f"fft.{fname}", "d")
     if d == 0 or not math.isfinite(d):
         raise ValueError(f"fft.{fname}: d must be a finite nonzero sample spacing, got {d}")
     be, q, ut = placement(device, None, None, f"fft.{fname}")

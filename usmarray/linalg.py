@@ -19,7 +19,6 @@ must live on one device.  Wrong dtypes raise ``TypeError``; wrong shapes and arg
 from __future__ import annotations
 
 import math
-import operator
 from typing import Any, NamedTuple, NoReturn
 
 import numpy as np
@@ -37,6 +36,7 @@ from ._linalg_main import (
     tensordot,
     vecdot,
 )
+from ._params import flag, integer, real
 
 __all__ = [
     "EigResult", "EighResult", "HostFallbackWarning", "LinAlgError", "QRResult",
@@ -132,18 +132,11 @@ def _square(a: Any, fname: str, argname: str = "x") -> None:
 
 
 def _int_arg(v: Any, fname: str, name: str) -> int:
-    if isinstance(v, bool):
-        raise TypeError(f"linalg.{fname}: {name} must be an int, got bool")
-    try:
-        return operator.index(v)
-    except TypeError:
-        raise TypeError(f"linalg.{fname}: {name} must be an int, got {type(v).__name__}") from None
+    return integer(v, f"linalg.{fname}", name)
 
 
 def _bool_arg(v: Any, fname: str, name: str) -> bool:
-    if not isinstance(v, bool):
-        raise TypeError(f"linalg.{fname}: {name} must be a bool, got {type(v).__name__}")
-    return v
+    return flag(v, f"linalg.{fname}", name)
 
 
 def _as(be: Any, raw: Any, d: Any) -> Any:
@@ -892,8 +885,8 @@ def _rtol(rtol: Any, x: usm_ndarray, a: Any, fname: str) -> tuple[Any, Any]:
     rd = _REAL_OF[a.dtype]
     if rtol is None:
         return max(a.shape[-2:]) * float(np.finfo(rd).eps), rd
-    if type(rtol) in (int, float):
-        return float(rtol), rd
+    if type(rtol) in (int, float) or isinstance(rtol, np.generic) and rtol.dtype.kind in "iuf":
+        return float(real(rtol, f"linalg.{fname}", "rtol")), rd
     if type(rtol) is not usm_ndarray:
         raise TypeError(
             f"linalg.{fname}: rtol must be None, a float or an array of real floating "
@@ -1403,6 +1396,8 @@ def matrix_norm(
     if isinstance(ord, str):
         valid = ord in ("fro", "nuc")
     else:
+        if isinstance(ord, np.generic) or type(ord) is usm_ndarray:  # as its Python value
+            ord = real(ord, "linalg.matrix_norm", "ord")
         valid = type(ord) in (int, float) and ord in (1, -1, 2, -2, math.inf, -math.inf)
     if not valid:
         raise ValueError(
@@ -1493,6 +1488,8 @@ def vector_norm(
     """
     be, a = _floating(x, "vector_norm")
     keepdims = _bool_arg(keepdims, "vector_norm", "keepdims")
+    if isinstance(ord, np.generic) or type(ord) is usm_ndarray:  # as its Python value
+        ord = real(ord, "linalg.vector_norm", "ord")
     if isinstance(ord, bool) or type(ord) not in (int, float) or math.isnan(ord):
         raise ValueError(
             f"linalg.vector_norm: ord must be an int or a float (inf and -inf included), "
