@@ -249,6 +249,9 @@ _bodies: dict[tuple, Any] = {}
 
 def _engine_body(key: tuple, family: str) -> Any:
     name, *operands = key[:-1]
+    # dtypes travel in keys as their one-letter codes (a str hashes once; a dtype
+    # hashes anew on every lookup); the engines' arrays are in native byte order
+    operands = [np.dtype(o) if type(o) is str and len(o) == 1 else o for o in operands]
     out = _BOOL if name in _PREDICATES else None
     nodes: list[_Node] = []
     ins: list[Any] = []
@@ -309,10 +312,10 @@ def binary(be: Any, name: str, limit: int, a1: Any, a2: Any, d1: Any, d2: Any) -
     compute it."""
     if be.elementwise_engine:
         if d2 is None:
-            return _engine(be, (name, d1, type(a2), be.kernel_family), [a1], [a2])
+            return _engine(be, (name, d1.char, type(a2), be.kernel_family), [a1], [a2])
         if d1 is None:
-            return _engine(be, (name, type(a1), d2, be.kernel_family), [a2], [a1])
-        return _engine(be, (name, d1, d2, be.kernel_family), [a1, a2], [])
+            return _engine(be, (name, type(a1), d2.char, be.kernel_family), [a2], [a1])
+        return _engine(be, (name, d1.char, d2.char, be.kernel_family), [a1, a2], [])
     if d2 is not None and d1 is not None:
         size = a1.size
         shape = a1.shape
@@ -345,7 +348,8 @@ def where(be: Any, c: Any, a1: Any, a2: Any) -> Any:
     namespace; the result dtype is their promoted one) through an engine, or None."""
     if not be.elementwise_engine:
         return None
-    return _engine(be, ("where", c.dtype, a1.dtype, a2.dtype, be.kernel_family),
+    return _engine(be, ("where", c.dtype.char, a1.dtype.char, a2.dtype.char,
+                        be.kernel_family),
                    [c, a1, a2], [])
 
 
@@ -353,7 +357,7 @@ def astype(be: Any, a: Any, d: np.dtype) -> Any:
     """The raw ``a`` converted to dtype ``d`` (not its own) through an engine, or None."""
     if not be.elementwise_engine:
         return None
-    return _engine(be, ("astype", a.dtype, d, be.kernel_family), [a], [])
+    return _engine(be, ("astype", a.dtype.char, d.char, be.kernel_family), [a], [])
 
 
 def clip(be: Any, a: Any, lo: Any, hi: Any) -> Any:
@@ -362,7 +366,7 @@ def clip(be: Any, a: Any, lo: Any, hi: Any) -> Any:
     engine, or None."""
     if not be.elementwise_engine:
         return None
-    kinds: list[Any] = [a.dtype]
+    kinds: list[Any] = [a.dtype.char]
     arrays = [a]
     scalars = []
     for b in (lo, hi):
@@ -372,7 +376,7 @@ def clip(be: Any, a: Any, lo: Any, hi: Any) -> Any:
             kinds.append("nan" if b != b else type(b))
             scalars.append(b)
         else:
-            kinds.append(b.dtype)
+            kinds.append(b.dtype.char)
             arrays.append(b)
     return _engine(be, ("clip", *kinds, be.kernel_family), arrays, scalars)
 
@@ -380,7 +384,7 @@ def clip(be: Any, a: Any, lo: Any, hi: Any) -> Any:
 def unary(be: Any, name: str, limit: int, a: Any, d: Any) -> Any:
     """As :func:`binary`, for a one-operand function (``d``: the array's dtype)."""
     if be.elementwise_engine:
-        return _engine(be, (name, d, be.kernel_family), [a], [])
+        return _engine(be, (name, d.char, be.kernel_family), [a], [])
     size = a.size
     if size > limit or not size or d.kind == "c" or not a.flags.c_contiguous:
         return None

@@ -50,7 +50,6 @@ from . import interop as _io
 from .elementwise import ElementwiseEngine
 from .fast import FastKernels, make_argext
 from .kernels import triangle as _triangle
-from .kernels._launch import stream_ptr as _stream_ptr
 from .kernels.broadcast import RowBroadcast
 from .kernels.compact import Compactions
 from .kernels.element import ElementStore
@@ -115,6 +114,11 @@ def _enable_peer_access(dst: int, src: int) -> None:
             if "PeerAccessAlreadyEnabled" not in str(exc):
                 raise
     _PEERS.add((dst, src))
+
+
+def _placed_out(shape: tuple, d: np.dtype, n: int, stream: int) -> Any:
+    """A new result under the caller's placement (its allocator, device and stream)."""
+    return _nd(shape, d)
 
 
 class CudaQueue:
@@ -322,16 +326,13 @@ class CudaBackend(BackendBase):
                 return None
             if fast and not is_fast(a):
                 fast = False
-        if fast:
-            return self.engine.run(sig, body, names, arrays, consts, out_dtype, self._fast_out)
+        if fast:  # a result on the default queue: a spare one where one is free
+            return self.engine.run(sig, body, names, arrays, consts, out_dtype,
+                                   self.fast.new_out)
         q = self.queue_of(arrays[0])
         ut = self.coerced_usm_type([self.usm_type_of(a) for a in arrays])
         with self.placement(q, ut):
-            return self.engine.run(sig, body, names, arrays, consts, out_dtype, _nd)
-
-    def _fast_out(self, shape: tuple, d: np.dtype) -> Any:
-        """A result on the default queue (a spare one where the fast kernels keep one)."""
-        return self.fast.new_out(shape, d, math.prod(shape), _stream_ptr())
+            return self.engine.run(sig, body, names, arrays, consts, out_dtype, _placed_out)
 
     # ---- placement ------------------------------------------------------------------
     def _placed(self, fn: Any) -> Any:

@@ -87,8 +87,8 @@ class ElementwiseEngine:
     ``run(sig, body, names, arrays, consts, out_dtype, alloc)``: ``sig`` a hashable
     name of the body (its operation and operand types), ``names`` the generator's
     name of each array operand, ``arrays`` raw CuPy arrays, ``consts`` the scalar
-    arguments as (value, dtype), ``alloc(shape, dtype)`` the result's allocator (on
-    the operands' queue and memory kind, under the caller's placement).  Returns the
+    arguments as (value, dtype), ``alloc(shape, dtype, size, stream)`` the result's
+    allocator (on the operands' queue and memory kind, under the caller's placement).  Returns the
     raw result, or None where the layout is outside what the loops take (then the
     caller computes it another way).
     """
@@ -105,9 +105,13 @@ class ElementwiseEngine:
             consts: list[tuple[Any, np.dtype]], out_dtype: np.dtype, alloc: Any) -> Any:
         if len(arrays) == 1:
             a = arrays[0]
-            key: tuple = (sig, a.shape, a.strides, a.data.ptr % _ALIGN)
+            p0 = a.data.ptr
+            ptrs: Any = (p0,)
+            key: tuple = (sig, a.shape, a.strides, p0 % _ALIGN)
         else:
-            key = (sig, *[(a.shape, a.strides, a.data.ptr % _ALIGN) for a in arrays])
+            ptrs = [a.data.ptr for a in arrays]
+            key = (sig, *[(a.shape, a.strides, p % _ALIGN)
+                          for a, p in zip(arrays, ptrs, strict=True)])
         calls = self._calls
         c = calls.get(key)
         if c is None:
@@ -117,20 +121,18 @@ class ElementwiseEngine:
                                         out_dtype)
         if c is _REFUSED:
             return None
-        out = alloc(c.mem_shape, out_dtype)
+        s = stream_ptr()
+        out = alloc(c.mem_shape, out_dtype, c.n, s)
         if c.n:
             f = c.fn or self._kernel(c)
             t = _SLOTS
             if consts:
-                c.pack(t.buf, 0, *[a.data.ptr for a in arrays], *[v for v, _ in consts],
-                       out.data.ptr, c.n)
-            elif len(arrays) == 1:
-                c.pack(t.buf, 0, arrays[0].data.ptr, out.data.ptr, c.n)
+                c.pack(t.buf, 0, *ptrs, *[v for v, _ in consts], out.data.ptr, c.n)
             else:
-                c.pack(t.buf, 0, *[a.data.ptr for a in arrays], out.data.ptr, c.n)
+                c.pack(t.buf, 0, *ptrs, out.data.ptr, c.n)
             if c.layout:
                 ctypes.memmove(t.base + c.layout_at, c.layout, len(c.layout))
-            driver_launch(f.ptr, c.blocks, 1, 1, _BLOCK, 1, 1, 0, stream_ptr(), t.pp, 0)
+            driver_launch(f.ptr, c.blocks, 1, 1, _BLOCK, 1, 1, 0, s, t.pp, 0)
         return out if c.inverse is None else out.transpose(c.inverse)
 
     def _plan(self, body: str, names: list[str], arrays: list[Any],
