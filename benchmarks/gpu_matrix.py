@@ -1073,6 +1073,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="seconds after which the remaining ops (and estimators) are skipped "
                         "(default 480)")
     p.add_argument("--no-plot", action="store_true", help="skip gpu_matrix.png")
+    p.add_argument("--layouts", choices=("also", "only"), default=None,
+                   help="the elementwise layout section (benchmarks.elementwise_layouts: every "
+                        "layout class against CuPy and PyTorch, host time at 100 elements) "
+                        "into elementwise_layouts.json: after the matrix, or alone")
     p.add_argument("--list", action="store_true", help="print the ops and their shapes, run nothing")
     p.add_argument("--cpu-smoke", action="store_true", help=argparse.SUPPRESS)
     return p.parse_args(argv)
@@ -1123,6 +1127,9 @@ def main(argv: list[str] | None = None) -> int:
         paths = merge(args.merge, out, with_plot=not args.no_plot)
         print(Path(paths[1]).read_text())
         return 0
+    if args.layouts == "only":
+        _layouts(args)
+        return 0
     cfg = config(args.quick, args.cpu_smoke, args.time_limit)
     ops = select(table(), args.only, args.skip)
     sizes = sizes_of(args)
@@ -1150,7 +1157,21 @@ def main(argv: list[str] | None = None) -> int:
     paths = write_outputs(out, meta, rows, keys, peers, with_plot=not args.no_plot)
     print(report_text(meta, rows, keys, peers), flush=True)
     print(f"\nwrote {', '.join(map(str, paths))} in {meta['elapsed_s']} s", flush=True)
+    if args.layouts == "also":
+        _layouts(args)
     return 0
+
+
+def _layouts(args: argparse.Namespace) -> None:
+    """Run the elementwise layout section and write elementwise_layouts.json into --out."""
+    from . import elementwise_layouts
+
+    res = elementwise_layouts.run(2**20 if args.quick else 2**24, 5 if args.quick else 15,
+                                  20, host=True)
+    out = args.out or _default_out(False)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "elementwise_layouts.json").write_text(json.dumps(res, indent=1))
+    print(f"wrote {out / 'elementwise_layouts.json'}", flush=True)
 
 
 if __name__ == "__main__":
