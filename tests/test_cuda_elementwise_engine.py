@@ -265,3 +265,39 @@ def test_clip_layouts_and_bounds(layout: str) -> None:
     want = cupy.minimum(cupy.maximum(cupy.asarray(np.array(h)), cupy.asarray(lo)),
                         np.float32(2.0))
     _check(xp.clip(u, xp.asarray(lo, device=DEV), 2.0), cupy.asnumpy(want))
+
+
+_NP_NAMES = {"bitwise_invert": "invert", "acos": "arccos", "acosh": "arccosh",
+             "asin": "arcsin", "asinh": "arcsinh", "atan": "arctan", "atanh": "arctanh",
+             "atan2": "arctan2", "pow": "power"}
+
+
+def test_every_taken_signature_runs_on_the_engine() -> None:
+    """Every function and real or bool dtype the generator takes runs on the engine
+    (no CuPy kernel) and gives CuPy's own kernel's values, bit for bit."""
+    from usmarray._elementwise import BINARY, UNARY
+    from usmarray.kernels._direct import _ENGINE_FUNCTIONS, _engine_body
+
+    for name, (cat, _) in {**UNARY, **BINARY}.items():
+        for d in map(np.dtype, cat):
+            if d.kind == "c" or name not in _ENGINE_FUNCTIONS:
+                continue
+            key = (name, d.char, "cuda") if name in UNARY else (name, d.char, d.char, "cuda")
+            if _engine_body(key, "cuda") is False:
+                continue
+            h = _data(d.name, (67,))
+            if d.kind in "iu":
+                h = np.abs(h) % 7 + 1 if name == "pow" else h
+            args = [h] if name in UNARY else [h, h[::-1].copy()]
+            before = _direct.stats["launched"]
+            got = getattr(xp, name)(*[xp.asarray(a, device=DEV) for a in args])
+            assert _direct.stats["launched"] == before + 1, (name, d)
+            with np.errstate(all="ignore"):
+                want = getattr(cupy, _NP_NAMES.get(name, name))(*map(cupy.asarray, args))
+            g = cupy.asnumpy(cupy.from_dlpack(got))
+            w = cupy.asnumpy(want)
+            assert g.dtype == w.dtype, (name, d)
+            if w.dtype.kind == "f":
+                assert np.array_equal(g, w, equal_nan=True), (name, d)
+            else:
+                np.testing.assert_array_equal(g, w, err_msg=f"{name} {d}")
