@@ -296,6 +296,8 @@ def test_every_taken_signature_runs_on_the_engine() -> None:
                 want = getattr(cupy, _NP_NAMES.get(name, name))(*map(cupy.asarray, args))
             g = cupy.asnumpy(cupy.from_dlpack(got))
             w = cupy.asnumpy(want)
+            if name in ("floor", "ceil", "trunc") and d.kind in "iu":
+                w = w.astype(d)  # CuPy computes these in floating point; the standard keeps ints
             assert g.dtype == w.dtype, (name, d)
             if w.dtype.kind == "f":
                 assert np.array_equal(g, w, equal_nan=True), (name, d)
