@@ -173,43 +173,6 @@ def scalar_operand_dtype(dtype: np.dtype, value: Any, fname: str) -> np.dtype:
     return dtype
 
 
-_HOST_CHECK_MAX = 1 << 14
-
-
-def bad_index(be: Any, i: Any, n: int) -> int | None:
-    """An element of the raw integer array ``i`` outside ``[-n, n)`` (the largest such,
-    else the smallest), or None when every element lies inside."""
-    if not i.size:
-        return None
-    strides = be.element_strides(i)
-    if 0 in strides:  # a broadcast axis repeats its values: check one copy of them
-        i = i[tuple([slice(0, 1) if s == 0 else slice(None) for s in strides])]
-    if i.size <= _HOST_CHECK_MAX:  # one small copy is cheaper than two reductions
-        h = be.to_host(i)
-        lo, hi = int(h.min()), int(h.max())
-    elif be.index_out_of_range(i, n) is False:  # one pass, where the backend has it
-        return None
-    else:
-        lo, hi = int(be.scalar(be.min(i))), int(be.scalar(be.max(i)))
-    if lo < -n or hi >= n:
-        return hi if hi >= n else lo
-    return None
-
-
-def check_bounds(be: Any, i: Any, n: int, axis: int, fname: str,
-                 error: type[Exception] = IndexError) -> None:
-    """``error`` unless every index in the raw integer array ``i`` lies in ``[-n, n)``."""
-    bad = bad_index(be, i, n)
-    if bad is not None:
-        raise bounds_error(fname, bad, axis, n, error)
-
-
-def bounds_error(fname: str, bad: int, axis: int, n: int,
-                 error: type[Exception] = IndexError) -> Exception:
-    """The error for index ``bad`` outside ``[-n, n)`` on ``axis`` (to raise)."""
-    return error(f"{fname}: index {bad} is out of bounds for axis {axis} with size {n}")
-
-
 def fill_scalar(value: Any, dtype: np.dtype, fname: str) -> Any:
     """The Python scalar ``value`` ready to fill an array of ``dtype`` (``full``,
     ``asarray`` of a scalar), by one rule on every backend: a
@@ -243,7 +206,7 @@ from ._backend._errors import MAX_NBYTES, alloc_failed, check_nbytes  # noqa: E4
 __all__ = [
     "refuse_axis_list",
     "broadcast_shape",
-    "MAX_NBYTES", "alloc_failed", "bad_index", "bounds_error", "check_array", "check_arrays", "check_bounds",
+    "MAX_NBYTES", "alloc_failed", "check_array", "check_arrays",
     "check_category",
     "check_dtype_in", "check_nbytes", "check_scalar", "fill_scalar", "normalize_axes", "normalize_axis",
     "not_an_operand",

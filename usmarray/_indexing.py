@@ -16,8 +16,9 @@ from . import _dtypes as dt
 from . import _trace
 from ._array import usm_ndarray
 from ._device import Device, placement_error
-from ._helpers import alloc_failed, bad_index, check_scalar, not_an_operand
+from ._helpers import alloc_failed, check_scalar, not_an_operand
 from ._hints import bad_key
+from ._index_rules import bad_index
 from ._scalars import py_scalar
 
 _new = object.__new__

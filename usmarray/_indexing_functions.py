@@ -2,7 +2,8 @@
 
 Negative indices count from the end.  An index outside ``[-n, n)`` raises IndexError
 on every backend, as NumPy (the standard leaves them unspecified; the SYCL provider
-would clip them silently).
+would clip them silently: issue 14 family 5); an unsigned index is its value, never
+read as negative (``_index_rules``).
 """
 
 from __future__ import annotations
@@ -11,19 +12,11 @@ import math
 from typing import Any
 
 from . import _dtypes as dt
+from . import _index_rules as rules
 from ._array import usm_ndarray, wrap_with
-from ._helpers import (
-    alloc_failed,
-    bounds_error,
-    check_array,
-    check_bounds,
-    normalize_axis,
-    same_device,
-)
+from ._helpers import alloc_failed, check_array, normalize_axis, same_device
 
 __all__ = ["take", "take_along_axis"]
-
-_INDEX = dt.int64
 
 
 def _indices(x: usm_ndarray, indices: Any, fname: str) -> Any:
@@ -33,10 +26,14 @@ def _indices(x: usm_ndarray, indices: Any, fname: str) -> Any:
     i = indices._arr
     if i.dtype not in dt.INTEGER:
         raise TypeError(f"{fname}: indices must have an integer dtype, got {i.dtype}")
-    if i.dtype in dt.UNSIGNED:
-        i = x._be.astype(i, _INDEX)  # the provider's wrap mode needs signed indices
     return i
 
+
+def _refused(be: Any, i: Any, bad: int, n: int, axis: int, fname: str) -> IndexError:
+    """The error for a gather that refused ``i`` (an index of which, ``bad`` as the
+    gather read it, lies outside ``[-n, n)``), naming the index as ``i`` holds it."""
+    named = rules.bad_index(be, i, n) if i.dtype in dt.UNSIGNED else bad
+    return rules.bounds_error(fname, bad if named is None else named, axis, n)
 
 
 def take(x: usm_ndarray, indices: usm_ndarray, /, *, axis: int | None = None) -> usm_ndarray:
@@ -99,10 +96,11 @@ def take(x: usm_ndarray, indices: usm_ndarray, /, *, axis: int | None = None) ->
     if a.shape[ax] == 0 and i.shape[0]:
         raise IndexError(f"take: cannot take from the empty axis {ax} of shape {a.shape}")
     try:
-        checked = be.take_checked(a, i, ax)
+        s = rules.signed_indices(be, i)
+        checked = be.take_checked(a, s, ax)
         if checked is None:
-            check_bounds(be, i, a.shape[ax], ax, "take")
-            return wrap_with(be, be.take(a, i, axis=ax))
+            rules.check_positions(be, i, a.shape[ax], ax, "take")
+            return wrap_with(be, be.take(a, s, axis=ax))
     except IndexError:
         raise
     except Exception as exc:
@@ -110,7 +108,7 @@ def take(x: usm_ndarray, indices: usm_ndarray, /, *, axis: int | None = None) ->
         alloc_failed(exc, be, a, count * a.itemsize, "take")
     out, bad = checked
     if bad is not None:
-        raise bounds_error("take", bad, ax, a.shape[ax])
+        raise _refused(be, i, bad, a.shape[ax], ax, "take")
     return wrap_with(be, out)
 
 
@@ -173,20 +171,21 @@ def take_along_axis(x: usm_ndarray, indices: usm_ndarray, /, *, axis: int = -1) 
             f"take_along_axis: cannot take from the empty axis {ax} of shape {xs}"
         )
     try:
-        checked = be.take_along_axis_checked(a, i, ax)
+        s = rules.signed_indices(be, i)
+        checked = be.take_along_axis_checked(a, s, ax)
     except Exception as exc:
         alloc_failed(exc, be, a, i.size * a.itemsize, "take_along_axis")
     if checked is not None:
         out, bad = checked
         if bad is not None:
-            raise bounds_error("take_along_axis", bad, ax, xs[ax])
+            raise _refused(be, i, bad, xs[ax], ax, "take_along_axis")
         return wrap_with(be, out)
     if not be.checks_indices:
-        check_bounds(be, i, xs[ax], ax, "take_along_axis")
+        rules.check_positions(be, i, xs[ax], ax, "take_along_axis")
     try:
-        return wrap_with(be, be.take_along_axis(a, i, axis=ax))
+        return wrap_with(be, be.take_along_axis(a, s, axis=ax))
     except Exception as exc:
         if be.checks_indices:  # its gather refused: the check names the index as before
-            check_bounds(be, i, xs[ax], ax, "take_along_axis")
+            rules.check_positions(be, i, xs[ax], ax, "take_along_axis")
         shape = [n if m == 1 and k != ax else m for k, (n, m) in enumerate(zip(xs, js, strict=True))]
         alloc_failed(exc, be, a, math.prod(shape) * a.itemsize, "take_along_axis")

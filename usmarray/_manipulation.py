@@ -11,9 +11,8 @@ from __future__ import annotations
 import math
 from typing import Any, cast
 
-import numpy as np
-
 from . import _dtypes as dt
+from . import _index_rules as rules
 from ._array import usm_ndarray, wrap_with
 from ._helpers import (
     MAX_NBYTES,
@@ -841,7 +840,9 @@ def repeat(x: usm_ndarray, repeats: int | usm_ndarray, /, *, axis: int | None = 
         ``x`` is not a ``usm_ndarray``; ``repeats`` is neither an int nor an integer
         array (a list, a NumPy array).
     ValueError
-        A negative repeat; a ``repeats`` array of another shape.
+        A repeat below 0 or of 2**63 or more, read as the value it holds whatever its
+        dtype; a ``repeats`` array of another shape; an empty result longer than
+        2**63 - 1 along ``axis``.
     IndexError
         ``axis`` out of range.
     ExecutionPlacementError
@@ -879,34 +880,31 @@ def repeat(x: usm_ndarray, repeats: int | usm_ndarray, /, *, axis: int | None = 
             raise ValueError(
                 f"repeat: a repeats array must have shape (1,) or ({n},), got {r.shape}"
             )
+        most = rules.check_counts(be, r, "repeat")
         if r.shape[0] == 1:
-            reps = int(be.to_host(r)[0])
-            if reps < 0:
-                raise ValueError(f"repeat: repeats must be non-negative, got {reps}")
-            if reps > 2**63 - 1:
-                raise ValueError("repeat: repeats are too large")
+            reps = most
             total = n * reps
         else:
-            # a bound on the total from the dtype, else from the largest repeat (a copy
-            # to the host is quicker than a reduction for up to 2**16 repeats)
-            most = int(np.iinfo(r.dtype).max)
-            if n * most * rest * a.itemsize > MAX_NBYTES:
-                most = int(be.to_host(r).max() if n <= 1 << 16 else be.to_host(be.max(r)))
-                if most > 2**63 - 1:
-                    raise ValueError("repeat: repeats are too large")
-            total = n * most
-            if total * rest * a.itemsize > MAX_NBYTES:
-                # the provider's int64 running sum could wrap around: sum exactly
-                host = be.to_host(r).tolist()
-                total = sum(host) if min(host) >= 0 else 0
+            total = n * most  # a bound
+            if not rest or total > rules.INT64_MAX or total * rest * a.itemsize > MAX_NBYTES:
+                # the shape of an empty result, or a sum the provider's int64 running
+                # sum could wrap around: sum exactly
+                total = sum(be.to_host(r).tolist())
             reps = r if r.dtype is dt.int64 else be.astype(r, dt.int64)
     else:
         reps = repeats = integer(repeats, "repeat", "repeats")
-        if repeats < 0:
-            raise ValueError(f"repeat: repeats must be non-negative, got {repeats}")
-        total = n * repeats
+        total = n * rules.check_count(repeats, "repeat")
     nbytes = total * rest * a.itemsize
     check_nbytes(be, a, nbytes, "repeat")
+    if total > rules.INT64_MAX:  # (an empty result: others are a MemoryError first)
+        raise ValueError(
+            f"repeat: the result would have {total} elements along axis {ax}; an axis "
+            "holds at most 2**63 - 1"
+        )
+    if not nbytes:  # nothing to copy (a provider may still loop over every repeat)
+        shape = (total,) if axis is None else a.shape[:ax] + (total,) + a.shape[ax + 1:]
+        return wrap_with(be, be.empty(shape, dtype=a.dtype, usm_type=be.usm_type_of(a),
+                                      queue=be.queue_of(a)))
     try:
         if axis is None and a.ndim != 1:
             a = be.reshape(a, (n,))

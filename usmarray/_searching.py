@@ -7,6 +7,7 @@ import math
 from typing import Any
 
 from . import _dtypes as dt
+from . import _index_rules as rules
 from . import _trace
 from ._array import usm_ndarray, wrap_with
 from ._data_type_functions import scalar_result_dtype
@@ -15,7 +16,6 @@ from ._helpers import (
     alloc_failed,
     broadcast_shape,
     check_array,
-    check_bounds,
     normalize_axis,
     same_device,
 )
@@ -363,9 +363,9 @@ def searchsorted(
             raise ValueError(
                 f"searchsorted: sorter has shape {s.shape}; it must match x1's shape {a.shape}"
             )
-        if s.dtype is not _INDEX:
+        rules.check_sorter(be, s, a.shape[0], "searchsorted")
+        if s.dtype is not _INDEX:  # every value lies in [0, n): the cast keeps it
             s = be.astype(s, _INDEX)
-        check_bounds(be, s, a.shape[0], 0, "searchsorted (sorter)", ValueError)
     try:
         if d1 is not d:
             a = be.astype(a, d)
