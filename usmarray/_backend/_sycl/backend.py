@@ -9,6 +9,7 @@ from __future__ import annotations
 import builtins
 import functools
 import importlib
+import inspect
 import math
 import operator
 import os
@@ -166,6 +167,31 @@ def _where_no_negative_strides(fn: Any, pt: Any) -> Any:
 LAYOUT_SENSITIVE = {"roll": _roll_dense_flat, "where": _where_no_negative_strides}
 
 
+def _merge_sort_on_cpus(fn: Any) -> Any:
+    """``fn`` (the provider's sort) with its merge sort for 1- and 2-byte integers on CPU
+    devices.  Its default for them, the radix sort, crashes or hangs the OpenCL CPU
+    device's compiler (the pass "sycl-kernel-reduce-cross-barrier-values") for rows of
+    about 3000 elements or more, the first time it is built; its argsort and unique
+    already take the merge sort."""
+    if "kind" not in inspect.signature(fn).parameters:  # no radix sort to avoid
+        return fn
+    cpu: dict[Any, bool] = {}
+
+    @functools.wraps(fn)
+    def kernel(x: Any, axis: int = -1, descending: bool = False, stable: bool = True) -> Any:
+        if x.dtype.itemsize <= 2:
+            d = x.sycl_device
+            on_cpu = cpu.get(d)
+            if on_cpu is None:
+                on_cpu = cpu[d] = d.is_cpu
+            if on_cpu:
+                return fn(x, axis=axis, descending=descending, stable=stable,
+                          kind="mergesort")
+        return fn(x, axis=axis, descending=descending, stable=stable)
+
+    return kernel
+
+
 def _read_only(fn: Any) -> Any:
     """``fn`` (the provider's broadcast_to) with its view marked read-only, as NumPy's:
     a write into a broadcast view would land in the source and in every element that
@@ -290,6 +316,8 @@ class SyclBackend(BackendBase):
                     fn = _read_only(fn)
                 elif kname == "meshgrid":
                     fn = _independent(fn, pt)
+                elif kname == "sort":
+                    fn = _merge_sort_on_cpus(fn)
                 elif kname in ELEMENTWISE_KERNELS:  # the provider's range: see ranged
                     fn = _ranged.elementwise(fn, pt)
                 elif kname in REDUCTION_KERNELS:
