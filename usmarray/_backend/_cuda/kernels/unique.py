@@ -5,7 +5,10 @@ Class labels, categories and counts take few distinct values close together.  Fo
 integer array of at least :data:`DENSE_MIN` elements, one launch marks each value's
 presence in a bitmap of :data:`WINDOW` bits centred on the first element (each block
 builds its own bitmap in shared memory, then ORs its non-zero words into the global
-one), and one block turns the set bits into the sorted values (a block scan of the
+one).  Values are read as order-preserving unsigned keys (the sign bit flipped for
+signed dtypes), and the window is moved inside the dtype's range where it would pass
+one of its ends, so it never wraps around: uint64 5 and 2**64 - 3, or int64's minimum
+and maximum, are never neighbours.  One block turns the set bits into the sorted values (a block scan of the
 words' bit counts gives each thread its output position, and each word's first
 position is kept).  For the inverse, counts and first indices one more pass gives each
 element its rank (its bit's position among the set bits) and writes, counts or keeps
@@ -40,8 +43,21 @@ _HEAD = r"""
 typedef {t} T;
 #define WORDS {words}
 #define HALF {half}ULL
+#define LOKEY {lokey}ULL
+#define TOPBASE {topbase}ULL
 __device__ __forceinline__ unsigned long long key_of(const T v) {{
   return {key};
+}}
+__device__ __forceinline__ T value_of(const unsigned long long k) {{
+  return {value};
+}}
+// the window's first key: HALF below the first element's, moved up to the dtype's
+// lowest key or down to TOPBASE (its last key lies at the dtype's highest), so that
+// key - base never wraps: it is below 2 * HALF exactly for keys inside the window
+__device__ __forceinline__ unsigned long long window_base(const T first) {{
+  const unsigned long long k = key_of(first);
+  const unsigned long long b = k - LOKEY < HALF ? LOKEY : k - HALF;
+  return b > TOPBASE ? TOPBASE : b;
 }}
 """
 
@@ -51,7 +67,7 @@ extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ x,
   __shared__ unsigned int sb[WORDS];
   for (int i = threadIdx.x; i < WORDS; i += 256) sb[i] = 0u;
   __syncthreads();
-  const unsigned long long base = key_of(x[0]) - HALF;
+  const unsigned long long base = window_base(x[0]);
   int wide = 0;
   const long long step = (long long)gridDim.x * 256;
   for (long long i = (long long)blockIdx.x * 256 + threadIdx.x; i < n; i += step) {
@@ -84,7 +100,7 @@ extern "C" __global__ void __launch_bounds__(1024) k(const unsigned int* __restr
   __shared__ int wsum[32];
   if (head[0]) return;
   const int tid = threadIdx.x, lane = tid & 31, wp = tid >> 5;
-  const unsigned long long base = key_of(x[0]) - HALF;
+  const unsigned long long base = window_base(x[0]);
   unsigned int w[PER];
   int c = 0;
   #pragma unroll
@@ -116,7 +132,7 @@ extern "C" __global__ void __launch_bounds__(1024) k(const unsigned int* __restr
     while (v) {
       const int b = __ffs(v) - 1;
       v &= v - 1;
-      out[pos++] = (T)(first + (unsigned long long)b);
+      out[pos++] = value_of(first + (unsigned long long)b);
     }
   }
   if (tid == 1023) head[1] = (unsigned long long)pos;
@@ -134,7 +150,7 @@ extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ x,
     unsigned long long* __restrict__ cnt, unsigned long long* __restrict__ first,
     const long long n) {
   if (head[0]) return;
-  const unsigned long long base = key_of(x[0]) - HALF;
+  const unsigned long long base = window_base(x[0]);
   const long long step = (long long)gridDim.x * 256;
   for (long long i = (long long)blockIdx.x * 256 + threadIdx.x; i < n; i += step) {
     const unsigned long long d = key_of(x[i]) - base;
@@ -153,10 +169,27 @@ extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ x,
 """
 
 
+_SIGN = 1 << 63
+
+
+def key_range(d: np.dtype) -> tuple[int, int]:
+    """The lowest and the highest key of the integer dtype ``d`` (keys as ``key_of``
+    makes them: unsigned values as they are, signed ones plus 2**63)."""
+    info = np.iinfo(d)
+    shift = _SIGN if d.kind == "i" else 0
+    return int(info.min) + shift, int(info.max) + shift
+
+
 def _source(d: np.dtype, body: str) -> str:
-    key = ("(unsigned long long)v" if d.kind == "u"
-           else "(unsigned long long)(long long)v")
-    return _HEAD.format(t=_CTYPES[d], words=WINDOW // 32, half=WINDOW // 2, key=key) + body
+    if d.kind == "u":
+        key, value = "(unsigned long long)v", "(T)k"
+    else:
+        key = "(unsigned long long)(long long)v ^ 0x8000000000000000ULL"
+        value = "(T)(long long)(k ^ 0x8000000000000000ULL)"
+    lokey, hikey = key_range(d)
+    topbase = max(lokey, hikey - (WINDOW - 1))
+    return _HEAD.format(t=_CTYPES[d], words=WINDOW // 32, half=WINDOW // 2, key=key,
+                        value=value, lokey=lokey, topbase=topbase) + body
 
 
 class Uniques:
@@ -254,4 +287,4 @@ class Uniques:
         return fn
 
 
-__all__ = ["DENSE_MIN", "WINDOW", "Uniques"]
+__all__ = ["DENSE_MIN", "WINDOW", "Uniques", "key_range"]
