@@ -28,6 +28,7 @@ from collections import Counter
 from pathlib import Path
 
 from . import _report as rp
+from . import _upstream
 from ._suites import Suite, full_suites, quick_suites
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -127,9 +128,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="SciPy's MArray name test: as shipped, exact (the upstream fix), or "
                     "substring on the plain string (usmarray without its fix)")
     ap.add_argument("--upstream-fixes", action="store_true",
-                    help="apply the upstream fixes docs/compatibility.md proposes (SciPy's "
-                    "exact MArray test and host copies in its xp_assert_*, array-api-extra's "
-                    "host export) to see what remains")
+                    help="apply the upstream fixes docs/compatibility.md proposes (the "
+                    "patches of clients/upstream/, SciPy's exact MArray test and host copies "
+                    "in its xp_assert_*) to see what remains")
     ap.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
     a = ap.parse_args(argv)
 
@@ -159,15 +160,17 @@ def main(argv: list[str] | None = None) -> int:
                 extra = list(a.pytest_args)
                 marray = "exact" if a.upstream_fixes else a.scipy_marray
                 extra.append(f"--clients-scipy-marray={marray}")
+                env = device_env(dev)
                 if a.upstream_fixes:
-                    extra += ["--clients-xpx-host-export", "--clients-scipy-host-assert"]
+                    extra += ["--clients-scipy-host-assert"]
+                    env[_upstream.ENV] = "1"
                 entry = meta["runs"].setdefault(f"{suite.name}-{dev}", {"parts": {}})
                 for args in suite.runs:
                     part = part_name(args)
                     res = raw / f"{suite.name}-{dev}-{part}.jsonl"
                     log = raw / f"{suite.name}-{dev}-{part}.log"
                     print(f"[{suite.name} / {dev}] pytest {' '.join(args)}", flush=True)
-                    dt = run_pytest(list(args), device_env(dev), res, namespaces, extra, log)
+                    dt = run_pytest(list(args), env, res, namespaces, extra, log)
                     entry["parts"][part] = {"seconds": round(dt), "args": list(args)}
                     print(f"    {dt:.0f} s", flush=True)
                 entry.update(

@@ -24,7 +24,6 @@ namespace not selected are deselected, so the counts are those of the namespaced
 
 from __future__ import annotations
 
-import contextlib
 import enum
 import functools
 import json
@@ -34,6 +33,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from . import _upstream
 
 USMARRAY = "usmarray"
 STRICT = "array_api_strict"
@@ -105,38 +106,6 @@ def _patch_xpx() -> None:
         setattr(new, attr, old.__dict__[attr])
     new.__doc__ = old.__doc__
     xb.Backend = new  # type: ignore[misc]
-
-
-def _patch_xpx_host_export() -> None:
-    """array-api-extra's upstream fix (see docs/compatibility.md): its testing helper
-    ``_as_numpy_array`` asks the producer for a host copy when ``np.from_dlpack`` cannot
-    take the producer's device (NumPy raises RuntimeError for a kDLOneAPI tensor, and the
-    helper's ``np.asarray`` fallback fails for GPU memory)."""
-    import importlib
-
-    import numpy as np
-
-    for name in ("array_api_extra.testing._testing", "array_api_extra._lib._testing"):
-        with contextlib.suppress(ImportError):
-            t = importlib.import_module(name)
-            if hasattr(t, "_as_numpy_array"):
-                break
-    else:
-        return
-    orig = t._as_numpy_array
-    if getattr(orig, "_clients_patched", False):
-        return
-
-    def as_numpy(array: Any, *, xp: Any) -> Any:
-        try:
-            return orig(array, xp=xp)
-        except (RuntimeError, TypeError, BufferError):
-            # NumPy refuses a kDLOneAPI tensor (RuntimeError); a GPU tensor makes the
-            # helper fall back to np.asarray, which device memory refuses (TypeError)
-            return np.from_dlpack(array, device="cpu")
-
-    as_numpy._clients_patched = True  # type: ignore[attr-defined]
-    t._as_numpy_array = as_numpy
 
 
 # ---- SciPy -------------------------------------------------------------------------------
@@ -244,6 +213,8 @@ def _is_cpu(dev: Any) -> bool:
 # ---- the plugin --------------------------------------------------------------------------
 # before any conftest or test module imports the names patched here
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
+if os.environ.get(_upstream.ENV) == "1":  # the upstream patches, before any client import
+    _upstream.install()
 _patch_sklearn()
 _patch_xpx()
 
@@ -254,9 +225,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 help="comma-separated namespaces to keep (default: %(default)s)")
     g.addoption("--clients-results", default=None,
                 help="write one JSON record per test to this file")
-    g.addoption("--clients-xpx-host-export", action="store_true",
-                help="apply array-api-extra's upstream fix: np.from_dlpack(x, device='cpu') "
-                "where np.from_dlpack(x) refuses the device")
     g.addoption("--clients-scipy-host-assert", action="store_true",
                 help="apply SciPy's upstream fix: its xp_assert_* copy arrays whose DLPack "
                 "device is not the CPU to the host (np.from_dlpack(x, device='cpu'))")
@@ -268,8 +236,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     _patch_scipy_marray(config.getoption("--clients-scipy-marray"))
-    if config.getoption("--clients-xpx-host-export"):
-        _patch_xpx_host_export()
     if config.getoption("--clients-scipy-host-assert"):
         _patch_scipy_host_assert()
     config._clients_records = {}  # type: ignore[attr-defined]
