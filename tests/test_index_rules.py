@@ -202,11 +202,45 @@ def test_index_checks_at_the_host_check_threshold(device, dtype):
                 x[j]
             with pytest.raises(IndexError, match=rf"^take_along_axis: index {bad} is out"):
                 xp.take_along_axis(x, j)
-        if info.min < 0:  # a sorter's negative entry, which [-n, n) would have let through
-            s = np.argsort(a[:size], kind="stable").astype(object)
+        counts = np.ones(size, dtype=dtype)
+        hs = np.arange(size, dtype=np.float32)
+        xs = xp.asarray(hs, device=device)
+        np.testing.assert_array_equal(xp.asnumpy(xp.repeat(xs, _index(counts, dtype, device))),
+                                      hs)
+        if info.min < 0:  # a negative count anywhere; a sorter's negative entry, which
+            counts[size // 2] = -1  # [-n, n) would have let through
+            with pytest.raises(ValueError, match=r"^repeat: repeats must be non-negative, "
+                                                 r"got -1$"):
+                xp.repeat(xs, _index(counts, dtype, device))
+            s = np.argsort(hs, kind="stable").astype(object)
             s[size // 3] = -1
             with pytest.raises(ValueError, match=r"^searchsorted: sorter holds -1"):
-                xp.searchsorted(x[:size], x[:3], sorter=_index(s.tolist(), dtype, device))
+                xp.searchsorted(xs, xs[:3], sorter=_index(s.tolist(), dtype, device))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_large_gathers_refuse_wrapped_unsigned_indices(device):
+    """2**20 uint64 indices into 2**20 + 1 elements (the checked gathers of every
+    backend): in range they give NumPy's values; 2**64 - 1 or 2**63 anywhere (a plain
+    cast would read -1 or the minimum) is named."""
+    n = (1 << 20) + 1
+    a = np.arange(n, dtype=np.float32)
+    x = xp.asarray(a, device=device)
+    ih = np.random.default_rng(5).integers(0, n, size=n - 1).astype(np.uint64)
+    i = xp.asarray(ih, device=device)
+    np.testing.assert_array_equal(xp.asnumpy(xp.take(x, i)), a[ih])
+    np.testing.assert_array_equal(xp.asnumpy(xp.take_along_axis(x, i)), a[ih])
+    np.testing.assert_array_equal(xp.asnumpy(x[i]), a[ih])
+    for at, bad in ((0, 2**64 - 1), (n // 2, 2**63), (n - 2, n)):
+        jh = ih.copy()
+        jh[at] = bad
+        j = xp.asarray(jh, device=device)
+        for fname, f in (("take", xp.take), ("take_along_axis", xp.take_along_axis)):
+            with pytest.raises(IndexError, match=rf"^{fname}: index {bad} is out of bounds "
+                                                 rf"for axis 0 with size {n} "):
+                f(x, j)
+        with pytest.raises(IndexError, match=rf"index {bad} is out of bounds for axis 0"):
+            x[j]
 
 
 @pytest.mark.parametrize("device", device_params("cpu"))
@@ -345,12 +379,13 @@ def test_cuda_unique_bitmap_window_edges(device, dtype):
 
 # ---- the SYCL provider's sort of short integers ----------------------------------------------
 def sort_short_integers_child() -> None:
-    """Sort rows of 4097 8- and 16-bit integers both ways on the SYCL CPU device."""
+    """Sort and argsort rows of 4097 8- and 16-bit integers on the SYCL CPU device."""
     for dtype in ("uint8", "int8", "uint16", "int16"):
         h = _extreme_values(dtype, 4097, 1)
         x = xp.asarray(h, device="cpu")
         np.testing.assert_array_equal(xp.asnumpy(xp.sort(x)), np.sort(h))
         np.testing.assert_array_equal(xp.asnumpy(xp.sort(x, descending=True)), np.sort(h)[::-1])
+        np.testing.assert_array_equal(xp.asnumpy(xp.argsort(x)), np.argsort(h, kind="stable"))
 
 
 @pytest.mark.parametrize("device", device_params("cpu"))
