@@ -109,8 +109,9 @@ MISSING_NAMES: dict[str, dict[str, str]] = {
     "fft": {},
 }
 
-_RANDOM = ("NumPy to draw the numbers (numpy.random.default_rng()), and move them with "
-           "xp.asarray(values, device=...)")
+_RANDOM = ("usmarray.random, made on the device: import usmarray.random; rng = "
+           "usmarray.random.default_rng(seed); rng.random(shape), rng.standard_normal(shape), "
+           "rng.integers(low, high, shape), ...")
 
 #: names with no counterpart in the standard -> what to write instead
 NO_COUNTERPART: dict[str, dict[str, str]] = {
