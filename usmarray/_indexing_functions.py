@@ -2,7 +2,7 @@
 
 Negative indices count from the end.  An index outside ``[-n, n)`` raises IndexError
 on every backend, as NumPy (the standard leaves them unspecified; the SYCL provider
-would clip them silently: issue 14 family 5); an unsigned index is its value, never
+would clip them silently); an unsigned index is its value, never
 read as negative (``_index_rules``).
 """
 
