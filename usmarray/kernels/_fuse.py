@@ -2,10 +2,12 @@
 
 The decorated function is ordinary array-API code.  The first call per *signature*
 (per argument: an array's dtype, rank and device, a Python scalar's type and value,
-any other argument's value; which arguments are the same array; the Python scalars
-the function reads from its globals and closure) runs the function unfused while
-the namespace functions record what they compute (``usmarray._trace``): its result
-is that call's result.  When everything between the array arguments and the result
+any other argument's value; which arguments are the same array; the metadata of an
+argument the function read, such as its shape) runs the function unfused while the
+namespace functions record what they compute (``usmarray._trace``) and ``_guard``
+records what else it read (globals, module attributes, closure cells, defaults,
+transitively): its result is that call's result, and its plan is reused only while
+all of that is what the trace read.  When everything between the array arguments and the result
 is an elementwise function, operator, ``where``, ``clip`` or ``astype`` of a dtype
 and form this module can emit exactly (the table below), the recorded chain becomes
 one kernel of the factory (``elementwise``), compiled once; a trailing ``sum``,
@@ -30,7 +32,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import operator
 import types
 import weakref
 from typing import Any
@@ -43,6 +44,7 @@ from .._array import usm_ndarray, wrap_with
 from .._backend._protocol import BackendBase
 from .._scalars import py_scalar
 from .._special_cases import FIXUPS
+from . import _guard
 from ._compilers import COMPILERS, program_module
 from ._elementwise import ElementwiseKernel
 
@@ -52,7 +54,6 @@ log = logging.getLogger("usmarray.fuse")
 MAX_SIGNATURES = 64
 
 _UNFUSED = "unfused"
-_MISSING = object()
 
 #: elementwise functions emitted as a C function of the same name (floating dtypes)
 _MATH = {
@@ -131,6 +132,9 @@ class _GraphRecorder(_trace.Recorder):
         super().__init__()
         self.ids: dict[int, int] = {}
         self.nodes: list[_Node] = []
+        #: (argument position, "shape" | "layout" | "usm_type"): what the function read
+        #: of an argument's metadata, directly or through an array computed from it
+        self.observed: set[tuple[int, str]] = set()
         for k, a in enumerate(flat):
             if type(a) is usm_ndarray and id(a) not in self.ids:
                 self.ids[id(a)] = len(self.nodes)
@@ -165,6 +169,61 @@ class _GraphRecorder(_trace.Recorder):
                 weakref.finalize(result, self._forget, id(result))
             return
         ids.pop(id(result), None)  # computed from something that is not an argument
+
+    def positions(self, n: int) -> set[int]:
+        """The argument positions node ``n`` is computed from."""
+        out: set[int] = set()
+        stack, seen = [n], set()
+        while stack:
+            i = stack.pop()
+            if i in seen:
+                continue
+            seen.add(i)
+            node = self.nodes[i]
+            if node.op == "arg":
+                out.add(node.ins[0])
+            else:
+                stack.extend(r for r in node.ins if isinstance(r, int))
+        return out
+
+    def observe(self, a: Any, kind: str) -> None:
+        """The function read ``kind`` of array ``a``'s metadata (see ``_guard.Watch``)."""
+        if kind in ("values", "attribute"):
+            what = "values (repr, str, format or pickle)" if kind == "values" else \
+                "backend attributes"
+            self.impure = self.impure or f"it reads an array's {what}"
+            return
+        n = self.ids.get(id(a)) if type(a) is usm_ndarray else None
+        if n is None:
+            self.impure = self.impure or (
+                f"it reads the {kind} of an array that is neither an argument nor computed "
+                "from the arguments by recorded operations")
+            return
+        self.observed.update((p, kind) for p in self.positions(n))
+
+    def produced(self, v: Any) -> None:
+        """A namespace function returned ``v`` to the function: every array in it must
+        be an argument or a recorded result."""
+        for a in (v if type(v) in (tuple, list) else (v,)):
+            if type(a) is usm_ndarray and id(a) not in self.ids and self.impure is None:
+                self.impure = ("an array computed by an operation that is not recorded, or "
+                               "from an array that is not an argument (a global; indexing, "
+                               "creation, manipulation, linear algebra, ...)")
+
+    def dead(self, out: int) -> None:
+        """Recorded results the output does not use: the kernel will not compute them,
+        so the shapes their operations checked become part of the signature."""
+        used: set[int] = set()
+        stack = [out]
+        while stack:
+            i = stack.pop()
+            if i not in used:
+                used.add(i)
+                stack.extend(r for r in self.nodes[i].ins if isinstance(r, int)
+                             and self.nodes[i].op != "arg")
+        for i, node in enumerate(self.nodes):
+            if node.op != "arg" and i not in used:
+                self.observed.update((p, "shape") for p in self.positions(i))
 
     def output(self, out: Any) -> int:
         """The node of the function's result."""
@@ -460,15 +519,16 @@ def _signame(nodes: list[_Node], position: int) -> str:
 
 
 # ---- the decorator ----------------------------------------------------------------------------
-def _global_reads(fn: Any) -> tuple[str, ...]:
-    """The names ``fn`` (and the code nested in it) may read from its globals."""
-    names: set[str] = set()
-    stack = [fn.__code__]
-    while stack:
-        co = stack.pop()
-        names.update(co.co_names)
-        stack.extend(c for c in co.co_consts if isinstance(c, types.CodeType))
-    return tuple(sorted(names))
+def _fact(a: Any, kind: str) -> Any:
+    """What the function read of argument ``a``'s metadata, as part of a signature."""
+    if type(a) is not usm_ndarray:
+        return None
+    raw = a._arr
+    if kind == "shape":
+        return raw.shape
+    if kind == "layout":
+        return raw.shape, a._be.element_strides(raw), a._be.writable(raw)
+    return a._be.usm_type_of(raw)
 
 
 class FusedFunction:
@@ -484,9 +544,9 @@ class FusedFunction:
         self.fn = fn
         functools.update_wrapper(self, fn)
         self._plans: dict[tuple, Any] = {}
-        g_names = _global_reads(fn)
-        self._globals = fn.__globals__
-        self._g_names = g_names
+        #: (argument position, kind) of the metadata some trace read (see
+        #: ``_GraphRecorder.observe``): part of every signature from then on
+        self._observed: tuple[tuple[int, str], ...] = ()
         #: counters for tests and benchmarks: traces, fused launches, unfused calls
         self.stats = {"traced": 0, "fused": 0, "unfused": 0}
         #: (weak references to the last call's arguments, all arrays, and its signature)
@@ -499,18 +559,6 @@ class FusedFunction:
         if obj is None:
             return self
         return functools.partial(self, obj)
-
-    def _frozen(self) -> list:
-        """What the function reads from its globals and closure cells (functions,
-        modules, Python scalars, ...): a trace holds while these are the same objects."""
-        g = self._globals
-        vals = [g.get(n, _MISSING) for n in self._g_names]
-        for c in self.fn.__closure__ or ():
-            try:
-                vals.append(c.cell_contents)
-            except ValueError:  # an empty cell
-                vals.append(_MISSING)
-        return vals
 
     def _key(self, flat: list) -> tuple | None:
         key: list[Any] = []
@@ -530,6 +578,9 @@ class FusedFunction:
                 key.append(v)
         if be is None or be.name not in COMPILERS:
             return None
+        n = len(flat)
+        for p, kind in self._observed:
+            key.append(_fact(flat[p], kind) if p < n else None)
         return tuple(key)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -547,50 +598,62 @@ class FusedFunction:
                 return self.fn(*args, **kwargs)
             if kwargs:
                 key = key + (tuple(sorted(kwargs)),)
-            elif all(type(a) is usm_ndarray for a in args):
+            elif all(type(a) is usm_ndarray for a in args) and not any(
+                    kind == "layout" for _, kind in self._observed):  # flags can change
                 self._last = (tuple(weakref.ref(a) for a in args), key)
         entry = self._plans.get(key)
-        if entry is not None:
-            frozen, plan = entry
+        if entry is not None and entry[0].holds():
+            plan = entry[1]
             if plan is _UNFUSED:
                 self.stats["unfused"] += 1
                 return self.fn(*args, **kwargs)
-            if all(map(operator.is_, frozen, self._frozen())):
-                try:
-                    res = self._launch(plan, flat)
-                except Exception as exc:  # the namespace reports it, or computes it
-                    log.debug("%r: the fused kernel did not run (%s: %s); calling the "
-                              "function unfused", self, type(exc).__name__, exc)
-                    self.stats["unfused"] += 1
-                    return self.fn(*args, **kwargs)
-                if res is not None:
-                    self.stats["fused"] += 1
-                    return res
+            try:
+                res = self._launch(plan, flat)
+            except Exception as exc:  # the namespace reports it, or computes it
+                log.debug("%r: the fused kernel did not run (%s: %s); calling the "
+                          "function unfused", self, type(exc).__name__, exc)
                 self.stats["unfused"] += 1
                 return self.fn(*args, **kwargs)
+            if res is not None:
+                self.stats["fused"] += 1
+                return res
+            self.stats["unfused"] += 1
+            return self.fn(*args, **kwargs)
         return self._trace(key, flat, args, kwargs)
 
     def _trace(self, key: tuple, flat: list, args: tuple, kwargs: dict) -> Any:
-        frozen = self._frozen()
+        """Run the function unfused, recording the chain (``_GraphRecorder``) and what
+        it read (``_guard.Watch``); keep the plan for its signature, or ``_UNFUSED``."""
         rec = _GraphRecorder(flat)
+        watch = _guard.Watch(rec, FusedFunction)
         _trace.start(rec)
         try:
-            out = self.fn(*args, **kwargs)
+            out = watch.run(self.fn, args, kwargs)
         finally:
             _trace.stop()
         self.stats["traced"] += 1
         family = next(a._be.kernel_family for a in flat if type(a) is usm_ndarray)
         try:
+            if watch.refused is not None:
+                raise _Unfusable(watch.refused)
             if rec.impure is not None:
                 raise _Unfusable(f"it uses {rec.impure}")
             n = rec.output(out)
+            rec.dead(n)
             plan: Any = _compile_plan(rec.nodes, n, family, getattr(self.fn, "__name__", "?"))
         except _Unfusable as why:
             log.debug("%r: not fused for this signature: %s; it runs unfused", self, why)
             plan = _UNFUSED
+        if not rec.observed <= set(self._observed):
+            # what this trace read of the arguments' metadata keys every signature now
+            self._observed = tuple(sorted(rec.observed | set(self._observed)))
+            self._last = None
+            key = self._key(flat)  # type: ignore[assignment]
+            if kwargs:
+                key = key + (tuple(sorted(kwargs)),)
         if len(self._plans) >= MAX_SIGNATURES:
             self._plans.pop(next(iter(self._plans)))
-        self._plans[key] = (frozen, plan)
+        self._plans[key] = (watch.guard, plan)
         return out
 
     @staticmethod
@@ -784,10 +847,11 @@ def fuse(fn: Any) -> FusedFunction:
     Parameters
     ----------
     fn : callable
-        The function.  It must be pure in what it does not receive as arguments: Python
-        scalars it reads from its globals or closure are checked on every call; other
-        state (arrays it does not receive, attributes of objects) is read at trace time
-        only and is not fused (the trace then falls back to unfused calls).
+        The function.  What it reads besides its arguments is checked on every call:
+        globals, module attributes, closure cells, defaults and code of every function
+        it runs, entries of dicts and instances read by a constant key, and the
+        arguments' metadata it reads (a shape, a size); a read that cannot be checked (a
+        mutable object passed on, a method of an object) makes it run unfused.
 
     Returns
     -------
