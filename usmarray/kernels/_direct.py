@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from .. import _dtypes as dt
+from .._backend._protocol import Backend
 from ._elementwise import ElementwiseKernel
 from ._errors import KernelSyntaxError
 from ._fuse import _Emitter, _flat_launcher, _Node, _Unfusable
@@ -290,7 +291,7 @@ def _engine_body(key: tuple, family: str) -> Any:
     return body, names, [cd for _v, cd in em.consts], out
 
 
-def _engine(be: Any, key: tuple, arrays: list, scalars: list) -> Any:
+def _engine(be: Backend, key: tuple, arrays: list, scalars: list) -> Any:
     e = _bodies.get(key)
     if e is None:
         if len(_bodies) >= _MAX_ENTRIES:
@@ -343,7 +344,7 @@ def binary(be: Any, name: str, limit: int, a1: Any, a2: Any, d1: Any, d2: Any) -
     return _launch(be, (name, *ops, q), name, ops, rd, [arr], [arr, s], size, arr.shape, q)
 
 
-def where(be: Any, c: Any, a1: Any, a2: Any) -> Any:
+def where(be: Backend, c: Any, a1: Any, a2: Any) -> Any:
     """The raw result of ``where(c, a1, a2)`` (raw arrays, already checked by the
     namespace; the result dtype is their promoted one) through an engine, or None."""
     if not be.elementwise_engine:
@@ -353,14 +354,14 @@ def where(be: Any, c: Any, a1: Any, a2: Any) -> Any:
                    [c, a1, a2], [])
 
 
-def astype(be: Any, a: Any, d: np.dtype) -> Any:
+def astype(be: Backend, a: Any, d: np.dtype) -> Any:
     """The raw ``a`` converted to dtype ``d`` (not its own) through an engine, or None."""
     if not be.elementwise_engine:
         return None
     return _engine(be, ("astype", a.dtype.char, d.char, be.kernel_family), [a], [])
 
 
-def clip(be: Any, a: Any, lo: Any, hi: Any) -> Any:
+def clip(be: Backend, a: Any, lo: Any, hi: Any) -> Any:
     """The raw ``clip(a, lo, hi)`` (bounds: raw arrays of ``a``'s dtype kind, Python
     scalars that fit ``a``'s dtype, or None; checked by the namespace) through an
     engine, or None."""
