@@ -226,10 +226,15 @@ class Generator:
         wide = kind not in ("normal", "exp") or has_fp64(q)
         a0 = self._reserve(unit_bytes(kind, d.itemsize), n)
         if be.name in COMPILERS:
-            out = empty(shape, dtype=dt.PUBLIC[d], device=Device._make(be, q), usm_type=ut)
-            if n:
-                _kernels.device_fill(be, q, out._arr, kind, d, self._key, a0, n, params, wide)
-            return out
+            if not n:
+                return empty(shape, dtype=dt.PUBLIC[d], device=Device._make(be, q), usm_type=ut)
+            b0, first, nblocks = _kernels.blocks_of(kind, d.name, wide, a0, n)
+            e = _kernels.kernel_for(kind, d.name, wide)[1]
+            buf = empty(nblocks * e, dtype=dt.PUBLIC[d], device=Device._make(be, q), usm_type=ut)
+            _kernels.device_fill(be, q, buf._arr, kind, d, self._key, b0, nblocks, params, wide)
+            if first or nblocks * e != n:  # the call starts or ends inside a block
+                buf = buf[first:first + n]
+            return buf if shape == (n,) else reshape(buf, shape)
         host = np.empty(n, dtype=d)
         if n:
             with self._lock:

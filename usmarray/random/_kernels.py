@@ -2,8 +2,9 @@
 written for OpenCL C (SYCL) and CUDA C.
 
 Work-item ``t`` computes stream block ``B0 + t`` (one Philox 4x64-10 call: four
-64-bit words, 32 bytes) and writes the elements of the call that read that block, so
-every element is computed once and the blocks are independent.  The 64x64 -> 128-bit
+64-bit words, 32 bytes) and writes every element that reads that block, so every
+element is computed once and the blocks are independent; the output holds whole
+blocks (a call that starts or ends inside a block returns a view of it).  The 64x64 -> 128-bit
 products use the targets' own high-half multiply (OpenCL's ``mul_hi`` on ``ulong``,
 CUDA's ``__umul64hi``), the low half C's wrapping ``*``.  Floating-point arithmetic
 rounds once per operation on both targets, as NumPy does on the host: OpenCL C with
@@ -174,18 +175,16 @@ def _body(lang: _Lang, kind: str, dname: str, wide: bool) -> tuple[int, str]:
     e, vals = _values(lang, kind, dname, wide)
     lines = (["#pragma OPENCL FP_CONTRACT OFF"] if lang.name == "opencl" else [])
     lines += _philox(lang) + vals
-    lines.append(f"int64 j = (int64)i0 * {e} - first;")
-    lines.append(f"if (j >= 0 && j + {e} <= n) {{")
-    lines += [f"  out(j + {s}) = v{s};" for s in range(e)]
-    lines.append("} else {")
-    lines += [f"  if (j + {s} >= 0 && j + {s} < n) out(j + {s}) = v{s};" for s in range(e)]
-    lines.append("}")
+    # every block is written whole (the output has room): no branch, so the SYCL CPU
+    # compiler vectorizes the work-items (a guard per element measured 2.6x slower)
+    lines.append(f"int64 j = (int64)i0 * {e};")
+    lines += [f"out(j + {s}) = v{s};" for s in range(e)]
     return e, "\n".join(lines)
 
 
 def _signature(kind: str, dname: str) -> str:
     sig = (f"uint8[:] blocks, {dname}[:] out, uint64 k0, uint64 k1, uint64 c0, uint64 c1, "
-           "uint64 c2, uint64 c3, int64 first, int64 n")
+           "uint64 c2, uint64 c3")
     if kind in ("int", "int2"):
         return sig + ", uint64 low, uint64 r"
     if kind in ("uniform", "normal"):
@@ -219,14 +218,22 @@ def kernel_for(kind: str, dname: str, wide: bool) -> tuple[Kernel, int]:
     return hit
 
 
-def device_fill(be: Any, q: Any, out: Any, kind: str, d: np.dtype, key: tuple[int, int],
-                a0: int, n: int, params: tuple, wide: bool) -> None:
-    """Write elements ``a0 .. a0 + n - 1`` (unit indices) of ``kind`` into the raw
-    C-contiguous array ``out`` (``n`` elements of ``d``) on queue ``q`` of backend ``be``."""
-    k, e = kernel_for(kind, d.name, wide)
+def blocks_of(kind: str, dname: str, wide: bool, a0: int, n: int) -> tuple[int, int, int]:
+    """(first block, index of element ``a0`` in it, number of blocks) of elements
+    ``a0 .. a0 + n - 1`` (unit indices) of ``kind``: the kernel writes every element of
+    those blocks, so its output has ``number * elements per block`` elements."""
+    e = kernel_for(kind, dname, wide)[1]
     b0 = a0 // e
     first = a0 - b0 * e
-    nblocks = -(-(first + n) // e)
+    return b0, first, -(-(first + n) // e)
+
+
+def device_fill(be: Any, q: Any, out: Any, kind: str, d: np.dtype, key: tuple[int, int],
+                b0: int, nblocks: int, params: tuple, wide: bool) -> None:
+    """Write blocks ``b0 .. b0 + nblocks - 1`` of ``kind`` draws into the raw C-contiguous
+    1-D array ``out`` (every element of each block: ``nblocks`` times the elements per
+    block, of ``d``) on queue ``q`` of backend ``be``."""
+    k, _e = kernel_for(kind, d.name, wide)
     one = _ONE.get(q)
     if one is None:
         if len(_ONE) >= 64:  # queues of short-lived streams: hold few of them
@@ -234,7 +241,7 @@ def device_fill(be: Any, q: Any, out: Any, kind: str, d: np.dtype, key: tuple[in
         one = _ONE[q] = be.zeros((1,), dtype=np.dtype(np.uint8), usm_type=be.usm_types[0],
                                  queue=q)
     blocks = be.broadcast_to(one, (nblocks,))
-    values = [blocks, out, key[0], key[1], *counter_words(b0), first, n, *params]
+    values = [blocks, out, key[0], key[1], *counter_words(b0), *params]
     fkey = (id(k), q)
     fl = _FLAT.get(fkey)
     if fl is None:

@@ -112,9 +112,12 @@ def np_sincos_turns(m: np.ndarray, bits: int, short: bool = False
     odd = (q4 & np.uint64(1)) != 0
     sa = np.where(odd, cs, sn)
     ca = np.where(odd, sn, cs)
-    sa *= 1.0 - (q4 & np.uint64(2)).astype(np.float64)  # quadrants 2, 3: -1
+    # negation is a flip of the sign bit: quadrants 2 and 3 for the sine, 1 and 2 for
+    # the cosine (bit 1 of q4, of q4 + 1, moved to bit 63)
+    sign = np.uint64(62)
+    sa.view(np.uint64)[...] ^= (q4 & np.uint64(2)) << sign
     q4 += np.uint64(1)
-    ca *= 1.0 - (q4 & np.uint64(2)).astype(np.float64)  # quadrants 1, 2: -1
+    ca.view(np.uint64)[...] ^= (q4 & np.uint64(2)) << sign
     return sa, ca
 
 

@@ -114,8 +114,15 @@ def offsets_below(kind: str, words: np.ndarray, r: int) -> np.ndarray:
     """Per element, ``floor(x * r / 2**k)`` for its ``k``-bit draw ``x``: one word
     (``"int"``, ``r <= 2**32``) or two (``"int2"``: the first word the high one);
     ``r`` is the range size modulo 2**64 (0 standing for 2**64)."""
-    if kind == "int":
-        return mulhi(words, r)
+    if kind == "int":  # r <= 2**32: (hi * r + (lo * r >> 32)) >> 32, no carry lost
+        lo = words & _M32
+        lo *= np.uint64(r)
+        lo >>= _S32
+        words >>= _S32
+        words *= np.uint64(r)
+        words += lo
+        words >>= _S32
+        return words
     hi, lo = words[0::2], words[1::2]
     if r == 0:
         return hi.copy()
@@ -134,8 +141,8 @@ def _pairs(stream: HostStream, kind_bytes: int, a0: int, n: int) -> tuple[np.nda
     if kind_bytes == 8:
         w = stream.words(2 * p0, 2 * (p1 - p0))
         return w[0::2], w[1::2], a0 - 2 * p0
-    w = stream.words(p0, p1 - p0)
-    return w & _M32, w >> _S32, a0 - 2 * p0
+    halves = stream.words(p0, p1 - p0).astype("<u8").view("<u4")
+    return halves[0::2], halves[1::2], a0 - 2 * p0
 
 
 def host_fill(stream: HostStream, kind: str, d: np.dtype, a0: int, n: int, params: tuple,
@@ -191,7 +198,9 @@ def _normal(stream: HostStream, d: np.dtype, a0: int, n: int, params: tuple, out
         rad = (rad >> _S11) + np.uint64(1)
         ang = ang >> _S11
     else:
-        rad = rad + np.uint64(1)
+        rad = rad.astype(np.uint64)
+        rad += np.uint64(1)
+        ang = ang.astype(np.uint64)
     loc, scale = d.type(params[0]), d.type(params[1])
     z = np.empty(2 * len(rad), dtype=d)
     for i in range(0, len(rad), _CHUNK):
