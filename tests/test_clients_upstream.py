@@ -65,11 +65,11 @@ print(";".join(out))
 """
 
 
-def _probe(env_extra: dict[str, str]) -> list[str]:
+def _probe(env_extra: dict[str, str], probe: str = _PROBE) -> list[str]:
     env = dict(os.environ, SCIPY_ARRAY_API="1", PYTHONPATH=str(ROOT))
     env.pop(_upstream.ENV, None)
     env.update(env_extra)
-    r = subprocess.run([sys.executable, "-c", _PROBE], env=env, capture_output=True,
+    r = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,
                        text=True, timeout=300, cwd="/tmp")
     assert r.returncode == 0, r.stderr[-3000:]
     return r.stdout.strip().splitlines()[-1].split(";")
@@ -91,3 +91,40 @@ def test_the_fixes_turn_the_client_failures_into_passes(device):
     # the NumPy backend exports host memory, which the shipped helper takes already
     assert shipped[1] == ("[1.0, 2.0]" if device == "numpy" else "RuntimeError")
     assert fixed[1] == "[1.0, 2.0]"
+
+
+_PROBE_LIBS = """
+import clients.plugin
+import numpy as np
+import usmarray as xp
+out = []
+x = xp.reshape(xp.arange(24, dtype=xp.float64), (2, 3, 4))
+h = xp.asnumpy(x)
+try:
+    from einops import array_api as ea
+    r = ea.rearrange(x, "a b c -> a (b c)")
+    out.append(str(np.array_equal(xp.asnumpy(r), h.reshape(2, 12))))
+except Exception as e:
+    out.append(type(e).__name__)
+try:
+    import opt_einsum
+    y, z = x[0], xp.matrix_transpose(x[1])
+    r = opt_einsum.contract("ij,jk->ik", y, z)
+    out.append(str(np.allclose(xp.asnumpy(r), np.einsum("ij,jk->ik", h[0], h[1].T))))
+except Exception as e:
+    out.append(type(e).__name__)
+print(";".join(out))
+"""
+
+
+@pytest.mark.parametrize("device", device_params("numpy", "cpu"))
+def test_einops_and_opt_einsum_run_with_the_patches(device):
+    """einops' ``array_api.rearrange`` hands ``reshape`` a list, opt_einsum's ``contract``
+    calls ``x.transpose``: both fail on a strict namespace as shipped and give NumPy's
+    values with the patches."""
+    for mod in ("einops", "opt_einsum"):
+        if importlib.util.find_spec(mod) is None:
+            pytest.skip(f"{mod} is not installed")
+    dev = {"USMARRAY_DEFAULT_DEVICE": device}
+    assert _probe(dev, _PROBE_LIBS) == ["TypeError", "AttributeError"]
+    assert _probe({**dev, _upstream.ENV: "1"}, _PROBE_LIBS) == ["True", "True"]
