@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import _dtypes as dt
 from .._array import usm_ndarray, wrap_with
-from .._creation import _shape, empty
+from .._creation import _alloc, _cap, _shape
 from .._device import Device, placement_error
 from .._indexing_functions import take
 from .._manipulation import reshape
@@ -226,15 +226,15 @@ class Generator:
         wide = kind not in ("normal", "exp") or has_fp64(q)
         a0 = self._reserve(unit_bytes(kind, d.itemsize), n)
         if be.name in COMPILERS:
-            if not n:
-                return empty(shape, dtype=dt.PUBLIC[d], device=Device._make(be, q), usm_type=ut)
-            b0, first, nblocks = _kernels.blocks_of(kind, d.name, wide, a0, n)
-            e = _kernels.kernel_for(kind, d.name, wide)[1]
-            buf = empty(nblocks * e, dtype=dt.PUBLIC[d], device=Device._make(be, q), usm_type=ut)
-            _kernels.device_fill(be, q, buf._arr, kind, d, self._key, b0, nblocks, params, wide)
+            e = _kernels.kernel_for(kind, d, wide)[1]
+            b0, first = divmod(a0, e)
+            nblocks = -(-(first + n) // e) if n else 0
+            raw = _alloc(be, q, ut, d, _cap(q), be.empty, (nblocks * e,))
+            if n:
+                _kernels.device_fill(be, q, raw, kind, d, self._key, b0, nblocks, params, wide)
             if first or nblocks * e != n:  # the call starts or ends inside a block
-                buf = buf[first:first + n]
-            return buf if shape == (n,) else reshape(buf, shape)
+                raw = raw[first:first + n]
+            return wrap_with(be, raw if shape == (n,) else be.reshape(raw, shape))
         host = np.empty(n, dtype=d)
         if n:
             with self._lock:

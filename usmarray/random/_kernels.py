@@ -194,38 +194,28 @@ def _signature(kind: str, dname: str) -> str:
     return sig
 
 
-#: (kind, dtype name, wide) -> (the kernel, elements per block)
-_KERNELS: dict[tuple[str, str, bool], tuple[Kernel, int]] = {}
+#: (kind, dtype, wide) -> (the kernel, elements per block)
+_KERNELS: dict[tuple[str, np.dtype, bool], tuple[Kernel, int]] = {}
 #: (kernel, queue) -> the SYCL flat launcher and its most work-items, or False
 _FLAT: dict[tuple[int, Any], Any] = {}
 #: queue -> a one-element uint8 array: the shape argument's storage (never read)
 _ONE: dict[Any, Any] = {}
 
 
-def kernel_for(kind: str, dname: str, wide: bool) -> tuple[Kernel, int]:
-    """The kernel writing ``kind`` draws of dtype ``dname``, and its elements per block."""
-    key = (kind, dname, wide)
+def kernel_for(kind: str, d: np.dtype, wide: bool) -> tuple[Kernel, int]:
+    """The kernel writing ``kind`` draws of dtype ``d``, and its elements per block."""
+    key = (kind, d, wide)
     hit = _KERNELS.get(key)
     if hit is None:
         bodies = {}
         e = 0
         for lang in ("opencl", "cuda"):
-            e, bodies[lang] = _body(_Lang(lang), kind, dname, wide)
-        k = Kernel(_signature(kind, dname), bodies["opencl"], shape="blocks",
-                   name=f"usmarray.random ({kind}, {dname})", bodies=bodies,
+            e, bodies[lang] = _body(_Lang(lang), kind, d.name, wide)
+        k = Kernel(_signature(kind, d.name), bodies["opencl"], shape="blocks",
+                   name=f"usmarray.random ({kind}, {d.name})", bodies=bodies,
                    intrinsics=frozenset(_INTRINSICS))
         hit = _KERNELS[key] = (k, e)
     return hit
-
-
-def blocks_of(kind: str, dname: str, wide: bool, a0: int, n: int) -> tuple[int, int, int]:
-    """(first block, index of element ``a0`` in it, number of blocks) of elements
-    ``a0 .. a0 + n - 1`` (unit indices) of ``kind``: the kernel writes every element of
-    those blocks, so its output has ``number * elements per block`` elements."""
-    e = kernel_for(kind, dname, wide)[1]
-    b0 = a0 // e
-    first = a0 - b0 * e
-    return b0, first, -(-(first + n) // e)
 
 
 def device_fill(be: Any, q: Any, out: Any, kind: str, d: np.dtype, key: tuple[int, int],
@@ -233,15 +223,14 @@ def device_fill(be: Any, q: Any, out: Any, kind: str, d: np.dtype, key: tuple[in
     """Write blocks ``b0 .. b0 + nblocks - 1`` of ``kind`` draws into the raw C-contiguous
     1-D array ``out`` (every element of each block: ``nblocks`` times the elements per
     block, of ``d``) on queue ``q`` of backend ``be``."""
-    k, _e = kernel_for(kind, d.name, wide)
+    k, _e = kernel_for(kind, d, wide)
     one = _ONE.get(q)
     if one is None:
         if len(_ONE) >= 64:  # queues of short-lived streams: hold few of them
             _ONE.clear()
         one = _ONE[q] = be.zeros((1,), dtype=np.dtype(np.uint8), usm_type=be.usm_types[0],
                                  queue=q)
-    blocks = be.broadcast_to(one, (nblocks,))
-    values = [blocks, out, key[0], key[1], *counter_words(b0), *params]
+    values = [one, out, key[0], key[1], *counter_words(b0), *params]
     fkey = (id(k), q)
     fl = _FLAT.get(fkey)
     if fl is None:
@@ -249,6 +238,9 @@ def device_fill(be: Any, q: Any, out: Any, kind: str, d: np.dtype, key: tuple[in
             _FLAT.clear()
         fl = _FLAT[fkey] = _flat_launcher(k, be, q, values)
     if fl and nblocks <= fl[1]:
+        # a flat launch passes its work-item count as every array's size: the shape
+        # argument's storage needs no view of that size
         fl[0].launch_flat(q, values, nblocks)
-    else:
-        k.run_flat(be, q, values, nblocks)
+        return
+    values[0] = be.broadcast_to(one, (nblocks,))
+    k.run_flat(be, q, values, nblocks)
