@@ -4,7 +4,7 @@ backend's ``sycl_queue=``."""
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -43,9 +43,8 @@ def _shape(shape: Any, fname: str) -> tuple[int, ...]:
                 break
         else:
             return shape
-    out = int_or_ints(shape, fname, "shape", lists=True)
-    if type(out) is int:
-        out = (out,)
+    given = int_or_ints(shape, fname, "shape", lists=True)
+    out = given if isinstance(given, tuple) else (given,)
     if any(n < 0 for n in out):
         raise ValueError(f"{fname}: negative dimensions are not allowed, got {out}")
     if len(out) > 64:  # NumPy's limit, the same on every backend
@@ -875,8 +874,9 @@ def linspace(
         start = _float_arg(start, d, "linspace", "start")
     if type(stop) is int:
         stop = _float_arg(stop, d, "linspace", "stop")
-    if d not in dt.FLOATING:
-        return _linspace_cast(be, q, ut, d, start, stop, num, endpoint)
+    if d not in dt.FLOATING:  # start and stop are real: complex ones need a complex dtype
+        return _linspace_cast(be, q, ut, d, cast(float, start), cast(float, stop), num,
+                              endpoint)
     return wrap_with(be, _alloc_n(be, q, ut, d, num, be.linspace, start, stop, num, endpoint=endpoint))
 
 
