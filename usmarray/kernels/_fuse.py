@@ -570,6 +570,8 @@ class FusedFunction:
                 first = seen.setdefault(id(a), k)
                 if be is None:
                     be = a._be
+                    if be.name not in COMPILERS:
+                        return None  # no kernel compiler: every call runs unfused
                 key.append((raw.dtype, raw.ndim, a._be.name, a._be.queue_of(raw), first))
             else:
                 v = _value_key(a)
