@@ -97,6 +97,8 @@ def test_the_issues_example_gives_one_eighth(device):
     f(ones(4, device))
     f(ones(4, device))
     assert float(f(ones(8, device))[0]) == 0.125
+    # the generated body of a signature that reads the shape (None where nothing compiles)
+    assert (f.source(ones(16, device)) is not None) == (device in COMPILES)
 
 
 @on_devices

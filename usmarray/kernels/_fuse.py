@@ -713,15 +713,17 @@ class FusedFunction:
         """The fused kernel's body per target language for a call with these arguments
         (tracing if needed), or None when that signature runs unfused."""
         flat = list(args) + [kwargs[k] for k in sorted(kwargs)]
-        key = self._key(flat)
-        if key is None:
-            return None
-        if kwargs:
-            key = key + (tuple(sorted(kwargs)),)
-        if key not in self._plans:
+        for _ in range(2):  # a trace may add what it read of the arguments to the key
+            key = self._key(flat)
+            if key is None:
+                return None
+            if kwargs:
+                key = key + (tuple(sorted(kwargs)),)
+            entry = self._plans.get(key)
+            if entry is not None and entry[0].holds():
+                return None if entry[1] is _UNFUSED else dict(entry[1].source_body)
             self._trace(key, flat, args, kwargs)
-        plan = self._plans[key][1]
-        return None if plan is _UNFUSED else dict(plan.source_body)
+        return None
 
 
 def _in_load_reduction(plan: _Plan, be: Any, ndim: int) -> Any:
