@@ -18,6 +18,8 @@ on either side).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 from ._math import TWO_PI, np_log_scaled, np_sincos_turns
@@ -113,7 +115,8 @@ def mulhi(a: np.ndarray, b: int) -> np.ndarray:
 def offsets_below(kind: str, words: np.ndarray, r: int) -> np.ndarray:
     """Per element, ``floor(x * r / 2**k)`` for its ``k``-bit draw ``x``: one word
     (``"int"``, ``r <= 2**32``) or two (``"int2"``: the first word the high one);
-    ``r`` is the range size modulo 2**64 (0 standing for 2**64)."""
+    ``r`` is the range size modulo 2**64 (0 standing for 2**64).  ``words``: uint64,
+    shape (k,) for ``"int"``, (k, 2) for ``"int2"``; ``"int"`` reuses its storage."""
     if kind == "int":  # r <= 2**32: (hi * r + (lo * r >> 32)) >> 32, no carry lost
         lo = words & _M32
         lo *= np.uint64(r)
@@ -123,7 +126,7 @@ def offsets_below(kind: str, words: np.ndarray, r: int) -> np.ndarray:
         words += lo
         words >>= _S32
         return words
-    hi, lo = words[0::2], words[1::2]
+    hi, lo = words[:, 0], words[:, 1]
     if r == 0:
         return hi.copy()
     a_hi, a_lo = mulhi(hi, r), hi * np.uint64(r)
@@ -132,17 +135,24 @@ def offsets_below(kind: str, words: np.ndarray, r: int) -> np.ndarray:
     return a_hi + (low_sum < a_lo).astype(np.uint64)
 
 
-def _pairs(stream: HostStream, kind_bytes: int, a0: int, n: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """The radius and angle draws of the Box-Muller pairs that elements ``a0 .. a0 + n - 1``
-    (units of ``kind_bytes``) fall in, and the index of element ``a0`` among the pairs'
-    outputs.  float64: pair ``p`` is words ``2p`` (radius) and ``2p + 1`` (angle);
-    float32: pair ``p`` is word ``p``, its low half the radius, its high half the angle."""
-    p0, p1 = a0 // 2, (a0 + n - 1) // 2 + 1
-    if kind_bytes == 8:
-        w = stream.words(2 * p0, 2 * (p1 - p0))
-        return w[0::2], w[1::2], a0 - 2 * p0
-    halves = stream.words(p0, p1 - p0).astype("<u8").view("<u4")
-    return halves[0::2], halves[1::2], a0 - 2 * p0
+def _chunks(stream: HostStream, unit: int, first: int, count: int) -> Iterator[np.ndarray]:
+    """The bits of units ``first .. first + count - 1`` of ``unit`` bytes (1, 4, 8 or 16),
+    in order, a few thousand at a time (so that the transforms' temporaries stay in the
+    CPU's cache): uint8, uint32, uint64, or uint64 pairs (shape (k, 2)) for 16 bytes."""
+    w0 = first * unit // 8
+    w1 = -(-(first + count) * unit // 8)
+    skip = (first * unit - 8 * w0) // unit
+    left = count
+    stream.seek(w0)
+    for at in range(w0, w1, _CHUNK):
+        w = stream.bitgen.random_raw(min(_CHUNK, w1 - at))
+        u = w.reshape(-1, 2) if unit == 16 else w if unit == 8 else (
+            w.astype("<u8", copy=False).view(f"<u{unit}"))
+        if skip:
+            u, skip = u[skip:], 0
+        u = u[:left]
+        left -= len(u)
+        yield u
 
 
 def host_fill(stream: HostStream, kind: str, d: np.dtype, a0: int, n: int, params: tuple,
@@ -164,89 +174,84 @@ def host_fill(stream: HostStream, kind: str, d: np.dtype, a0: int, n: int, param
         out *= d.type(span)
         out += d.type(lo)
         return
-    if kind == "u64":
-        out[...] = stream.words(a0, n)
-        return
-    if kind == "u8":
-        w0 = a0 // 8
-        w = stream.words(w0, (a0 + n + 7) // 8 - w0).astype("<u8")
-        out[...] = w.view(np.uint8)[a0 - 8 * w0:a0 - 8 * w0 + n]
-        return
-    if kind in ("int", "int2"):
-        low, r = params
-        per = 2 if kind == "int2" else 1
-        off = offsets_below(kind, stream.words(per * a0, per * n), r)
-        out[...] = (off + np.uint64(low)).astype(d, casting="unsafe")
-        return
     if kind == "normal":
         _normal(stream, d, a0, n, params, out, wide)
         return
-    if kind == "exp":
-        _exponential(stream, d, a0, n, params, out, wide)
-        return
-    raise AssertionError(kind)  # pragma: no cover
+    pos = 0
+    for u in _chunks(stream, unit_bytes(kind, d.itemsize), a0, n):
+        dst = out[pos:pos + len(u)]
+        pos += len(u)
+        if kind in ("u64", "u8"):
+            dst[...] = u
+        elif kind in ("int", "int2"):
+            low, r = params
+            off = offsets_below(kind, u, r)
+            off += np.uint64(low)
+            dst[...] = off  # wraps into the dtype: low + off is in its range
+        elif kind == "exp":
+            _exponential(u, d, params[0], dst, wide)
+        else:  # pragma: no cover
+            raise AssertionError(kind)
 
 
 def _normal(stream: HostStream, d: np.dtype, a0: int, n: int, params: tuple, out: np.ndarray,
             wide: bool) -> None:
     """Box-Muller: ``z = sqrt(-2 log u1) * (cos, sin)(2 pi u2)``, the even element of a
     pair the cosine, the odd one the sine, ``u1`` in (0, 1] and ``u2`` in [0, 1) from the
-    pair's radius and angle draws; then ``loc + scale * z`` in the dtype."""
-    rad, ang, skip = _pairs(stream, d.itemsize, a0, n)
+    pair's radius and angle draws (float64: pair ``p`` is words ``2p``, the radius, and
+    ``2p + 1``; float32: word ``p``, its low half the radius, its high half the angle);
+    then ``loc + scale * z`` in the dtype."""
     bits = 53 if d.itemsize == 8 else 32
-    if bits == 53:
-        rad = (rad >> _S11) + np.uint64(1)
-        ang = ang >> _S11
-    else:
-        rad = rad.astype(np.uint64)
-        rad += np.uint64(1)
-        ang = ang.astype(np.uint64)
     loc, scale = d.type(params[0]), d.type(params[1])
-    z = np.empty(2 * len(rad), dtype=d)
-    for i in range(0, len(rad), _CHUNK):
-        j = min(i + _CHUNK, len(rad))
+    p0 = a0 // 2
+    skip, pos = a0 - 2 * p0, 0
+    for u in _chunks(stream, 2 * d.itemsize, p0, (a0 + n - 1) // 2 + 1 - p0):
+        if bits == 53:
+            rad = u[:, 0] >> _S11
+            rad += np.uint64(1)
+            ang = u[:, 1] >> _S11
+        else:
+            rad = u & _M32
+            ang = u >> _S32
+            rad += np.uint64(1)
         if wide:
-            r = np_log_scaled(rad[i:j], bits, bits == 32)
+            r = np_log_scaled(rad, bits, bits == 32)
             r *= -2.0
             np.sqrt(r, out=r)
-            sn, cs = np_sincos_turns(ang[i:j], bits, bits == 32)
+            sn, cs = np_sincos_turns(ang, bits, bits == 32)
         else:  # float32 only, as a device without double precision computes it
-            top = ((rad[i:j] - np.uint64(1)) >> np.uint64(8)) + np.uint64(1)  # of the half
+            top = ((rad - np.uint64(1)) >> np.uint64(8)) + np.uint64(1)  # of the half
             u1 = top.astype(np.float32) * np.float32(2.0**-24)
-            u2 = (ang[i:j] >> np.uint64(8)).astype(np.float32) * np.float32(2.0**-24)
+            u2 = (ang >> np.uint64(8)).astype(np.float32) * np.float32(2.0**-24)
             r = np.sqrt(np.log(u1) * np.float32(-2.0))
             u2 *= np.float32(TWO_PI)
             sn, cs = np.sin(u2), np.cos(u2)
         cs *= r
         sn *= r
-        zc = z[2 * i:2 * j]
-        zc[0::2] = cs
-        zc[1::2] = sn
-        zc *= scale
-        zc += loc
-    out[...] = z[skip:skip + n]
+        z = np.empty(2 * len(r), dtype=d)
+        z[0::2] = cs
+        z[1::2] = sn
+        z = z[skip:skip + n - pos]
+        skip = 0
+        z *= scale
+        z += loc
+        out[pos:pos + len(z)] = z
+        pos += len(z)
 
 
-def _exponential(stream: HostStream, d: np.dtype, a0: int, n: int, params: tuple,
-                 out: np.ndarray, wide: bool) -> None:
-    """``-log(1 - u)`` for u uniform in [0, 1) (``1 - u`` exact: ``(2**53 - m) 2**-53``,
-    or ``(2**32 - h) 2**-32``), then ``scale * e`` in the dtype."""
+def _exponential(u: np.ndarray, d: np.dtype, scale: float, out: np.ndarray, wide: bool) -> None:
+    """``-log(1 - u)`` for u uniform in [0, 1) (``1 - u`` exact: ``(2**53 - m) 2**-53`` for
+    the top 53 bits ``m`` of a word, ``(2**32 - h) 2**-32`` for a half ``h``), then
+    ``scale * e`` in the dtype, into ``out``."""
     if d.itemsize == 8:
-        m, bits = np.uint64(2**53) - (stream.words(a0, n) >> _S11), 53
+        m, bits = np.uint64(2**53) - (u >> _S11), 53
     else:
-        w0 = a0 // 2
-        w = stream.words(w0, (a0 + n + 1) // 2 - w0)
-        h = np.stack([w & _M32, w >> _S32], axis=1).reshape(-1)[a0 - 2 * w0:a0 - 2 * w0 + n]
-        m, bits = np.uint64(2**32) - h, 32
-    scale = d.type(params[0])
-    for i in range(0, n, _CHUNK):
-        j = min(i + _CHUNK, n)
-        if wide:
-            e = np_log_scaled(m[i:j], bits, bits == 32)
-        else:  # float32 only, as a device without double precision computes it
-            top = np.uint64(2**24) - ((np.uint64(2**32) - m[i:j]) >> np.uint64(8))  # of the half
-            e = np.log(top.astype(np.float32) * np.float32(2.0**-24))
-        np.negative(e, out=e)
-        res = out[i:j]
-        res[...] = e
-        res *= scale
+        m, bits = np.uint64(2**32) - u.astype(np.uint64), 32
+    if wide:
+        e = np_log_scaled(m, bits, bits == 32)
+    else:  # float32 only, as a device without double precision computes it
+        top = np.uint64(2**24) - (u.astype(np.uint64) >> np.uint64(8))
+        e = np.log(top.astype(np.float32) * np.float32(2.0**-24))
+    np.negative(e, out=e)
+    out[...] = e
+    out *= d.type(scale)
