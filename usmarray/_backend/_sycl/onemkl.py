@@ -327,6 +327,7 @@ def _eig_device(k: OneMKLKernels, raw: Any, vectors: bool, fname: str) -> Any:
         # rounding level; below 4 n eps max|x| it carries no information
         lim = pt.multiply(pt.reshape(scale, (nb, 1)), 4.0 * n * eps)
         w = pt.where(pt.less_equal(pt.abs(pt.imag(w)), lim), pt.astype(pt.real(w), cd), w)
+        w, partner, paired = _conjugate_pairs(pt, w)
     w = pt.reshape(w, batch + (n,))
     if not vectors:
         return w
@@ -340,7 +341,29 @@ def _eig_device(k: OneMKLKernels, raw: Any, vectors: bool, fname: str) -> Any:
     phase = pt.where(pt.greater(alead, 0), pt.divide(pt.conj(lead), pt.astype(alead, cd)),
                      1.0)
     v = pt.multiply(v, pt.divide(phase, pt.astype(nrm, cd)))
+    if real_input:  # the second of each pair: the conjugate of the first's vector
+        second = pt.logical_and(paired, pt.less(partner, pt.arange(n, sycl_queue=q)))
+        mate = pt.conj(pt.take_along_axis(v, pt.expand_dims(partner, axis=1), axis=2))
+        v = pt.where(pt.expand_dims(second, axis=1), mate, v)
     return w, pt.reshape(v, batch + (n, n))
+
+
+def _conjugate_pairs(pt: Any, w: Any) -> tuple[Any, Any, Any]:
+    """The eigenvalues ``w`` (nb, n) of real matrices, each complex one and the one
+    nearest its conjugate (when each is the other's nearest) made exact conjugates by
+    their mean, as a real eigensolver (LAPACK's geev) gives them; with the partner of
+    each and whether it was paired.  Complex arithmetic leaves them conjugate to
+    rounding only, and clients rely on exact pairs (SciPy's ``tf2zpk`` and ``poly``
+    then give purely real coefficients)."""
+    n = w.shape[-1]
+    dist = pt.abs(pt.subtract(pt.expand_dims(w, axis=2), pt.expand_dims(pt.conj(w), axis=1)))
+    partner = pt.argmin(dist, axis=2)  # (nb, n): j nearest conj(w_i)
+    idx = pt.arange(n, sycl_queue=w.sycl_queue)
+    back = pt.take_along_axis(partner, partner, axis=1)
+    paired = pt.logical_and(pt.equal(back, idx), pt.not_equal(partner, idx))
+    mate = pt.conj(pt.take_along_axis(w, partner, axis=1))
+    mean = pt.multiply(pt.add(w, mate), 0.5)  # its conjugate is the mate's mean, exactly
+    return pt.where(paired, mean, w), partner, paired
 
 
 def _qr_sweeps(k: Any, pt: Any, raw: Any, a: Any, z: Any, tol: Any, fname: str,
