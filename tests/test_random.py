@@ -191,6 +191,18 @@ def test_a_launch_in_pieces_gives_the_same_draws(device, monkeypatch):
 
 
 @pytest.mark.parametrize("device", device_params("opencl:cpu"))
+def test_a_device_the_factory_cannot_compile_for_gets_the_same_draws(device, monkeypatch):
+    """A SYCL device that is not an OpenCL one (Level Zero): the draws are made on the
+    host and copied to it, the same stream."""
+    monkeypatch.setattr(_kernels, "compiles", lambda be, q: False)
+    want = [host(a) for a in _draws(ur.default_rng(12, device="numpy"))]
+    got = _draws(ur.default_rng(12, device=device))
+    assert all(a.device == xp.Device.create_device(device) for a in got)
+    for g, w in zip(got, want, strict=True):
+        assert np.array_equal(host(g), w)
+
+
+@pytest.mark.parametrize("device", device_params("opencl:cpu"))
 def test_a_device_without_double_precision_computes_in_float32(device, monkeypatch):
     """Such a device's float32 normals and exponentials use its float32 functions: the
     host computes the same way, and they agree to a few ulp of the larger of the value

@@ -22,7 +22,6 @@ from .._placement import check_device_dtype, default_float, has_fp64, placement
 from .._searching import searchsorted, where
 from .._sorting import argsort
 from .._statistical import cumulative_sum
-from ..kernels._compilers import COMPILERS
 from . import _kernels
 from ._philox import BLOCK_BYTES, JUMP_BLOCKS, STREAM_BYTES, HostStream, host_fill, unit_bytes
 
@@ -220,12 +219,15 @@ class Generator:
         return d
 
     def _draw(self, kind: str, d: np.dtype, shape: tuple[int, ...], params: tuple,
-              place: tuple[Any, Any, str], fname: str) -> usm_ndarray:
+              place: tuple[Any, Any, str]) -> usm_ndarray:
+        """The next ``shape`` elements of ``kind`` (dtype ``d``) on ``place`` (backend,
+        queue, usm_type): computed there where the kernel factory compiles for it, else on
+        the host and copied (the NumPy backend; a SYCL device that is not an OpenCL one)."""
         be, q, ut = place
         n = math.prod(shape)
         wide = kind not in ("normal", "exp") or has_fp64(q)
         a0 = self._reserve(unit_bytes(kind, d.itemsize), n)
-        if be.name in COMPILERS:
+        if _kernels.compiles(be, q):
             e = _kernels.kernel_for(kind, d, wide)[1]
             b0, first = divmod(a0, e)
             nblocks = -(-(first + n) // e) if n else 0
@@ -277,7 +279,7 @@ class Generator:
         """
         place = self._place(device, "random")
         d = self._float_dtype(dtype, place[1], "random")
-        return self._draw("f", d, _shape(shape, "random"), (), place, "random")
+        return self._draw("f", d, _shape(shape, "random"), (), place)
 
     def uniform(self, low: float = 0.0, high: float = 1.0, shape: Any = (), dtype: Any = None,
                 *, device: Any = None) -> usm_ndarray:
@@ -321,7 +323,7 @@ class Generator:
         d = self._float_dtype(dtype, place[1], "uniform")
         if d.itemsize == 4 and span > float(np.finfo(np.float32).max):
             raise ValueError(f"uniform: high - low = {span!r} overflows float32; use float64")
-        return self._draw("uniform", d, _shape(shape, "uniform"), (lo, span), place, "uniform")
+        return self._draw("uniform", d, _shape(shape, "uniform"), (lo, span), place)
 
     # ---- normal and exponential ---------------------------------------------------------------
     def standard_normal(self, shape: Any = (), dtype: Any = None, *,
@@ -392,7 +394,7 @@ class Generator:
             raise ValueError(f"normal: scale must be non-negative, got {scale!r}")
         place = self._place(device, "normal")
         d = self._float_dtype(dtype, place[1], "normal")
-        return self._draw("normal", d, _shape(shape, "normal"), (m, s), place, "normal")
+        return self._draw("normal", d, _shape(shape, "normal"), (m, s), place)
 
     def exponential(self, scale: float = 1.0, shape: Any = (), dtype: Any = None, *,
                     device: Any = None) -> usm_ndarray:
@@ -426,7 +428,7 @@ class Generator:
             raise ValueError(f"exponential: scale must be non-negative, got {scale!r}")
         place = self._place(device, "exponential")
         d = self._float_dtype(dtype, place[1], "exponential")
-        return self._draw("exp", d, _shape(shape, "exponential"), (s,), place, "exponential")
+        return self._draw("exp", d, _shape(shape, "exponential"), (s,), place)
 
     # ---- integers and bytes -------------------------------------------------------------------
     def integers(self, low: int, high: int | None = None, shape: Any = (), dtype: Any = None,
@@ -494,7 +496,7 @@ class Generator:
                              f"([{info.min}, {info.max}]); use a wider dtype")
         r = top - lo + 1
         kind = "int" if r <= 2**32 else "int2"
-        return self._draw(kind, d, _shape(shape, fname), (lo % 2**64, r % 2**64), place, fname)
+        return self._draw(kind, d, _shape(shape, fname), (lo % 2**64, r % 2**64), place)
 
     def bytes(self, length: int, *, device: Any = None) -> usm_ndarray:
         """The next ``length`` bytes of the stream, as a uint8 array.
@@ -522,12 +524,12 @@ class Generator:
             ``length`` is negative.
         """
         n = _count(length, "length", "bytes")
-        return self._draw("u8", dt.uint8, (n,), (), self._place(device, "bytes"), "bytes")
+        return self._draw("u8", dt.uint8, (n,), (), self._place(device, "bytes"))
 
     # ---- permutations and choices ----------------------------------------------------------------
-    def _perm(self, n: int, place: tuple[Any, Any, str], fname: str) -> usm_ndarray:
+    def _perm(self, n: int, place: tuple[Any, Any, str]) -> usm_ndarray:
         """A random permutation of 0 .. n - 1: the stable argsort of ``n`` 64-bit keys."""
-        keys = self._draw("u64", dt.uint64, (n,), (), place, fname)
+        keys = self._draw("u64", dt.uint64, (n,), (), place)
         return argsort(keys, stable=True)
 
     def permutation(self, x: Any, *, device: Any = None) -> usm_ndarray:
@@ -562,11 +564,10 @@ class Generator:
         """
         if isinstance(x, usm_ndarray):
             arr = self._array_arg(x, device, "permutation")
-            perm = self._perm(arr.shape[0], self._place(arr.device, "permutation"),
-                              "permutation")
+            perm = self._perm(arr.shape[0], self._place(arr.device, "permutation"))
             return take(arr, perm, axis=0)
         n = self._int_or_array(x, "x", "permutation")
-        return self._perm(n, self._place(device, "permutation"), "permutation")
+        return self._perm(n, self._place(device, "permutation"))
 
     def shuffle(self, x: usm_ndarray) -> None:
         """Permute ``x`` along axis 0 in place, as :meth:`permutation` of ``x`` would.
@@ -590,8 +591,8 @@ class Generator:
             raise ValueError("shuffle: x is read-only; shuffle a copy "
                              "(usmarray.asarray(x, copy=True)) or use permutation(x)")
         arr = self._array_arg(x, None, "shuffle")
-        x[...] = take(arr, self._perm(arr.shape[0], self._place(arr.device, "shuffle"),
-                                      "shuffle"), axis=0)
+        x[...] = take(arr, self._perm(arr.shape[0], self._place(arr.device, "shuffle")),
+                      axis=0)
 
     def choice(self, a: Any, size: Any = None, replace: bool = True, p: Any = None, *,
                device: Any = None) -> usm_ndarray:
@@ -658,7 +659,7 @@ class Generator:
         elif replace:
             idx = self.integers(0, max(n, 1), k, device=Device._make(place[0], place[1]))
         else:
-            idx = self._perm(n, place, fname)[:k]
+            idx = self._perm(n, place)[:k]
         if arr is None:
             return reshape(idx, shape)
         picked = take(arr, idx, axis=0)

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ..kernels._compilers import COMPILERS, program_module
 from ..kernels._fuse import CUDA_INTRINSICS, _flat_launcher
 from ..kernels._kernel import Kernel
 from ._math import TWO_PI, c_log_scaled, c_sincos_turns
@@ -198,8 +199,22 @@ def _signature(kind: str, dname: str) -> str:
 _KERNELS: dict[tuple[str, np.dtype, bool], tuple[Kernel, int]] = {}
 #: (kernel, queue) -> the SYCL flat launcher and its most work-items, or False
 _FLAT: dict[tuple[int, Any], Any] = {}
+#: queue -> whether the kernel factory compiles for its device
+_COMPILES: dict[Any, bool] = {}
 #: queue -> a one-element uint8 array: the shape argument's storage (never read)
 _ONE: dict[Any, Any] = {}
+
+
+def compiles(be: Any, q: Any) -> bool:
+    """Whether the kernels run on queue ``q`` of backend ``be``: a backend with a kernel
+    compiler, and a device it compiles for (SYCL: OpenCL devices only)."""
+    ok = _COMPILES.get(q)
+    if ok is None:
+        if len(_COMPILES) >= 64:  # queues of short-lived streams: hold few of them
+            _COMPILES.clear()
+        ok = _COMPILES[q] = (be.name in COMPILERS
+                             and program_module(be).unsupported(q) is None)
+    return ok
 
 
 def kernel_for(kind: str, d: np.dtype, wide: bool) -> tuple[Kernel, int]:
