@@ -118,6 +118,9 @@ def test_numpy_functions_refuse_memory_the_host_cannot_read(device) -> None:
     for call in (np.sin, np.mean, np.asarray):
         with pytest.raises(TypeError, match=r"host cannot read; use usmarray\.asnumpy\(x\)"):
             call(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.shape(x) == (3,) and np.ndim(x) == 1 and np.size(x) == 3  # metadata only
 
 
 # ---- operands that are not arrays of the namespace ----------------------------------------

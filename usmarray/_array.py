@@ -464,16 +464,18 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
         """A NumPy function given this array (``np.mean(x)``, ``np.concatenate([x, y])``):
-        computed in NumPy on host views of the usm_ndarrays (as ``__array_ufunc__``),
-        with an :class:`ImplicitConversionWarning` unless it only reads metadata
-        (``np.shape(x)``)."""
+        computed in NumPy on host views of the usm_ndarrays (TypeError where the host
+        cannot read the memory), with an :class:`ImplicitConversionWarning`.  A function
+        that reads only metadata (``np.shape(x)``) runs as NumPy runs it for any object,
+        silently."""
         if not all(issubclass(t, (usm_ndarray, np.ndarray)) for t in types):
             return NotImplemented
+        if func.__name__ in _METADATA_ONLY:  # NumPy's own code, as without this method
+            return func._implementation(*args, **kwargs)
         args, kwargs = _on_host(args), _on_host(kwargs)
-        if func.__name__ not in _METADATA_ONLY:
-            warnings.warn(implicit_conversion(f"{func.__module__}.{func.__name__}",
-                                              self._names()),
-                          ImplicitConversionWarning, stacklevel=2)
+        warnings.warn(implicit_conversion(f"{func.__module__}.{func.__name__}",
+                                          self._names()),
+                      ImplicitConversionWarning, stacklevel=2)
         return func(*args, **kwargs)
 
     def _names(self) -> dict[str, Any]:
