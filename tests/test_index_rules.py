@@ -22,7 +22,7 @@ import operator
 
 import numpy as np
 import pytest
-from test_reliability_common import child_main, describe, device_params, run_in_child
+from test_reliability_common import begin, child_main, describe, device_params, run_in_child
 
 import usmarray as xp
 from usmarray import _backend
@@ -383,8 +383,11 @@ def sort_short_integers_child() -> None:
     for dtype in ("uint8", "int8", "uint16", "int16"):
         h = _extreme_values(dtype, 4097, 1)
         x = xp.asarray(h, device="cpu")
+        begin(f"sort {dtype}")
         np.testing.assert_array_equal(xp.asnumpy(xp.sort(x)), np.sort(h))
+        begin(f"sort {dtype} descending")
         np.testing.assert_array_equal(xp.asnumpy(xp.sort(x, descending=True)), np.sort(h)[::-1])
+        begin(f"argsort {dtype}")
         np.testing.assert_array_equal(xp.asnumpy(xp.argsort(x)), np.argsort(h, kind="stable"))
 
 

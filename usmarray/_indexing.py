@@ -139,7 +139,8 @@ def _check_index(be: Any, a: Any, axis: int, n: int) -> None:
     bad = bad_index(be, a, n)
     if bad is not None:
         raise IndexError(
-            f"integer array index {bad} is out of bounds for axis {axis} with size {n}"
+            f"integer array index {bad} is out of bounds for axis {axis} with size {n} "
+            f"(an index must lie in [{-n}, {n}))"
         )
 
 

@@ -168,11 +168,12 @@ LAYOUT_SENSITIVE = {"roll": _roll_dense_flat, "where": _where_no_negative_stride
 
 
 def _merge_sort_on_cpus(fn: Any) -> Any:
-    """``fn`` (the provider's sort) with its merge sort for 1- and 2-byte integers on CPU
-    devices.  Its default for them, the radix sort, crashes or hangs the OpenCL CPU
-    device's compiler (the pass "sycl-kernel-reduce-cross-barrier-values") for rows of
-    about 3000 elements or more, the first time it is built; its argsort and unique
-    already take the merge sort."""
+    """``fn`` (the provider's sort or argsort) with its merge sort for 1- and 2-byte
+    integers on CPU devices.  Its default for them, the radix sort, crashes or hangs the
+    OpenCL CPU device's compiler the first time it is built (the pass
+    "sycl-kernel-reduce-cross-barrier-values", or a double free): sort for rows of about
+    3000 elements or more every time, argsort of 4097 in about one build of six; its
+    unique already takes the merge sort."""
     if "kind" not in inspect.signature(fn).parameters:  # no radix sort to avoid
         return fn
     cpu: dict[Any, bool] = {}
@@ -316,7 +317,7 @@ class SyclBackend(BackendBase):
                     fn = _read_only(fn)
                 elif kname == "meshgrid":
                     fn = _independent(fn, pt)
-                elif kname == "sort":
+                elif kname in ("sort", "argsort"):
                     fn = _merge_sort_on_cpus(fn)
                 elif kname in ELEMENTWISE_KERNELS:  # the provider's range: see ranged
                     fn = _ranged.elementwise(fn, pt)
