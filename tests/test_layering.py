@@ -21,11 +21,11 @@ FLOORS: list[tuple[str, ...]] = [
      "_statistical", "_searching", "_sets", "_sorting", "_indexing_functions", "_utility",
      "_data_type_functions", "_linalg_main", "_info"),
     ("_helpers", "_placement", "_indexing", "_migration", "_serial", "_special_cases",
-     "_index_rules"),
+     "_index_rules", "_params"),
     ("_array",),
     ("_device",),
     ("_backend",),
-    ("_dtypes", "_constants", "_env", "_scalars", "_name", "_hints", "_trace"),
+    ("_dtypes", "_constants", "_env", "_scalars", "_name", "_hints", "_trace", "_docstrings"),
 ]
 BACKEND_FLOOR = next(i for i, f in enumerate(FLOORS) if f == ("_backend",))
 RUNTIMES = ("dpctl", "dpnp", "cupy", "cupyx", "torch", "jax")

@@ -751,8 +751,8 @@ def arange(
     stop = None if stop is None else real(stop, "arange", "stop")
     d = optional_dtype(dtype, "arange")
     if d in dt.COMPLEX_FLOATING:  # NumPy's values (as array-api-strict): the real ones
-        r = arange(start, stop, step, dtype=dt.public(_REAL_PART[d]), device=device, usm_type=usm_type,
-                   sycl_queue=sycl_queue)
+        r = arange(start, stop, step, dtype=dt.public(_REAL_PART[d]), device=Device._make(be, q),
+                   usm_type=ut)
         return wrap_with(r._be, r._be.astype(r._arr, d))
     if step == 0:
         raise ValueError("arange: step must not be zero")
