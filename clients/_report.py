@@ -186,6 +186,31 @@ CAUSES: list[Cause] = [
         "accepted now, by one rule for every parameter (`usmarray/_params.py`, checked "
         "against array-api-strict by `tests/test_strictness.py`; docs/migration.md lists "
         "where usmarray stays stricter, and why). Counts here are from runs before."),
+    Cause("scipy-device-propagation", "SciPy", re.compile(
+        r"test_device_dtype\.py::.*(ExecutionPlacementError|assert Device\()", re.S),
+          "With the `devices` fixture fixed (clients/upstream/scipy-devices-tuple.patch) "
+          "SciPy's device tests run on every device usmarray has, not only the default "
+          "one, and scipy.stats returns results on the default device where the input is "
+          "on another (`entropy`) or mixes the two (`quantile(method='harrell-davis')`, "
+          "the hypothesis tests and `combine_pvalues`): scipy.special's functions run on "
+          "the host through `np.asarray` and come back with `xp.asarray` on the default "
+          "device. SciPy skips these tests for array-api-strict by name ('special "
+          "functions don't work with device1'). Upstream: scipy/scipy#22680, with the "
+          "device-propagation machinery of scipy/scipy#25677 (after SciPy 1.17)."),
+    Cause("scipy-sort-key-tie", "SciPy", re.compile(r"TestSos2Zpk::test_basic"),
+          "SciPy's tests sort complex roots with the key `abs(z) + real(z) + imag(z)**3`, "
+          "which is 0 for every real z <= 0: the roots 0 and -1 tie, and their order is "
+          "the order the eigensolver found them in (the standard leaves it unspecified; "
+          "the SYCL device's QR algorithm deflates in another order than LAPACK). "
+          "Upstream fix: a key without ties, e.g. `argsort` by `imag` then a stable "
+          "`argsort` by `real`."),
+    Cause("real-eig-conjugates", "usmarray (fixed)", re.compile(
+        r"TestIIRComb::test_iir_symmetry"),
+          "The SYCL device's eigensolver works in complex arithmetic, so the eigenvalues "
+          "of a real matrix were conjugate to rounding only, where LAPACK's real `geev` "
+          "gives exact pairs (the test compares the sorted poles with their conjugates "
+          "bit for bit). Fixed: each pair is made exact, and its eigenvectors conjugates "
+          "(`tests/test_linalg_eig_pairs.py`)."),
     Cause("flags-writeable", "usmarray", re.compile(r"Flags' object has no attribute 'writeable'"),
           "`x.flags` is the kernel provider's flags object (dpnp's `Flags`), which spells "
           "`writable`; SciPy reads NumPy's `x.flags.writeable`. Not in the standard; a "
