@@ -4,9 +4,9 @@ written for OpenCL C (SYCL) and CUDA C.
 Work-item ``t`` computes stream block ``B0 + t`` (one Philox 4x64-10 call: four
 64-bit words, 32 bytes) and writes every element that reads that block, so every
 element is computed once and the blocks are independent; the output holds whole
-blocks (a call that starts or ends inside a block returns a view of it).  The 64x64 -> 128-bit
-products use the targets' own high-half multiply (OpenCL's ``mul_hi`` on ``ulong``,
-CUDA's ``__umul64hi``), the low half C's wrapping ``*``.  Floating-point arithmetic
+blocks (a call that starts or ends inside a block returns a view of it).  The 64x64 ->
+128-bit products use the targets' own high-half multiply (OpenCL's ``mul_hi`` on
+``ulong``, CUDA's ``__umul64hi``), the low half C's wrapping ``*``.  Floating-point arithmetic
 rounds once per operation on both targets, as NumPy does on the host: OpenCL C with
 ``FP_CONTRACT OFF``, CUDA through its round-to-nearest intrinsics (``__dmul_rn``, ...)
 that NVRTC does not fuse.  See ``_philox.py`` for the stream and the host side.
@@ -28,8 +28,6 @@ from ._philox import M0, M1, ROUNDS, W0, W1, counter_words
 _INTRINSICS = CUDA_INTRINSICS | {"__umul64hi"}
 _EPS53 = "1.1102230246251565e-16"  # 2**-53
 _EPS24F = "5.9604644775390625e-08f"  # 2**-24
-
-_C_TYPES = {"float64": "float64", "float32": "float32"}
 
 
 class _Lang:
@@ -94,7 +92,7 @@ def _half(s: int) -> str:
 
 def _values(lang: _Lang, kind: str, dname: str, wide: bool) -> tuple[int, list[str]]:
     """(elements per block, C statements defining ``v0 .. v{E-1}``)."""
-    ft = _C_TYPES.get(dname, "float64")
+    ft = dname if dname in ("float32", "float64") else "float64"  # the floats' type
     lines: list[str] = []
     if kind == "u64":
         return 4, [f"uint64 v{s} = x{s};" for s in range(4)]
