@@ -164,6 +164,31 @@ def gpu_sklearn() -> str:
     return "\n\n".join([_table(headers, rows), *(f"{op}: {msg}." for op, msg in notes.items())])
 
 
+def elementwise_layouts(kind: str) -> str:
+    """The elementwise layout section (``benchmarks.elementwise_layouts``) of one GPU kind:
+    kernel time per layout class against CuPy and PyTorch, byte rates, and host time
+    per call at 100 elements."""
+    d = _load(kind, "elementwise_layouts.json")
+    rows = []
+    for r in d["rows"]:
+        us = r["us"]
+        rows.append([f"`{r['case']}`", f"{us.get('usmarray', math.nan):.1f}",
+                     f"{us.get('cupy', math.nan):.1f}", f"{us.get('torch', math.nan):.1f}",
+                     f"**{_r(r['ratio_best_peer'])}**", _r(r["aa"]), f"{r['gb_s']:.0f}"])
+    parts = [f"{d['device']}, {d['size']} elements, median of {d['rounds']} rounds of "
+             f"{d['inner']} calls (CUDA events); geometric mean of the ratios: "
+             f"**{d['geomean']:.2f}**.",
+             _table(["call", "usmarray us", "CuPy us", "PyTorch us", "best peer / usmarray",
+                     "A/A", "usmarray GB/s"], rows)]
+    if d.get("host"):
+        host = [[f"`{r['case']}`", *[f"{r['us'].get(k, math.nan):.1f}"
+                                     for k in ("usmarray", "cupy", "torch")],
+                 _r(r["ratio_best_peer"])] for r in d["host"]]
+        parts += ["Host time per call at 100 elements, without synchronization (us):",
+                  _table(["call", "usmarray", "CuPy", "PyTorch", "best peer / usmarray"], host)]
+    return "\n\n".join(parts)
+
+
 def cpu_matrix(kind: str = "cpu-2core") -> str:
     """The CPU ops matrix: usmarray against the library it calls, per backend."""
     rows = []
@@ -202,7 +227,7 @@ def include(path: str) -> str:
 GENERATORS: dict[str, Callable[..., str]] = {
     "gpu-machines": gpu_machines, "gpu-summary": gpu_summary, "gpu-families": gpu_families,
     "gpu-ops": gpu_ops, "gpu-sklearn": gpu_sklearn, "cpu-matrix": cpu_matrix,
-    "cpu-calls": cpu_calls, "include": include,
+    "cpu-calls": cpu_calls, "include": include, "elementwise-layouts": elementwise_layouts,
 }
 
 
