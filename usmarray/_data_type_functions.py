@@ -412,9 +412,9 @@ _KINDS = dt.KINDS
 
 
 def _isdtype_one(d: np.dtype, kind: Any) -> bool:
-    if type(kind) is str:
+    if isinstance(kind, str):  # a NumPy string scalar (np.str_) too
         try:
-            return d in _KINDS[kind]
+            return d in _KINDS[str(kind)]
         except KeyError:
             raise ValueError(
                 f"isdtype: unknown kind {kind!r}; use a dtype or one of {sorted(_KINDS)}"
