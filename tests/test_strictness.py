@@ -460,3 +460,18 @@ def test_each_difference_is_real():
                     break
     for pattern, how, _ in DIFFERS:
         assert how in seen[pattern], f"no case differs as {how!r} for {pattern!r} any more"
+
+
+@pytest.mark.parametrize("version", ["2023.12", "2024.12", "2025.12"])
+def test_devices_is_a_list_or_a_tuple_as_in_array_api_strict(version):
+    """``__array_namespace_info__().devices()``: a list before 2025.12, a tuple from then
+    on (the standard's change), as array-api-strict returns it at each version."""
+    strict.set_array_api_strict_flags(api_version=version)
+    try:
+        want = type(strict.__array_namespace_info__().devices())
+    finally:
+        strict.reset_array_api_strict_flags()
+    ns = xp.asarray(0).__array_namespace__(api_version=version)
+    got = ns.__array_namespace_info__().devices()
+    assert type(got) is want
+    assert list(got) == list(xp.__array_namespace_info__().devices())
