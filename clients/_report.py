@@ -138,7 +138,7 @@ CAUSES: list[Cause] = [
         "got back from quaternions; the SYCL CPU device's `sin`, `cos` and `atan2` are "
         "within its documented accuracy but differ from NumPy's in the last bits (`sin` "
         "and `cos` in 60% of these 3000 inputs, by up to 3 ulp; `atan2` in 10%, by up to "
-        "2), and `half_sum - half_diff` turns 4.4e-16 into a relative 1.3e-13 for one "
+        "2), and `half_sum - half_diff` makes 4.4e-16 a relative 1.3e-13 for one "
         "angle of 0.0034; `test_align_vectors_no_noise` asks `rssd < 1e-7` of "
         "`sqrt(sum(|a|^2 + |b|^2) - 2 sum(s))`, a cancellation of numbers near 30 whose "
         "rounding alone is sqrt(30 eps) ~ 8e-8 (oneMKL's singular values differ from "

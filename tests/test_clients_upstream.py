@@ -1,6 +1,6 @@
 """The upstream fixes of ``clients/upstream/`` (``clients._upstream``): each patch applies
 to the installed client, the import hook compiles the patched source, and each fix
-turns the failure it is written for into a pass (seen without it in the same test)."""
+makes the failure it is written for a pass (seen without it in the same test)."""
 
 from __future__ import annotations
 

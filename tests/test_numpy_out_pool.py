@@ -1,7 +1,7 @@
 """The NumPy backend's pool of result memory (``usmarray/_backend/_numpy/out_pool.py``):
 large elementwise results equal NumPy's, a block is reused only once nothing holds a
 view of it, derived views and exported arrays keep theirs, concurrent threads never
-share one, and ``USMARRAY_NUMPY_POOL_BYTES`` bounds or turns it off."""
+share one, and ``USMARRAY_NUMPY_POOL_BYTES`` bounds or switches it off."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@
   functions whose operands reach 2**31 elements run in pieces and give NumPy's values.
 
 Each check runs in a child interpreter (tests/test_reliability_common.py), whose
-timeout turns a hang into a failure.
+timeout makes a hang a failure.
 """
 
 from __future__ import annotations

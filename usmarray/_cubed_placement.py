@@ -27,7 +27,7 @@ processes started later inherit it; :func:`configure` sets both):
   cubed uses to write chunks to Zarr, is refused for memory the host cannot access):
   ``device`` on a CPU device, ``shared`` on a GPU.  Or ``device``/``shared``/``host``.
 - ``USMARRAY_CUBED_POOL_BYTES``: the most bytes of idle chunk memory a process keeps for
-  reuse (default 256 MiB; 0 turns reuse off).  Chunks read from Zarr (``asarray`` of a
+  reuse (default 256 MiB; 0 switches reuse off).  Chunks read from Zarr (``asarray`` of a
   NumPy array) are copied into the memory of a dead chunk of the same size where the
   backend pools it (the SYCL backend, host-accessible memory): fresh USM allocations of
   the OpenCL CPU runtime page-fault on every copy.  Idle blocks are not any task's

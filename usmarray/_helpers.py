@@ -2,7 +2,7 @@
 
 Each check raises the standard's error type with a message that names the
 function, what was wrong and what would be right.  Nothing here allocates; the last
-section turns failed allocations into MemoryError naming the size.
+section converts failed allocations into MemoryError naming the size.
 """
 
 from __future__ import annotations

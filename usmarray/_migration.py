@@ -141,7 +141,7 @@ def _host_sequence(obj: Any, d: np.dtype | None, q: Any) -> tuple[Any, np.dtype 
     if d is not None:
         return host, d
     if kind in "uf" and host.size and (kind == "u" or np.abs(host).max() >= 2.0**63):
-        # NumPy turns Python ints beyond int64 into uint64 or float64; the default
+        # NumPy converts Python ints beyond int64 into uint64 or float64; the default
         # integer dtype is int64
         for v in _flat(obj):
             if type(v) is int and not -(2**63) <= v < 2**63:

@@ -6,7 +6,7 @@ float64 are up to 3.2 ulp from exact where NumPy's are within 0.52 ulp, so
 Box-Muller normals built on them differed by up to 4 ulp.  These two functions use
 only integer arithmetic, exact conversions and scalings (``ilogb``, ``ldexp``, a
 multiplication by a power of two) and IEEE additions, multiplications and one
-division, each rounded once (no fused multiply-add: ``_kernels.py`` turns contraction
+division, each rounded once (no fused multiply-add: ``_kernels.py`` switches contraction
 off), in the same order on every target: the results are bit-identical on the NumPy
 backend, SYCL devices and CUDA devices.  Accuracy: within 2 ulp of the exact function
 (``tests/test_random.py`` measures it against extended precision).
@@ -17,8 +17,8 @@ Both take the random bits as integers, so the reduction is exact:
   [sqrt(1/2), sqrt(2)), ``log f = 2 atanh(s)``, ``s = (f - 1) / (f + 1)``, a series in
   ``s**2`` to ``s**20`` (the next term is below 2**-58 of the sum), then
   ``(e - B) * log 2`` in two parts.
-- ``sin`` and ``cos`` of ``2 pi m 2**-B`` for an integer ``0 <= m < 2**B`` (``m`` turns of
-  ``2**-B``): the nearest quarter turn ``q`` and the rest ``d`` (``|d| <= 2**(B-3)``) are
+- ``sin`` and ``cos`` of ``2 pi m 2**-B`` for an integer ``0 <= m < 2**B`` (``m`` steps of
+  ``2**-B``): the nearest quarter circle ``q`` and the rest ``d`` (``|d| <= 2**(B-3)``) are
   integer operations, ``x = 2 pi d 2**-B`` is in [-pi/4, pi/4], where Taylor series to
   ``x**19`` and ``x**18`` are exact to 2**-60, and the quadrant swaps and negates.
 """

@@ -160,7 +160,7 @@ class FastKernels:
     ``Function`` objects, kept in one dict per operation keyed by dtype (and device,
     on a machine of several GPUs), and launched on CuPy's current stream.
 
-    ``lean`` (default; ``USMARRAY_CUDA_LEAN=0`` turns it off): the launch is the
+    ``lean`` (default; ``USMARRAY_CUDA_LEAN=0`` switches it off): the launch is the
     driver's ``cuLaunchKernel`` through CuPy's C-typed binding, with the arguments
     packed by one ``struct.pack_into`` into per-thread slots, instead of
     ``Function.__call__`` (which boxes every argument).  Outputs of at most

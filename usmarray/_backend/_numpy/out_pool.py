@@ -104,7 +104,7 @@ class OutPool:
 
 
 def make_pool() -> OutPool | None:
-    """The process' pool, or None where the environment turns it off or reference
+    """The process' pool, or None where the environment switches it off or reference
     counts cannot be trusted."""
     cap = env_int(ENV_BYTES)
     cap = DEFAULT_BYTES if cap is None else cap

@@ -107,7 +107,7 @@ def _resolve_provider() -> ModuleType:
 _prod = math.prod
 
 
-#: USMARRAY_SERIALIZE=0 turns the runtime lock off (see :attr:`SyclBackend.lock`)
+#: USMARRAY_SERIALIZE=0 switches the runtime lock off (see :attr:`SyclBackend.lock`)
 SERIALIZE = env_flag("USMARRAY_SERIALIZE", True)
 
 
@@ -278,7 +278,7 @@ class SyclBackend(BackendBase):
     one of the provider's host tasks, which needs the GIL to release Python objects
     (intel/llvm #22993 fixes the runtime side).  A thread blocked on this lock has
     released the GIL, so while calls are serialized the cycle cannot close.
-    ``USMARRAY_SERIALIZE=0`` turns it off.
+    ``USMARRAY_SERIALIZE=0`` switches it off.
     """
 
     name = "sycl"

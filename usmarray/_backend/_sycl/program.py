@@ -203,7 +203,7 @@ def _ctypes_form(args: list) -> tuple[Any, Any]:
 
 
 class Launcher(Packer):
-    """The launch path of one compiled kernel: :meth:`pack` turns the parameters' values
+    """The launch path of one compiled kernel: :meth:`pack` converts the parameters' values
     (raw arrays, Python scalars) and the trailing int64 ``extra`` values (with
     ``error_record``, the raw int64 record array last) into an :class:`Args`;
     :meth:`submit` runs it (or a plain ``SyclQueue.submit`` argument list) over the

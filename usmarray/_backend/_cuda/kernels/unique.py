@@ -8,7 +8,7 @@ builds its own bitmap in shared memory, then ORs its non-zero words into the glo
 one).  Values are read as order-preserving unsigned keys (the sign bit flipped for
 signed dtypes), and the window is moved inside the dtype's range where it would pass
 one of its ends, so it never wraps around: uint64 5 and 2**64 - 3, or int64's minimum
-and maximum, are never neighbours.  One block turns the set bits into the sorted values (a block scan of the
+and maximum, are never neighbours.  One block converts the set bits into the sorted values (a block scan of the
 words' bit counts gives each thread its output position, and each word's first
 position is kept).  For the inverse, counts and first indices one more pass gives each
 element its rank (its bit's position among the set bits) and writes, counts or keeps
