@@ -21,6 +21,9 @@ with the ``gpu`` marker, ``cuda:0``.
 from __future__ import annotations
 
 import functools
+import json
+import os
+import subprocess
 import sys
 import types
 
@@ -29,6 +32,8 @@ import pytest
 from test_reliability_common import device_params
 
 import usmarray as xp
+from usmarray.kernels import _guard
+from usmarray.kernels._fuse import FusedFunction
 
 DEVICES = device_params("numpy", "opencl:cpu", "cuda:0")
 on_devices = pytest.mark.parametrize("device", DEVICES)
@@ -407,3 +412,77 @@ def test_a_trace_function_already_installed_keeps_its_events(device):
     if device in COMPILES:
         guard = next(iter(f._plans.values()))[0]
         assert len(guard.names) <= 3, guard.names  # SCALE and range, once each
+
+
+# ---- 3. the watch itself: a recursive function called through a generator expression ------
+def _tree_eval(tree, env):
+    """``tree`` evaluated: ``("in", k)`` is ``env[k]``, ``(name, *operands)`` is
+    ``xp.name`` of the operands, each evaluated by a recursive call from a generator
+    expression (whose frame is resumed once per operand)."""
+    if tree[0] == "in":
+        return env[tree[1]]
+    return getattr(xp, tree[0])(*(_tree_eval(t, env) for t in tree[1:]))
+
+
+class _TakesEverything:
+    """A recorder for :class:`_guard.Watch` that records nothing and refuses nothing."""
+
+    def observe(self, a, kind):
+        pass
+
+    def produced(self, value):
+        pass
+
+
+TREE = ("add", ("in", 0), ("multiply", ("in", 1), ("in", 0)))
+
+
+def _watch_tree():
+    """Run a function that evaluates ``TREE`` with ``_tree_eval`` under a watch, on the
+    NumPy backend: what the watch refused, the globals its guard holds, the value."""
+    a = xp.asarray(np.arange(1.0, 4.0, dtype=np.float32), device="numpy")
+    b = xp.asarray(np.arange(4.0, 7.0, dtype=np.float32), device="numpy")
+
+    def f(a, b):
+        return _tree_eval(TREE, (a, b))
+
+    watch = _guard.Watch(_TakesEverything(), FusedFunction)
+    got = watch.run(f, (a, b), {})
+    held = sorted(k for d, k, _ in watch.guard.names if d is globals())
+    return watch, held, xp.asnumpy(got)
+
+
+def _check_tree_watch(refused, held, got):
+    x, y = np.arange(1.0, 4.0, dtype=np.float32), np.arange(4.0, 7.0, dtype=np.float32)
+    assert refused is None, refused
+    # getattr: held as absent from the globals, where a global would shadow it
+    assert held == ["TREE", "_tree_eval", "getattr", "xp"], held
+    np.testing.assert_array_equal(got, np.add(x, np.multiply(y, x)))
+
+
+def test_a_recursive_function_through_a_generator_expression_is_held():
+    watch, held, got = _watch_tree()
+    _check_tree_watch(watch.refused, held, got)
+    assert watch.guard.holds()
+    saved = _tree_eval
+    _rebind("_tree_eval", lambda tree, env: env[0])
+    try:
+        assert not watch.guard.holds()  # the recursive function rebound: trace again
+    finally:
+        _rebind("_tree_eval", saved)
+    assert watch.guard.holds()
+
+
+def test_the_first_watch_of_a_process_sees_every_instruction():
+    """The first trace function a process installs gets opcode events too: a fresh
+    interpreter's first watch holds what a later one does."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import test_fuse_guards as t; "
+            "import json; w, held, got = t._watch_tree(); "
+            "print(json.dumps([w.refused, held, got.tolist()]))")
+    run = subprocess.run([sys.executable, "-c", code, here], capture_output=True, text=True,
+                         check=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(
+                             p for p in (os.path.dirname(here), os.environ.get("PYTHONPATH"))
+                             if p)})
+    refused, held, got = json.loads(run.stdout.strip().splitlines()[-1])
+    _check_tree_watch(refused, held, np.array(got, np.float32))

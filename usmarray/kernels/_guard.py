@@ -233,6 +233,7 @@ class Watch:
             self.refuse(f"the fused callable is a {type(fn).__name__}, not a function")
         old = sys.gettrace()
         self.lines_off = old is None
+        _allow_opcode_events()
         sys.settrace(self._call if old is None else _chained(old, self._call))
         try:
             out = fn(*args, **kwargs)
@@ -359,9 +360,6 @@ class Watch:
             self.refuse(f"it runs {name}, which it did not reach through a name the guard "
                         "holds (a method, or a function taken from an object or a container)")
             return None
-        if self.lines_off:
-            frame.f_trace_lines = False
-        frame.f_trace_opcodes = True
         actions = _actions(code)
 
         def local(frame: types.FrameType, event: str, arg: Any) -> Any:
@@ -373,6 +371,13 @@ class Watch:
                 self.handled = arg[0].__name__
             return local
 
+        if self.lines_off:
+            frame.f_trace_lines = False
+        # Python 3.13 turns on a frame's opcode events only if it has its trace function
+        # already (else the first run of each code would be unseen): set it here, the
+        # interpreter sets it only after this function returns
+        frame.f_trace = local
+        frame.f_trace_opcodes = True
         return local
 
     def _entry(self, frame: types.FrameType, event: str, arg: Any) -> Any:
@@ -399,6 +404,18 @@ class Watch:
             v = frame.f_locals.get(name, _MISSING)
         if v is not _MISSING:  # else a NameError
             self.read(v, steps, name)
+
+
+def _allow_opcode_events() -> None:
+    """Let ``sys.settrace`` deliver opcode events.  Python 3.12 delivers them only if
+    some frame of the process asked for them (``f_trace_opcodes``) before the trace
+    function was installed; otherwise the first watch of a process would see no
+    instruction: it would hold no name (a global rebound later would not trace again)
+    and refuse every function of the user's that its function calls."""
+    frame = sys._getframe()
+    was = frame.f_trace_opcodes
+    frame.f_trace_opcodes = True
+    frame.f_trace_opcodes = was
 
 
 def _opaque(v: Any) -> bool:
