@@ -30,7 +30,7 @@ in about two minutes; ``--time-limit`` bounds the whole run (shared by the backe
 ops past it are skipped rows).
 
 Writes ``cpu_matrix_<backend>.json``, ``.txt`` and ``.png`` per backend into ``--out``
-(default ``benchmarks/results/<date>-cpu-matrix``).
+(default ``build/benchmarks/<date>-cpu-matrix``).
 """
 
 from __future__ import annotations
@@ -172,7 +172,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     gm.add_selection_args(p)
     p.add_argument("--out", type=Path, default=None,
                    help="folder for cpu_matrix_<backend>.json/.txt/.png "
-                        "(default benchmarks/results/<date>-cpu-matrix)")
+                        "(default build/benchmarks/<date>-cpu-matrix)")
     p.add_argument("--time-limit", type=float, default=None,
                    help="seconds for the whole run, shared by the backends; ops past a "
                         "backend's share are skipped (default 660, --quick 110)")

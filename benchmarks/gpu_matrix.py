@@ -27,7 +27,7 @@ and the run goes on.  scikit-learn estimators fitted on each library's GPU array
 matrix through ``--merge``).
 
 Writes ``gpu_matrix.json``, ``gpu_matrix.txt`` and ``gpu_matrix.png`` into ``--out``
-(default ``benchmarks/results/<date>-gpu-matrix``).  ``--cpu-smoke`` (hidden) runs the
+(default ``build/benchmarks/<date>-gpu-matrix``).  ``--cpu-smoke`` (hidden) runs the
 same table at tiny sizes on the host, usmarray on its NumPy device against NumPy
 (through array_api_compat) and array-api-strict, with wall-clock timing: it exercises
 the table, the outputs and the error handling without a GPU.
@@ -57,6 +57,7 @@ os.environ.setdefault("SCIPY_ARRAY_API", "1")  # before anything imports scipy (
 
 import numpy as np  # noqa: E402
 
+from ._paths import run_dir  # noqa: E402
 from ._report import fmt_time  # noqa: E402
 
 Fn = Callable[[], Any]
@@ -1068,7 +1069,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="write one matrix into --out from the gpu_matrix.json of several runs")
     p.add_argument("--out", type=Path, default=None,
                    help="folder for gpu_matrix.json/.txt/.png "
-                        "(default benchmarks/results/<date>-gpu-matrix)")
+                        "(default build/benchmarks/<date>-gpu-matrix)")
     p.add_argument("--time-limit", type=float, default=480.0,
                    help="seconds after which the remaining ops (and estimators) are skipped "
                         "(default 480)")
@@ -1084,11 +1085,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def _default_out(smoke: bool, kind: str = "gpu") -> Path:
     """``<tmp>/<kind>_matrix_smoke`` for a smoke run, else
-    ``benchmarks/results/<date>-<kind>-matrix``."""
+    ``build/benchmarks/<date>-<kind>-matrix`` (see ``benchmarks._paths``)."""
     if smoke:
         return Path(tempfile.gettempdir()) / f"{kind}_matrix_smoke"
-    day = _dt.date.today().isoformat()
-    return Path(__file__).resolve().parent / "results" / f"{day}-{kind}-matrix"
+    return run_dir(f"{kind}-matrix")
 
 
 def _progress(i: int, n: int, row: dict[str, Any], t0: float) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 from . import migration, scaling, small, throughput
 from ._context import make_context
 from ._jobs import Job
+from ._paths import run_dir
 from ._report import (
     enrich,
     jsonable,
@@ -80,7 +81,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     p.add_argument("--quick", action="store_true", help="small caps and budgets (< 2 min; CI)")
     p.add_argument("--out", type=Path, default=None,
-                   help="output directory (default benchmarks/results/<date>/)")
+                   help="output directory (default build/benchmarks/<date>-bench/)")
     p.add_argument("--only", default=",".join(DEFAULT_SECTIONS),
                    help=f"comma-separated sections to run, from {','.join(SECTIONS)} "
                         f"(default: all but cpu_matrix)")
@@ -241,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
         cfg.migration_max_bytes = min(cfg.migration_max_bytes, args.max_bytes)
     only = args.only.split(",")
     mode = "quick" if args.quick else "full"
-    outdir = args.out or Path(__file__).resolve().parent / "results" / _dt.date.today().isoformat()
+    outdir = args.out or run_dir("bench")
 
     ctx = make_context(seed=args.seed, with_strict=not args.no_strict)
     keys = ctx.keys
