@@ -29,6 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks._paths import run_dir
+
 CONFIGS = [
     # (label, backend, executor, workers, devices)
     ("numpy threads x2", "numpy", "threads", 2, None),
@@ -201,7 +203,7 @@ def main() -> None:
     ap.add_argument("--executor", default="threads")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--work-dir", default=None)
-    ap.add_argument("--out", default="benchmarks/results/cubed")
+    ap.add_argument("--out", default=str(run_dir("cubed-bounded")))
     ap.add_argument("--only", nargs="*", default=None, help="run only these labels (exact)")
     ap.add_argument("--timeout", type=int, default=1800)
     ap.add_argument("--name", default="bounded", help="results file name (no .json)")

@@ -49,6 +49,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks._paths import run_dir
 from benchmarks.cubed_bounded import _parse_mem
 
 #: label -> (backend, USMARRAY_DEFAULT_DEVICE, more environment)
@@ -457,7 +458,7 @@ def main() -> None:
     ap.add_argument("--compressor", default="default", choices=("default", "none"),
                     help="the input Zarr array's compressor: cubed's default or none")
     ap.add_argument("--data", default=None)
-    ap.add_argument("--out", default="benchmarks/results/cubed-profile")
+    ap.add_argument("--out", default=str(run_dir("cubed-profile")))
     ap.add_argument("--timeout", type=int, default=900)
     ap.add_argument("--child", action="store_true")
     ap.add_argument("--make-input", action="store_true")

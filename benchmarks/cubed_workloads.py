@@ -49,6 +49,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks._paths import run_dir
 from benchmarks.cubed_bounded import _parse_mem, _peak_rss
 from benchmarks.cubed_profile import _env
 
@@ -478,7 +479,7 @@ def main() -> None:
                     help="experiment: patch cubed so that a task reads each chunk once "
                          "(dedupe_chunk_reads)")
     ap.add_argument("--data", default=None)
-    ap.add_argument("--out", default="benchmarks/results/cubed-workloads")
+    ap.add_argument("--out", default=str(run_dir("cubed-workloads")))
     ap.add_argument("--name", default=None, help="file stem of the results (default: workload)")
     ap.add_argument("--timeout", type=int, default=900, help="seconds per configuration")
     ap.add_argument("--no-plot", action="store_true")

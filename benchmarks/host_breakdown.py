@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from . import gpu_matrix as gm
+from ._paths import run_dir
 
 LAYERS = ("namespace", "backend", "provider", "python")
 _BURST = 200
@@ -208,8 +209,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--matrix", type=Path, default=None, help="a gpu_matrix.json to join")
     p.add_argument("--top", type=int, default=0,
                    help="also list each op's N functions of largest self time")
-    p.add_argument("--out", type=Path, default=Path("benchmarks/results") /
-                   f"{_dt.date.today()}-host-breakdown")
+    p.add_argument("--out", type=Path, default=run_dir("host-breakdown"))
     args = p.parse_args(argv)
     import usmarray
 
