@@ -275,3 +275,22 @@ def test_engine_takes_every_other_signature() -> None:
         if name in ENGINE_REFUSES:
             allowed |= groups[ENGINE_REFUSES[name]]  # type: ignore[index]
         assert dtypes <= allowed, (name, dtypes - allowed)
+
+
+@settings(deadline=None)
+@given(_views())
+def test_a_kernel_key_holds_everything_its_source_assumes(ops: list[np.ndarray]) -> None:
+    """Two calls whose kernel keys are equal compile the same source: the cache can
+    never hand a call a kernel written for another layout (the views drawn here are
+    taken in turn, so each is the call after one of another shape)."""
+    seen: dict[tuple, str] = {}
+    for views in (ops, ops[::-1], [ops[0]], [o[..., :1] if o.ndim else o for o in ops]):
+        dts = [v.dtype for v in views]
+        names = [f"a{k}" for k in range(len(views))]
+        p = L.plan([_operand(v) for v in views], 1)
+        if p is None:
+            continue
+        body = "z = " + " + ".join(f"({n} != 0)" for n in names)
+        key = L.kernel_key(body, names, dts, [], np.dtype(bool), p)
+        src = L.kernel_source(body, names, dts, [], np.dtype(bool), p)
+        assert seen.setdefault(key, src) == src

@@ -143,8 +143,7 @@ class ElementwiseEngine:
             return _REFUSED
         dts = [a.dtype for a in arrays]
         source = _layout.kernel_source(body, names, dts, scalars, out, p)
-        kernel_key = (body, tuple(names), tuple(dts), tuple(scalars), out, p.loop, p.index_type,
-                      p.width, len(p.shape) if p.loop == "strided" else 0, p.broadcast)
+        kernel_key = _layout.kernel_key(body, names, dts, scalars, out, p)
         return _Call(p, source, kernel_key, len(arrays), scalars)
 
     def _kernel(self, c: _Call) -> Any:

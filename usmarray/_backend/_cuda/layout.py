@@ -177,6 +177,15 @@ def _tname(d: np.dtype) -> str:
     return "bool" if d.kind == "b" else d.name
 
 
+def kernel_key(body: str, names: list[str], arrays: list[np.dtype], scalars: list[np.dtype],
+               out: np.dtype, plan: LayoutPlan) -> tuple:
+    """What :func:`kernel_source` reads of its arguments: calls with equal keys share one
+    compiled kernel."""
+    return (body, tuple(names), tuple(arrays), tuple(scalars), out, plan.loop,
+            plan.index_type, plan.width, len(plan.shape) if plan.loop == "strided" else 0,
+            plan.broadcast)
+
+
 def kernel_source(body: str, names: list[str], arrays: list[np.dtype],
                   scalars: list[np.dtype], out: np.dtype, plan: LayoutPlan) -> str:
     """The CUDA source of the elementwise kernel ``k`` that runs ``body`` (the kernel
@@ -276,5 +285,5 @@ def kernel_source(body: str, names: list[str], arrays: list[np.dtype],
     return "".join(src)
 
 
-__all__ = ["ALIGN_KEY", "BLOCK", "HEADER", "MAX_DIMS", "LayoutPlan", "Operand", "kernel_source",
-           "merge_axes", "plan"]
+__all__ = ["ALIGN_KEY", "BLOCK", "HEADER", "MAX_DIMS", "LayoutPlan", "Operand", "kernel_key",
+           "kernel_source", "merge_axes", "plan"]
