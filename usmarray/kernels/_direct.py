@@ -92,26 +92,49 @@ _MAX_ENTRIES = 4096
 stats = {"launched": 0}
 
 
-def _build(name: str, operands: tuple, out_dtype: np.dtype, family: str) -> Any:
-    """The flat Kernel of ``name`` for ``operands`` (dtypes of array operands, Python
-    scalar types of scalar ones, in call order), or False where the emitter refuses it."""
+def _body(name: str, operands: Any, out: np.dtype, family: str, language: str) -> Any:
+    """(body, the arrays' names, their dtypes, the scalars' dtypes) of the generator for
+    ``name`` with ``out`` of ``operands`` in call order (a dtype for an array, a Python
+    scalar type, ``"nan"`` for a NaN clip bound, None for an absent one), or False
+    where the generator refuses it."""
     nodes: list[_Node] = []
     ins: list[Any] = []
-    arrays = []
+    names = []
+    dtypes = []
     for k, o in enumerate(operands):
         if isinstance(o, np.dtype):
             ins.append(len(nodes))
-            arrays.append(f"{o.name}[] a{k}")
+            names.append(f"a{k}")
+            dtypes.append(o)
             nodes.append(_Node("arg", (k,), o, ()))
+        elif o is None:  # an absent clip bound
+            ins.append(None)
+        elif o == "nan":  # a NaN clip bound (the generator's code differs for it)
+            ins.append(("const", float("nan")))
+        elif o in _SAMPLE:
+            # a distinct sample a position, so that the generator keeps one scalar
+            # argument per scalar operand
+            ins.append(("const", o(_SAMPLE[o] + k) if o is not bool else _SAMPLE[o]))
         else:
-            ins.append(("const", _SAMPLE[o]))
-    nodes.append(_Node(name, tuple(ins), out_dtype, ()))
-    em = _Emitter(nodes, family, "opencl")
+            return False
+    nodes.append(_Node(name, tuple(ins), out, ()))
+    em = _Emitter(nodes, family, language)
     try:
-        body = em.body(len(nodes) - 1, out_dtype)
+        body = em.body(len(nodes) - 1, out)
     except _Unfusable:
         return False
-    scalars = [f"{cd.name} s{j}" for j, (_v, cd) in enumerate(em.consts)]
+    return body, names, dtypes, [cd for _v, cd in em.consts]
+
+
+def _build(name: str, operands: tuple, out_dtype: np.dtype, family: str) -> Any:
+    """The flat Kernel of ``name`` for ``operands`` (dtypes of array operands, Python
+    scalar types of scalar ones, in call order), or False where the emitter refuses it."""
+    got = _body(name, operands, out_dtype, family, "opencl")
+    if got is False:
+        return False
+    body, names, dtypes, cdts = got
+    arrays = [f"{d.name}[] {n}" for n, d in zip(names, dtypes, strict=True)]
+    scalars = [f"{cd.name} s{j}" for j, cd in enumerate(cdts)]
     sig = ", ".join(arrays + scalars) + f" -> {out_dtype.name}[] z"
     ek = ElementwiseKernel(sig, body, name=name, bodies={"opencl": body})
     return ek._kernel(1)
@@ -254,41 +277,20 @@ def _engine_body(key: tuple, family: str) -> Any:
     # hashes anew on every lookup); the engines' arrays are in native byte order
     operands = [np.dtype(o) if type(o) is str and len(o) == 1 else o for o in operands]
     out = _BOOL if name in _PREDICATES else None
-    nodes: list[_Node] = []
-    ins: list[Any] = []
-    names = []
-    dtypes = []
     if name == "astype":  # ("astype", source dtype, result dtype)
         operands, out = operands[:1], operands[1]
-    for k, o in enumerate(operands):
-        if isinstance(o, np.dtype):
-            ins.append(len(nodes))
-            names.append(f"a{k}")
-            dtypes.append(o)
-            nodes.append(_Node("arg", (k,), o, ()))
-        elif o is None:  # an absent clip bound
-            ins.append(None)
-        elif o == "nan":  # a NaN clip bound (the generator's code differs for it)
-            ins.append(("const", float("nan")))
-        elif o in _SAMPLE:
-            # a distinct sample a position, so that the generator keeps one scalar
-            # argument per scalar operand
-            ins.append(("const", o(_SAMPLE[o] + k) if o is not bool else _SAMPLE[o]))
-        else:
-            return False
     if out is None:
+        dtypes = [o for o in operands if isinstance(o, np.dtype)]
         if name in ("where", "clip"):  # the condition; the bounds take x's dtype
-            vals = dtypes[1:] if name == "where" else dtypes[:1]
-        else:
-            vals = dtypes
-        out = vals[0] if len(vals) == 1 else dt.PROMOTION_TABLE[(vals[0], vals[1])]
-    nodes.append(_Node(name, tuple(ins), out, ()))
-    em = _Emitter(nodes, family, "cuda")
-    try:
-        body = em.body(len(nodes) - 1, out)
-    except _Unfusable:
+            dtypes = dtypes[1:] if name == "where" else dtypes[:1]
+        if not dtypes:
+            return False
+        out = dtypes[0] if len(dtypes) == 1 else dt.PROMOTION_TABLE[(dtypes[0], dtypes[1])]
+    got = _body(name, operands, out, family, "cuda")
+    if got is False:
         return False
-    return body, names, [cd for _v, cd in em.consts], out
+    body, names, _dtypes, cdts = got
+    return body, names, cdts, out
 
 
 def _engine(be: Backend, key: tuple, arrays: list, scalars: list) -> Any:
