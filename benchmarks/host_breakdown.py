@@ -1,5 +1,7 @@
-"""Where the host time of a small call goes (issue 25, item 4): the measured reason of
-each small-size miss of the GPU ops matrix.
+"""Where the host time of a small call goes: each op's time split by layer (the
+namespace, the backend, the provider, Python's own), the measured reason of each
+small-size miss of the GPU ops matrix, and on the host, each op family against the
+floor of NumPy's own call.
 
 ``python -m benchmarks.host_breakdown [--device cuda:0] [--only SUBSTRINGS]
 [--matrix gpu_matrix.json] [--out DIR]``
@@ -21,6 +23,16 @@ shape, on usmarray's ``--device``:
 With ``--matrix`` (a ``gpu_matrix.json`` of the same kind of GPU) each row also shows
 the best peer's host time and the ratio, and the report lists the ops under 0.92.
 Writes ``host_breakdown.json`` and ``host_breakdown.md`` into ``--out``.
+
+``python -m benchmarks.host_breakdown --families [--device numpy|cpu] [--rev REV]
+[--only SUBSTRINGS] [--out DIR]`` times one call of each op family (:func:`families`:
+elementwise, ``where``, reductions, indexing, creation, manipulation, small linalg) on
+100 float64 elements against NumPy's own call on the same data, the floor of the NumPy
+backend: CPU thread time per call, medians of interleaved rounds, the ratio of the
+medians, and the A/A ratio (usmarray's call timed twice as two variants).  ``--rev``
+adds usmarray at that git revision (extracted as ``benchmarks.ab`` does) to the same
+rounds.  On a SYCL device every call waits for its queue, as ``benchmarks.ab``'s do.
+Writes ``host_families.json`` and ``host_families.txt`` into ``--out``.
 """
 
 from __future__ import annotations
@@ -201,6 +213,152 @@ def report(rows: list[dict[str, Any]], meta: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: elements of the host table's arrays (matrices: 8x8, 4x4 for solve and cholesky)
+FAMILY_N = 100
+
+
+def families(xp: Any, device: Any, wait: bool) -> dict[str, gm.Fn]:
+    """One small call per op family on ``xp`` (usmarray, or NumPy with ``device`` None),
+    on the same values; with ``wait`` each call waits for its result's queue."""
+    import numpy as np
+
+    def on(a: Any) -> Any:
+        return xp.asarray(a) if device is None else xp.asarray(a, device=device)
+
+    x, y = on(np.linspace(0, 1, FAMILY_N)), on(np.linspace(1, 2, FAMILY_N))
+    mask, idx = x > 0.5, on(np.arange(0, FAMILY_N, 7))
+    m = xp.reshape(x[:64], (8, 8))
+    spd = on(np.eye(4) * 4 + 1)
+    w, v = on(np.zeros(FAMILY_N)), on(np.ones(48))
+    floats, kw = [1.0, 2.0, 3.0], ({} if device is None else {"device": device})
+    f64 = xp.float64
+    sync = (lambda r: r.device.wait()) if wait else (lambda r: None)
+
+    def setitem() -> None:
+        w[2:50] = v
+        sync(w)
+
+    sum_ = np.add.reduce if xp is np else xp.sum  # np.sum's Python wrapper doubles it
+    calls: dict[str, gm.Fn] = {
+        "x + y": lambda: sync(x + y),
+        "x + 1.0": lambda: sync(x + 1.0),
+        "x < y": lambda: sync(x < y),
+        "sin(x)": lambda: sync(xp.sin(x)),
+        "where": lambda: sync(xp.where(mask, x, y)),
+        "sum": lambda: sync(sum_(x)),
+        "mean": lambda: sync(xp.mean(x)),
+        "x[2:50]": lambda: x[2:50],
+        "x[int array]": lambda: sync(x[idx]),
+        "x[bool mask]": lambda: sync(x[mask]),
+        "x[2:50] = v": setitem,
+        "zeros": lambda: sync(xp.zeros(FAMILY_N, dtype=f64, **kw)),
+        "empty": lambda: xp.empty(FAMILY_N, dtype=f64, **kw),
+        "full": lambda: sync(xp.full(FAMILY_N, 2.0, dtype=f64, **kw)),
+        "asarray(list)": lambda: sync(xp.asarray(floats, **kw)),
+        "asarray(scalar)": lambda: sync(xp.asarray(1.0, **kw)),
+        "reshape": lambda: xp.reshape(x, (10, 10)),
+        "concat": lambda: sync(xp.concat([x, y])),
+        "stack": lambda: sync(xp.stack([x, y])),
+        "permute_dims": lambda: xp.permute_dims(m, (1, 0)),
+        "matmul 8x8": lambda: sync(m @ m),
+        "solve 4x4": lambda: sync(xp.linalg.solve(spd, spd)),
+        "cholesky 4x4": lambda: sync(xp.linalg.cholesky(spd)),
+    }
+    if xp is np:  # the floor: NumPy's fastest spelling of the same call
+        calls.update({
+            "zeros": lambda: np.zeros(FAMILY_N, f64), "empty": lambda: np.empty(FAMILY_N, f64),
+            "full": lambda: np.full(FAMILY_N, 2.0, f64), "reshape": lambda: x.reshape(10, 10),
+            "concat": lambda: np.concatenate((x, y)), "permute_dims": lambda: m.transpose(1, 0),
+        })
+    return calls
+
+
+def _load_rev(rev: str) -> Any:
+    """usmarray at git revision ``rev``, imported as ``usmarray_at_rev``."""
+    import importlib
+    import sys
+    import tempfile
+
+    from .ab import _extract
+
+    tmp = tempfile.mkdtemp(prefix="usmarray-rev-")
+    _extract(rev, Path(tmp))
+    sys.path.insert(0, tmp)
+    return importlib.import_module("usmarray_at_rev")
+
+
+def family_rows(device: str, only: str | None, rev: str | None = None,
+                budget_s: float = 1.5) -> list[dict[str, Any]]:
+    """One row per family (``only``: comma-separated substrings of their names): the
+    median CPU thread time per call of NumPy, usmarray, usmarray again (A/A) and, with
+    ``rev``, usmarray at that revision, timed in interleaved rounds; and usmarray's
+    time split by layer (:func:`layer_shares`, scaled to its median)."""
+    import numpy as np
+
+    import usmarray as xp
+
+    from ._timing import measure
+
+    probe = xp.asarray([0.0], device=device)
+    dev, wait = probe.device, probe._be.name != "numpy"
+    sides = {"numpy": families(np, None, False), "usmarray": families(xp, dev, wait),
+             "A/A": families(xp, dev, wait)}
+    if rev:
+        old = _load_rev(rev)
+        sides[f"at {rev}"] = families(old, old.asarray([0.0], device=device).device, wait)
+    keys = [k for k in sides["usmarray"]
+            if not only or any(o.strip() in k for o in only.split(","))]
+    rows = []
+    for key in keys:
+        st = measure({side: calls[key] for side, calls in sides.items()}, budget_s=budget_s,
+                     min_rounds=9, clock=time.thread_time)
+        row: dict[str, Any] = {"op": key}
+        for side, s in st.items():
+            row[side] = round(s.median * 1e6, 3) if s.ok else s.error
+        fn = sides["usmarray"][key]
+        pr = cProfile.Profile()
+        pr.enable()
+        for _ in range(_BURST):
+            fn()
+        pr.disable()
+        shares = layer_shares(pstats.Stats(pr).stats)  # type: ignore[attr-defined]
+        if isinstance(row["usmarray"], float):
+            row["layers_us"] = {k: round(v * row["usmarray"], 3) for k, v in shares.items()}
+        rows.append(row)
+    return rows
+
+
+def family_report(rows: list[dict[str, Any]], meta: dict[str, Any]) -> str:
+    """The host table: us per call, the ratios of medians, the layers."""
+    rev = next((k for k in rows[0] if k.startswith("at ")), None) if rows else None
+    head = (f"{'op':16s} {'NumPy':>7s} {'usmarray':>9s} {'ratio':>6s} {'A/A':>6s}"
+            + (f" {rev[:12]:>12s} {'now/rev':>8s}" if rev else "")
+            + f" | {'namespace':>9s} {'backend':>8s} {'provider':>8s} {'python':>7s}")
+    lines = [f"Host time per call on {meta['device']}, {FAMILY_N} float64 elements",
+             meta["versions"],
+             "CPU thread time, median us per call over interleaved rounds; ratio: "
+             "usmarray / NumPy;", "A/A: usmarray timed twice; layers: cProfile self "
+             "time scaled to the median", "", head]
+    def num(r: dict[str, Any], k: str) -> float | None:
+        v = r.get(k)
+        return v if isinstance(v, float) else None
+
+    for r in rows:
+        u, n, a = num(r, "usmarray"), num(r, "numpy"), num(r, "A/A")
+        if u is None or n is None or a is None:
+            lines.append(f"{r['op']:16s} {r.get('usmarray')}")
+            continue
+        line = f"{r['op']:16s} {n:7.2f} {u:9.2f} {u / n:6.2f} {a / u:6.3f}"
+        if rev:
+            o = num(r, rev)
+            line += f" {o:12.2f} {u / o:8.3f}" if o else f" {r.get(rev)!s:>21s}"
+        ly = r["layers_us"]
+        line += (f" | {ly['namespace']:9.2f} {ly['backend']:8.2f} {ly['provider']:8.2f} "
+                 f"{ly['python']:7.2f}")
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog="python -m benchmarks.host_breakdown",
                                 description="host time of small usmarray calls by layer")
@@ -210,8 +368,27 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--top", type=int, default=0,
                    help="also list each op's N functions of largest self time")
     p.add_argument("--out", type=Path, default=run_dir("host-breakdown"))
+    p.add_argument("--families", action="store_true",
+                   help="the host table: one call per op family against NumPy's")
+    p.add_argument("--rev", default=None,
+                   help="with --families: also usmarray at this git revision")
     args = p.parse_args(argv)
     import usmarray
+
+    if args.families:
+        device = "numpy" if args.device.startswith("cuda") else args.device
+        rows = family_rows(device, args.only, args.rev)
+        meta = {"device": str(usmarray.asarray([0.0], device=device).device),
+                "date": str(_dt.date.today()),
+                "versions": ", ".join(f"{k} {v}" for k, v in gm._versions(
+                    usmarray=usmarray).items())}
+        args.out.mkdir(parents=True, exist_ok=True)
+        text = family_report(rows, meta)
+        (args.out / "host_families.json").write_text(json.dumps({**meta, "rows": rows},
+                                                                indent=1))
+        (args.out / "host_families.txt").write_text(text)
+        print(text)
+        return
 
     rows = breakdown(args.device, args.only, args.top)
     if args.matrix is not None:
