@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_numpy_rules import assert_matches, cases, expected, inputs_of
 
 import usmarray as xp
 from usmarray.kernels import _direct
@@ -280,7 +281,7 @@ def test_every_taken_signature_runs_on_the_engine() -> None:
 
     for name, (cat, _) in {**UNARY, **BINARY}.items():
         for d in map(np.dtype, cat):
-            if d.kind == "c" or name not in _ENGINE_FUNCTIONS:
+            if d.kind == "c" or name not in _ENGINE_FUNCTIONS or (name, d) in RULES:
                 continue
             key = (name, d.char, "cuda") if name in UNARY else (name, d.char, d.char, "cuda")
             if _engine_body(key, "cuda") is False:
@@ -303,3 +304,66 @@ def test_every_taken_signature_runs_on_the_engine() -> None:
                 assert np.array_equal(g, w, equal_nan=True), (name, d)
             else:
                 np.testing.assert_array_equal(g, w, err_msg=f"{name} {d}")
+
+
+#: (function, dtype) written as NumPy's rules (their values are NumPy's, not CuPy's)
+RULES = set(cases())
+
+
+@pytest.mark.parametrize(("name", "dtype"), sorted(RULES, key=str))
+@pytest.mark.parametrize("layout", ["C", "reversed", "step"])
+def test_numpy_rules_on_the_device(name: str, dtype: np.dtype, layout: str) -> None:
+    """floor division, remainder, shifts, integer powers, logaddexp, nextafter and the
+    sign of a float give NumPy's values on every pair of special values, in views."""
+    x = inputs_of(name, dtype)
+    views = {"C": lambda a: a, "reversed": lambda a: a[::-1], "step": lambda a: a[::2]}
+    view = views[layout]
+    us = [view(xp.asarray(np.repeat(a, 2) if layout == "step" else a, device=DEV))
+          for a in x]
+    hs = [view(np.repeat(a, 2) if layout == "step" else a) for a in x]
+    before = _direct.stats["launched"]
+    got = getattr(xp, name)(*us)
+    assert _direct.stats["launched"] == before + 1
+    assert_matches(name, hs, cupy.asnumpy(cupy.from_dlpack(got)), expected(name, hs))
+
+
+def test_no_cupy_elementwise_kernel() -> None:
+    """Every elementwise function of the table, on every real and bool dtype it takes,
+    with arrays in views, with Python scalars, and ``where``/``clip``/``astype``, launches
+    no CuPy kernel: the kernels the GPU ran (CUPTI, through PyTorch's profiler) are the
+    engine's."""
+    torch = pytest.importorskip("torch")
+    from torch.profiler import ProfilerActivity, profile
+
+    from usmarray._elementwise import BINARY, UNARY
+
+    calls = []
+    for name, (cat, _) in {**UNARY, **BINARY}.items():
+        for d in map(np.dtype, cat):
+            if d.kind == "c":
+                continue
+            h = _data(d.name, (2, 301))
+            u = xp.asarray(h, device=DEV)[:, 1::2]
+            fn = getattr(xp, name)
+            if name in UNARY:
+                calls.append((fn, (u,)))
+                continue
+            s = {"b": True, "f": 0.5}.get(d.kind, 3)
+            other = u[::-1]
+            if name == "pow" and d.kind == "i":
+                # the namespace reads a signed exponent back to refuse negative ones: a
+                # contiguous one, whose read-back is a plain copy
+                other = xp.asarray(np.abs(_data(d.name, (2, 150))), device=DEV)
+            calls += [(fn, (u, other)), (fn, (u, s))]
+    f = xp.asarray(_data("float32", (2, 301)), device=DEV)[:, ::3]
+    calls += [(xp.where, (f > 0, f, 0.0)), (xp.clip, (f, -1.0, 1.0)),
+              (xp.astype, (f, xp.int16)), (xp.astype, (f, xp.float64))]
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for fn, args in calls:
+            fn(*args)
+        torch.cuda.synchronize()
+    names = [e.name for e in prof.events() if e.device_type.name == "CUDA"]
+    kernels = [n for n in names if not n.lower().startswith(("memcpy", "memset"))]
+    assert len(kernels) >= len(calls)
+    assert not [n for n in kernels if "cupy" in n.lower()], sorted(set(kernels))

@@ -65,12 +65,14 @@ LIMITS: dict[str, dict[str, int]] = {
 #: the table at every size: their engine compiles on the first call and takes any layout
 _ENGINE_FUNCTIONS = (
     "abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh",
-    "bitwise_and", "bitwise_invert", "bitwise_or", "bitwise_xor", "ceil", "copysign", "cos",
-    "cosh", "divide", "equal", "exp", "expm1", "floor", "greater", "greater_equal", "hypot",
-    "isfinite", "isinf", "isnan", "less", "less_equal", "log", "log10", "log1p", "log2",
-    "logical_and", "logical_not", "logical_or", "logical_xor", "maximum", "minimum",
-    "multiply", "negative", "not_equal", "positive", "pow", "reciprocal", "round", "sign",
-    "signbit", "sin", "sinh", "sqrt", "square", "subtract", "tan", "tanh", "trunc")
+    "bitwise_and", "bitwise_invert", "bitwise_left_shift", "bitwise_or",
+    "bitwise_right_shift", "bitwise_xor", "ceil", "conj", "copysign", "cos", "cosh",
+    "divide", "equal", "exp", "expm1", "floor", "floor_divide", "greater", "greater_equal",
+    "hypot", "isfinite", "isinf", "isnan", "less", "less_equal", "log", "log10", "log1p",
+    "log2", "logaddexp", "logical_and", "logical_not", "logical_or", "logical_xor",
+    "maximum", "minimum", "multiply", "negative", "nextafter", "not_equal", "positive",
+    "pow", "real", "reciprocal", "remainder", "round", "sign", "signbit", "sin", "sinh",
+    "sqrt", "square", "subtract", "tan", "tanh", "trunc")
 LIMITS["cuda"] = dict.fromkeys(_ENGINE_FUNCTIONS, 2**63 - 1)
 #: calls of a signature that run on the backend's kernel before its own compiles
 COMPILE_AFTER = 2

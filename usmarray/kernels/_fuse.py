@@ -44,7 +44,7 @@ from .._array import usm_ndarray, wrap_with
 from .._backend._protocol import BackendBase
 from .._scalars import py_scalar
 from .._special_cases import FIXUPS
-from . import _guard
+from . import _guard, _numpy_rules
 from ._compilers import COMPILERS, program_module
 from ._elementwise import ElementwiseKernel
 
@@ -248,6 +248,12 @@ class _Emitter:
         self.lines: list[str] = []
         self.consts: list[tuple[Any, np.dtype]] = []
         self.done: dict[int, str] = {}
+        self.names = 0
+
+    def fresh(self) -> str:
+        """A new variable name for a rule's statements."""
+        self.names += 1
+        return f"w{self.names}"
 
     def const(self, value: Any, d: np.dtype) -> str:
         for j, (v, cd) in enumerate(self.consts):
@@ -298,7 +304,9 @@ class _Emitter:
         op, d = node.op, node.dtype
         ins = node.ins
         fx = FIXUPS.get(self.family)
-        if fx is not None and (op in fx[0] or op in fx[1]):
+        if fx is not None and (op in fx[0] or op in fx[1]) and not (
+                len(ins) == 2 and op in _numpy_rules.BINARY
+                and self.family in _numpy_rules.FAMILIES):
             table = fx[0] if op in fx[0] else fx[1]
             in_dtypes = {self.nodes[r].dtype for r in ins if isinstance(r, int)}
             if in_dtypes & table[op][0] or d in table[op][0]:
@@ -403,10 +411,8 @@ class _Emitter:
         if op == "abs" and k in "iu":
             return x if k == "u" else f"({x} < 0 ? {self.arith('-', '0', x, sd)} : {x})"
         if op == "sign":
-            if k == "f" and self.family == "cuda":
-                # CuPy's (x > 0) - (x < 0): what the namespace gives for NaN there is
-                # not settled here; run it unfused
-                raise _Unfusable("sign of a floating dtype on the CUDA backend")
+            if k == "f" and self.family in _numpy_rules.FAMILIES:
+                return _numpy_rules.sign(self.bind(x, sd), sd)
             if k == "f":
                 # a NaN gives the quiet NaN of positive sign and no payload, whatever
                 # NaN came in: the provider's bits (OpenCL's NAN macro may have others)
@@ -414,6 +420,8 @@ class _Emitter:
                 return (f"({self.isnan(x, sd)} ? {nan} : (({x} > 0) ? "
                         f"({_cname(sd)})1 : (({x} < 0) ? ({_cname(sd)})-1 : ({_cname(sd)})0)))")
             return f"(({_cname(sd)})(({x} > 0) - ({x} < 0)))"
+        if op in ("conj", "real") and k != "c":
+            return x
         if op == "reciprocal" and k == "f":
             return self.arith("/", f"(({_cname(sd)})1)", x, sd)
         if op == "acos" and self.family == "sycl":
@@ -455,6 +463,9 @@ class _Emitter:
             return self.extremum(op, a, b, cd)
         if op in _MATH2 and k == "f":
             return f"{_MATH2[op]}({a}, {b})"
+        if k in _numpy_rules.BINARY.get(op, "") and self.family in _numpy_rules.FAMILIES:
+            return _numpy_rules.binary(op, self.bind(a, cd), self.bind(b, cd), cd,
+                                       self.lines.append, self.fresh)
         raise _Unfusable(f"{op} of dtype {cd}")
 
     def _compute_dtype(self, op: str, r1: Any, r2: Any, d: np.dtype) -> np.dtype:
