@@ -34,6 +34,7 @@ from ._special_cases import FIXUPS
 from .kernels import _direct
 
 _PROMOTION = dt.PROMOTION_TABLE
+_new = object.__new__
 
 # (category, name used in messages)
 _NUMERIC = (dt.NUMERIC, "numeric")
@@ -125,10 +126,33 @@ def _direct_limits(name: str) -> dict[str, int]:
     return {bn: t[name] for bn, t in _direct.LIMITS.items() if name in t}
 
 
+#: a backend's plan for one elementwise function: (lock, kernel, factory limit or None,
+#: fix-up or None, small kernel, size below which the small kernel runs)
+Plan = tuple[Any, Any, Any, Any, Any, int]
+
+
+def _plans(name: str, table: int) -> tuple[dict[Any, Plan], Callable[[Any], Plan]]:
+    """For elementwise function ``name`` (``table``: 0 unary, 1 binary): the plans by
+    backend, and the function that works out a backend's plan on its first call (the
+    attribute and table reads it saves cost a fifth of a small call)."""
+    fixups = {bn: t[table][name] for bn, t in FIXUPS.items() if name in t[table]}
+    direct = _direct_limits(name)
+    plans: dict[Any, Plan] = {}
+
+    def plan(be: Any) -> Plan:
+        lim, fx = direct.get(be.name), fixups.get(be.kernel_family)
+        small, n = be.small_kernel(name)
+        if lim is not None or fx is not None or be.lock is not None:
+            n = 0  # the factory, the fix-ups and the lock see every call
+        p = plans[be] = (be.lock, getattr(be, name), lim, fx, small, n)
+        return p
+
+    return plans, plan
+
+
 def _make_unary(name: str) -> Callable[..., usm_ndarray]:
     category, catname = UNARY[name]
-    fixups = {bn: t[0][name] for bn, t in FIXUPS.items() if name in t[0]}
-    direct = _direct_limits(name)
+    plans, plan = _plans(name, 0)
 
     def func(x: usm_ndarray, /) -> usm_ndarray:
         if type(x) is not usm_ndarray:
@@ -138,29 +162,39 @@ def _make_unary(name: str) -> Callable[..., usm_ndarray]:
         if d not in category:
             raise _category_error(name, catname, d)
         be = x._be
-        if a.size > _SAFE_SIZE:
+        size = a.size
+        if size > _SAFE_SIZE:
             _check_result(be, name, a, a)
-        lk = be.lock
+        p = plans.get(be)
+        lk, kernel, lim, fx, small, n = plan(be) if p is None else p
+        if size < n:
+            res = _new(usm_ndarray)
+            try:
+                res._arr = small(a)
+            except Exception as exc:
+                _out_of_memory(exc, be, name, a, a)
+            res._be = be
+            if _trace.ACTIVE:
+                _trace.note(name, (x,), res)
+            return res
         if lk is not None:
             lk.acquire()
         try:
             out = None
-            if direct:
-                lim = direct.get(be.name)
-                if lim is not None:
-                    out = _direct.unary(be, name, lim, a, d)
+            if lim is not None:
+                out = _direct.unary(be, name, lim, a, d)
             if out is None:
-                out = getattr(be, name)(a)
-            if fixups:
-                fx = fixups.get(be.kernel_family)
-                if fx is not None and d in fx[0]:
-                    out = fx[1](be, a, out)
+                out = kernel(a)
+            if fx is not None and d in fx[0]:
+                out = fx[1](be, a, out)
         except Exception as exc:
             _out_of_memory(exc, be, name, a, a)
         finally:
             if lk is not None:
                 lk.release()
-        res = wrap_with(be, out)
+        res = _new(usm_ndarray)
+        res._arr = out
+        res._be = be
         if _trace.ACTIVE:
             _trace.note(name, (x,), res)
         return res
@@ -215,17 +249,29 @@ def binary_operands(
     )
 
 
-_new = object.__new__
+_PY_SCALARS = (bool, int, float, complex)
 
 
 def _make_binary(name: str) -> Callable[..., usm_ndarray]:
+    plans = _plans(name, 1)
+    func = _binary_function(name, plans, None)
+    func._operator = lambda opname: _binary_function(  # type: ignore[attr-defined]
+        name, plans, opname)
+    return func
+
+
+def _binary_function(name: str, plans_plan: tuple[dict[Any, Plan], Callable[[Any], Plan]],
+                     opname: str | None) -> Callable[..., usm_ndarray]:
+    """Elementwise function ``name`` of two operands; with ``opname``, its operator form
+    (``x1`` is the array the operator belongs to), which returns NotImplemented for a
+    foreign operand as :func:`make_operator` says."""
     category, catname = BINARY[name]
-    fixups = {bn: t[1][name] for bn, t in FIXUPS.items() if name in t[1]}
-    direct = _direct_limits(name)
+    plans, plan = plans_plan
+    same = {d: d for d in category}
 
     def func(x1: Any, x2: Any, /) -> usm_ndarray:
         # two arrays: binary_operands inlined (the per-call cost of every small op)
-        if type(x1) is usm_ndarray and type(x2) is usm_ndarray:
+        if type(x2) is usm_ndarray and type(x1) is usm_ndarray:
             a1 = x1._arr
             a2 = x2._arr
             be = x1._be
@@ -233,37 +279,55 @@ def _make_binary(name: str) -> Callable[..., usm_ndarray]:
                 raise placement_error(name, x1.device, x2.device)
             d1 = a1.dtype
             d2 = a2.dtype
-            rd = _PROMOTION.get((d1, d2))
+            # one dtype of the category (the common case): one hash instead of three
+            rd = same.get(d1) if d1 is d2 else None
             if rd is None:
-                dt.promote(d1, d2, name)
-            if rd not in category:
-                raise _category_error(name, catname, rd)
-            if a1.size * a2.size > _SAFE_SIZE:
+                rd = _PROMOTION.get((d1, d2))
+                if rd is None:
+                    dt.promote(d1, d2, name)
+                if rd not in category:
+                    raise _category_error(name, catname, rd)
+            n1 = a1.size
+            n2 = a2.size
+            if n1 * n2 > _SAFE_SIZE:
                 _check_result(be, name, a1, a2)
         else:
+            if opname is not None and type(x2) not in _PY_SCALARS:
+                x2 = py_scalar(x2)
+                if type(x2) not in _PY_SCALARS:
+                    return _not_implemented(x2, opname)  # type: ignore[no-any-return]
             be, a1, a2, rd = binary_operands(x1, x2, name, category)
             # the array operand's dtype (a Python scalar has none)
             d1 = rd if type(x1) is usm_ndarray else None
             d2 = rd if d1 is None else None
             if rd not in category:
                 raise _category_error(name, catname, rd)
-            if getattr(a1, "size", 1) * getattr(a2, "size", 1) > _SAFE_SIZE:
+            n1 = getattr(a1, "size", 1)
+            n2 = getattr(a2, "size", 1)
+            if n1 * n2 > _SAFE_SIZE:
                 _check_result(be, name, a1, a2)
-        lk = be.lock
+        p = plans.get(be)
+        lk, kernel, lim, fx, small, n = plan(be) if p is None else p
+        if n1 < n and n2 < n:
+            res = _new(usm_ndarray)
+            try:
+                res._arr = small(a1, a2)
+            except Exception as exc:
+                _out_of_memory(exc, be, name, a1, a2)
+            res._be = be
+            if _trace.ACTIVE:
+                _trace.note(name, (x1, x2), res)
+            return res
         if lk is not None:
             lk.acquire()
         try:
             out = None
-            if direct:
-                lim = direct.get(be.name)
-                if lim is not None:
-                    out = _direct.binary(be, name, lim, a1, a2, d1, d2)
+            if lim is not None:
+                out = _direct.binary(be, name, lim, a1, a2, d1, d2)
             if out is None:
-                out = getattr(be, name)(a1, a2)
-            if fixups:
-                fx = fixups.get(be.kernel_family)
-                if fx is not None and rd in fx[0]:
-                    out = fx[1](be, a1, a2, out)
+                out = kernel(a1, a2)
+            if fx is not None and rd in fx[0]:
+                out = fx[1](be, a1, a2, out)
         except Exception as exc:
             _out_of_memory(exc, be, name, a1, a2)
         finally:
@@ -276,8 +340,9 @@ def _make_binary(name: str) -> Callable[..., usm_ndarray]:
             _trace.note(name, (x1, x2), res)
         return res
 
-    func.__name__ = func.__qualname__ = name
-    func.__doc__ = _docstrings.elementwise(name, catname, unary=False)
+    func.__name__ = func.__qualname__ = opname or name
+    if opname is None:
+        func.__doc__ = _docstrings.elementwise(name, catname, unary=False)
     return locks_itself(func)
 
 
@@ -608,6 +673,12 @@ def _not_implemented(other: Any, opname: str) -> Any:
 
 
 def make_operator(fn: Callable[..., usm_ndarray], opname: str) -> Callable[..., Any]:
+    """The operator ``opname`` of ``self`` and ``other`` computing ``fn(self, other)``;
+    NotImplemented for an operand that is neither an array nor a Python scalar."""
+    inline = getattr(fn, "_operator", None)
+    if inline is not None:  # a generated function's own operator form: one call fewer
+        return _lock_like(fn, inline(opname))
+
     def op(self: usm_ndarray, other: Any, /) -> Any:
         if type(other) is not usm_ndarray and type(other) not in (bool, int, float, complex):
             other = py_scalar(other)

@@ -155,6 +155,7 @@ class Backend(Protocol):
     def elementwise(self, sig: Any, body: builtins.str, names: list[builtins.str],
                     arrays: list[Any], consts: list[tuple[Any, Any]],
                     out_dtype: Any) -> Any: ...
+    def small_kernel(self, name: builtins.str) -> tuple[Any, int]: ...
     def device_name(self, q: Any) -> builtins.str: ...
     def native_queue(self, obj: Any) -> Any: ...
     def read_only_memory(self, raw: Any) -> bool: ...
@@ -271,6 +272,12 @@ class BackendBase:
         usm_type; ``sig`` names the body for caches.  None (the default) where the
         backend has no engine for these operands: the caller runs its own kernel."""
         return None
+
+    def small_kernel(self, name: builtins.str) -> tuple[Any, int]:
+        """``(kernel, n)``: a cheaper form of elementwise kernel ``name`` for calls whose
+        array operands each hold fewer than ``n`` elements (raw arrays or Python scalars
+        in, a raw array out, as the kernel itself); ``n`` 0 (the default): none."""
+        return getattr(self, name), 0
 
     def fused_reduction(self, name: builtins.str, body: builtins.str,
                         inputs: list[tuple[int, Any]], consts: list[tuple[Any, Any]],
