@@ -23,6 +23,8 @@ from ._scalars import py_scalar
 from ._statistical import check_bool, check_x, kept_size, reduction_axes
 from .kernels import _direct
 
+_new = object.__new__
+
 __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]
 
 _PROMOTION = dt.PROMOTION_TABLE
@@ -431,47 +433,54 @@ def where(
     """
     c = check_x(condition, "where", dt.BOOLEAN, "boolean (condition)")
     be = condition._be
-    q = be.queue_of(c)
-    x1, x2 = py_scalar(x1), py_scalar(x2)
+    mq = be.multi_queue  # one queue per backend: the backend check is the device check
+    q = be.queue_of(c) if mq else None
+    if type(x1) is not usm_ndarray:
+        x1 = py_scalar(x1)
+    if type(x2) is not usm_ndarray:
+        x2 = py_scalar(x2)
     t1, t2 = type(x1), type(x2)
-    if type(x1) is usm_ndarray:
+    if t1 is usm_ndarray:
         a1 = x1._arr
-        if x1._be is not be or be.queue_of(a1) != q:
+        if x1._be is not be or (mq and be.queue_of(a1) != q):
             raise placement_error("where", condition.device, x1.device)
-        if type(x2) is usm_ndarray:
+        if t2 is usm_ndarray:
             a2 = x2._arr
-            if x2._be is not be or be.queue_of(a2) != q:
+            if x2._be is not be or (mq and be.queue_of(a2) != q):
                 raise placement_error("where", condition.device, x2.device)
             d1, d2 = a1.dtype, a2.dtype
             d: Any = _PROMOTION.get((d1, d2))
             if d is None:
                 dt.promote(d1, d2, "where")
-            broadcast_shape("where", *(c.shape, a1.shape, a2.shape))
+            if not c.shape == a1.shape == a2.shape:
+                broadcast_shape("where", *(c.shape, a1.shape, a2.shape))
         else:
             d = scalar_result_dtype(a1.dtype, x2, "where")
             broadcast_shape("where", *(c.shape, a1.shape))
-            a2 = be.full((), x2, dtype=d, usm_type=be.usm_type_of(a1), queue=q)
-    elif type(x2) is usm_ndarray:
+            a2 = be.full((), x2, dtype=d, usm_type=be.usm_type_of(a1), queue=be.queue_of(c))
+    elif t2 is usm_ndarray:
         a2 = x2._arr
-        if x2._be is not be or be.queue_of(a2) != q:
+        if x2._be is not be or (mq and be.queue_of(a2) != q):
             raise placement_error("where", condition.device, x2.device)
         d = scalar_result_dtype(a2.dtype, x1, "where")
         broadcast_shape("where", *(c.shape, a2.shape))
-        a1 = be.full((), x1, dtype=d, usm_type=be.usm_type_of(a2), queue=q)
+        a1 = be.full((), x1, dtype=d, usm_type=be.usm_type_of(a2), queue=be.queue_of(c))
     else:
         raise TypeError(
             "where: at least one of x1 and x2 must be a usmarray.usm_ndarray; got "
             f"{t1.__name__} and {t2.__name__}"
         )
     try:
-        out = _direct.where(be, c, a1, a2)
+        out = _direct.where(be, c, a1, a2) if be.elementwise_engine else None
         if out is None:
             if a1.dtype is not d:
                 a1 = be.astype(a1, d)
             if a2.dtype is not d:
                 a2 = be.astype(a2, d)
             out = be.where(c, a1, a2)
-        res = wrap_with(be, out)
+        res = _new(usm_ndarray)
+        res._arr = out
+        res._be = be
     except Exception as exc:
         shape = broadcast_shape("where", *(c.shape, a1.shape, a2.shape))
         alloc_failed(exc, be, c, math.prod(shape) * d.itemsize, "where")
