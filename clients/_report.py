@@ -1,12 +1,19 @@
-"""Read the plugin's records, pair each usmarray test with its array-api-strict twin,
-group the usmarray-only failures by cause and write the table (Markdown).
+"""Read the plugin's records, pair each usmarray test with its twins, group the
+usmarray-only failures by cause and write the tables (Markdown).
 
 A usmarray test is a *usmarray-only failure* when it failed (or errored) and its twin,
 the same test with array-api-strict in place of usmarray, did not fail: it passed, was
 skipped (SciPy and array-api-extra skip array-api-strict by name in places), or has no
-twin.  Twins are found by
-erasing the namespace and its device from the test id (scikit-learn's ids carry
-``usmarray-None-float64`` for ``array_api_strict-CPU_DEVICE-float64``).
+twin.  Twins are found by erasing the namespace and its device from the test id
+(scikit-learn's ids carry ``usmarray-None-float64`` for
+``array_api_strict-CPU_DEVICE-float64`` and ``torch-cuda-float64``); a float64 test
+whose twin runs only at the library's default dtype (scikit-learn's
+``cupy-None-None``) is paired with that one.
+
+Against the anchors (CuPy and PyTorch on the same CUDA device), each usmarray failure
+is one of ``ANCHOR_CLASSES``: a twin passes on an anchor (to be fixed or explained),
+every anchor twin that ran fails too, the anchors' twins were all skipped, or no
+anchor has a twin.
 """
 
 from __future__ import annotations
@@ -14,23 +21,53 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 OUTCOMES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
+PASSED = frozenset({"passed", "xpassed"})
+FAILED = frozenset({"failed", "error"})
 
+_NAMES = r"(?:usmarray|array_api_strict|cupy|torch(?::gpu)?|numpy)"
+_NS = rf"(?<![\w.:]){_NAMES}"
+_DEVICE = r"(?:None|CPU_DEVICE|device1|cpu|cuda|xpu|mps|gpu)"
 _TWIN = [
-    (re.compile(r"array_namespace=(usmarray|array_api_strict),device_name=[^,\]]*"), "NS"),
-    (re.compile(r"(usmarray-None|array_api_strict-CPU_DEVICE|array_api_strict-device1)"), "NS"),
-    (re.compile(r"(?<![\w.])(usmarray|array_api_strict)(?!\w)"), "NS"),
+    (re.compile(rf"array_namespace={_NAMES},device_name=[^,\]]*"), "NS"),
+    (re.compile(rf"{_NS}-{_DEVICE}-(float64|float32|None)(?![\w:])"), r"NS-\1"),
+    (re.compile(rf"{_NS}(?![\w:])"), "NS"),
 ]
+_DEFAULT_DTYPE = [(re.compile(r"NS-float64(?![\w:])"), "NS-None"),
+                  (re.compile(r"NS,dtype_name=float64"), "NS,dtype_name=None")]
 
 
 def twin_key(nodeid: str) -> str:
+    """The test id with its namespace (and scikit-learn's device) erased: the same for a
+    test and its twins on every namespace."""
+    base, bracket, params = nodeid.partition("[")
     for pat, rep in _TWIN:
-        nodeid = pat.sub(rep, nodeid)
-    return nodeid
+        params = pat.sub(rep, params)
+    return base + bracket + params
+
+
+def _default_dtype_key(key: str) -> str:
+    for pat, rep in _DEFAULT_DTYPE:
+        key = pat.sub(rep, key)
+    return key
+
+
+def twin_outcomes(records: Iterable[dict]) -> dict[str, str]:
+    """twin key -> outcome, for looking up twins with ``twin_outcome``."""
+    return {twin_key(r["nodeid"]): r["outcome"] for r in records}
+
+
+def twin_outcome(table: Mapping[str, str], nodeid: str) -> str | None:
+    """The outcome of ``nodeid``'s twin in ``table`` (None: it has none); a float64 test
+    falls back to the twin at the default dtype."""
+    key = twin_key(nodeid)
+    if key in table:
+        return table[key]
+    return table.get(_default_dtype_key(key))
 
 
 @dataclass(frozen=True)
@@ -277,14 +314,99 @@ def counts(records: list[dict]) -> Counter:
 def usm_only_failures(usm: list[dict], strict: list[dict]) -> tuple[list[dict], list[dict]]:
     """(usmarray failures whose twin did not fail: it passed, was skipped or does not
     exist; usmarray failures whose twin failed or xfailed as well)."""
-    twin = {twin_key(r["nodeid"]): r["outcome"] for r in strict}
-    only, also = [], []
+    twin = twin_outcomes(strict)
+    only: list[dict] = []
+    also: list[dict] = []
     for r in usm:
-        if r["outcome"] not in ("failed", "error"):
+        if r["outcome"] not in FAILED:
             continue
-        t = twin.get(twin_key(r["nodeid"]))
-        (also if t in ("failed", "error", "xfailed") else only).append(r)
+        t = twin_outcome(twin, r["nodeid"])
+        (also if t in FAILED | {"xfailed"} else only).append(r)
     return only, also
+
+
+#: what the anchors did with a usmarray failure's twins, in the report's order
+ANCHOR_CLASSES = {
+    "anchor-passes": "a twin passes on an anchor (CuPy or PyTorch): to be fixed or explained",
+    "anchors-fail": "every anchor twin that ran fails (or xfails) too",
+    "anchors-skip": "the client skips every anchor twin",
+    "no-twin": "no anchor has a twin of the test",
+}
+
+
+def against_anchors(usm: list[dict], anchors: Mapping[str, list[dict]]
+                    ) -> dict[str, list[tuple[dict, dict[str, str]]]]:
+    """Each usmarray failure in ``usm`` by ``ANCHOR_CLASSES``, with the outcomes of its
+    twins (anchor name -> outcome) on ``anchors`` (anchor name -> records)."""
+    tables = {name: twin_outcomes(recs) for name, recs in anchors.items()}
+    out: dict[str, list[tuple[dict, dict[str, str]]]] = {c: [] for c in ANCHOR_CLASSES}
+    for r in usm:
+        if r["outcome"] not in FAILED:
+            continue
+        twins = {name: t for name, table in tables.items()
+                 if (t := twin_outcome(table, r["nodeid"])) is not None}
+        seen = set(twins.values())
+        if seen & PASSED:
+            cls = "anchor-passes"
+        elif seen & (FAILED | {"xfailed"}):
+            cls = "anchors-fail"
+        elif seen:
+            cls = "anchors-skip"
+        else:
+            cls = "no-twin"
+        out[cls].append((r, twins))
+    return out
+
+
+def module_of(rec: dict) -> str:
+    """The client module a record's test belongs to: its test module's package above
+    ``tests`` (``scipy.special.tests.test_x`` -> ``scipy.special``); from the test id's
+    path for records without the module."""
+    mod = rec.get("module") or rec["nodeid"].partition("::")[0].removesuffix(".py")
+    parts = mod.replace("/", ".").split(".")
+    if "tests" in parts:
+        parts = parts[:parts.index("tests")]
+    return ".".join(parts) or "?"
+
+
+def module_table(suites: Mapping[str, Mapping[str, list[dict]]]) -> str:
+    """suites: suite label -> column label -> records; one row per (suite, module), each
+    cell "passed / failed" ("-" where the column ran no test of the module)."""
+    columns: list[str] = []
+    for cols in suites.values():
+        columns += [c for c in cols if c not in columns]
+    lines = ["| suite | module | " + " | ".join(columns) + " |",
+             "| --- | --- | " + " | ".join("---:" for _ in columns) + " |"]
+    for label, cols in suites.items():
+        per: dict[str, dict[str, Counter]] = defaultdict(lambda: defaultdict(Counter))
+        for col, recs in cols.items():
+            for r in recs:
+                per[module_of(r)][col][r["outcome"]] += 1
+        for mod in sorted(per):
+            cells = []
+            for col in columns:
+                c = per[mod].get(col)
+                cells.append("-" if not c else
+                             f"{sum(c[o] for o in PASSED)} / {sum(c[o] for o in FAILED)}")
+            lines.append(f"| {label} | `{mod}` | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def anchors_section(classes: Mapping[str, Mapping[str, list[tuple[dict, dict[str, str]]]]]
+                    ) -> str:
+    """classes: label -> ``against_anchors``'s result; the counts per class, then the
+    failures whose twin passes on an anchor, grouped by cause."""
+    lines = ["| suite / device | " + " | ".join(f"`{c}`" for c in ANCHOR_CLASSES) + " |",
+             "| --- | " + " | ".join("---:" for _ in ANCHOR_CLASSES) + " |"]
+    passes: dict[str, list[dict]] = {}
+    for label, by in classes.items():
+        lines.append(f"| {label} | " + " | ".join(str(len(by[c])) for c in ANCHOR_CLASSES)
+                     + " |")
+        passes[label] = [dict(r, anchors=twins) for r, twins in by["anchor-passes"]]
+    legend = "\n".join(f"- `{c}`: {text}" for c, text in ANCHOR_CLASSES.items())
+    return ("\n".join(lines) + "\n\n" + legend
+            + "\n\nFailures whose twin passes on an anchor, by cause:\n\n"
+            + causes_section(passes, none="None."))
 
 
 def markdown_table(rows: list[tuple[str, str, str, Counter, str]]) -> str:
@@ -302,14 +424,16 @@ def markdown_table(rows: list[tuple[str, str, str, Counter, str]]) -> str:
     return "\n".join(lines)
 
 
-def causes_section(failures: dict[str, list[dict]]) -> str:
-    """failures: label -> usmarray-only failure records; grouped by cause."""
+def causes_section(failures: dict[str, list[dict]],
+                   none: str = "No usmarray-only failures.") -> str:
+    """failures: label -> usmarray failure records; grouped by cause (``none`` where
+    there are no failures)."""
     by_cause: dict[str, list[tuple[str, dict]]] = defaultdict(list)
     for label, recs in failures.items():
         for r in recs:
             by_cause[classify(r)].append((label, r))
     if not by_cause:
-        return "No usmarray-only failures.\n"
+        return none + "\n"
     known = {c.key: c for c in CAUSES}
     out = []
     for key, items in sorted(by_cause.items(), key=lambda kv: -len(kv[1])):
@@ -320,5 +444,7 @@ def causes_section(failures: dict[str, list[dict]]) -> str:
         if c:
             out.append(f"  {c.text}")
         for _, r in items[:3]:
-            out.append(f"  - `{r['nodeid']}` at `{r.get('where', '')}`")
+            anchors = ", ".join(f"{k} {v}" for k, v in sorted(r.get("anchors", {}).items()))
+            out.append(f"  - `{r['nodeid']}` at `{r.get('where', '')}`"
+                       + (f" ({anchors})" if anchors else ""))
     return "\n".join(out) + "\n"

@@ -55,7 +55,8 @@ def sklearn_modules() -> list[str]:
     return mods
 
 
-#: the ten modules of issue 15's first measurement
+#: ten modules that cover estimators (PCA, Ridge, discriminant analysis, naive Bayes,
+#: kernel approximation), metrics, preprocessing and the array-API helpers: a short run
 SKLEARN_LISTED = (
     "sklearn.utils.tests.test_array_api", "sklearn.metrics.tests.test_common",
     "sklearn.metrics.tests.test_pairwise", "sklearn.preprocessing.tests.test_data",

@@ -20,6 +20,14 @@ its test namespaces, keeps only the namespaces named by ``--clients-namespaces``
 
 A test belongs to the namespace its parameters name; tests of no namespace or of a
 namespace not selected are deselected, so the counts are those of the namespaced tests.
+The anchors (``cupy``, ``torch``) are the clients' own parameters for CuPy and for
+PyTorch: ``torch`` names PyTorch on the CUDA device (scikit-learn's ``("torch", "cuda",
+dtype)``, array-api-extra's ``Backend.TORCH_GPU``, SciPy's ``torch`` under
+``SCIPY_DEVICE=cuda``); PyTorch on another device is ``torch:<device>``.
+
+Records are written by the process that reports: the pytest process, or pytest-xdist's
+controller (``-n``), which receives each worker's reports with the test's namespace and
+module in their ``user_properties``.
 """
 
 from __future__ import annotations
@@ -45,7 +53,12 @@ KNOWN = frozenset({
     "jax.numpy:gpu", "array_api_compat.numpy", "array_api_compat.cupy",
     "array_api_compat.torch", "array_api_compat.dask.array",
 })
-_ID_NS = re.compile(r"(?<![\w.])(usmarray|array_api_strict)(?![\w])")
+#: what a client's parameter for PyTorch may name beside it: the device
+_TORCH = frozenset({"torch", "torch:gpu", "array_api_compat.torch"})
+_TORCH_DEVICES = frozenset({"cpu", "cuda", "xpu", "mps", "meta"})
+_ALIAS = {"array_api_compat.cupy": "cupy", "array_api_compat.numpy": "numpy"}
+_ID_NS = re.compile(r"(?<![\w.:])(usmarray|array_api_strict|cupy|torch:gpu)(?![\w:])")
+_NS_PROP, _MODULE_PROP = "clients_ns", "clients_module"
 
 
 # ---- scikit-learn ------------------------------------------------------------------------
@@ -105,7 +118,7 @@ def _patch_xpx() -> None:
     for attr in ("modname", "like", "pytest_param"):
         setattr(new, attr, old.__dict__[attr])
     new.__doc__ = old.__doc__
-    xb.Backend = new  # type: ignore[misc]
+    xb.Backend = new  # type: ignore[misc,assignment]
 
 
 # ---- SciPy -------------------------------------------------------------------------------
@@ -249,15 +262,41 @@ def pytest_plugin_registered(plugin: Any, manager: Any) -> None:
 
 
 def namespace_of(item: Any) -> str | None:
-    """The namespace an item's parameters name (None: the test takes no namespace)."""
+    """The namespace an item's parameters name (None: the test takes no namespace).
+    PyTorch is ``torch`` on the CUDA device and ``torch:<device>`` elsewhere."""
     callspec = getattr(item, "callspec", None)
     if callspec is not None:
         for value in callspec.params.values():
             ns = _value_namespace(value)
             if ns is not None:
-                return ns
+                if ns in _TORCH:
+                    return _torch_namespace(value, callspec.params.values())
+                return _ALIAS.get(ns, ns)
     m = _ID_NS.search(item.nodeid.partition("[")[2])
-    return m.group(1) if m else None
+    return _id_namespace(m.group(1)) if m else None
+
+
+def _id_namespace(name: str) -> str:
+    return "torch" if name == "torch:gpu" else name
+
+
+def _torch_namespace(value: Any, params: Any) -> str:
+    """``torch`` where the test's PyTorch device is CUDA, ``torch:<device>`` elsewhere:
+    array-api-extra names the GPU in its enum, scikit-learn passes a device name beside
+    the namespace, SciPy's PyTorch runs on ``SCIPY_DEVICE``."""
+    if isinstance(value, enum.Enum):
+        device = "cuda" if value.value == "torch:gpu" else "cpu"
+    elif type(value).__name__ == "module":
+        device = os.environ.get("SCIPY_DEVICE", "cpu")
+    else:
+        device = "cpu"
+        for v in params:
+            if isinstance(v, functools.partial):
+                v = v.keywords.get("device_name")
+            if isinstance(v, str) and v in _TORCH_DEVICES:
+                device = v
+                break
+    return "torch" if device == "cuda" else f"torch:{device}"
 
 
 def _value_namespace(value: Any) -> str | None:
@@ -281,18 +320,21 @@ def _value_namespace(value: Any) -> str | None:
         return None
     name = getattr(value, "__name__", None)
     if isinstance(name, str) and type(value).__name__ == "module":
-        return name if name in KNOWN else None
+        # a plain str: usmarray's name is a str subclass, which xdist does not send
+        return str(name) if name in KNOWN else None
     return None
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[Any]) -> None:
     keep_ns = set(config.getoption("--clients-namespaces").split(","))
-    keep, drop = [], []
+    keep: list[Any] = []
+    drop: list[Any] = []
     for item in items:
         ns = namespace_of(item)
         (keep if ns in keep_ns else drop).append(item)
         if ns in keep_ns:
-            item._clients_ns = ns
+            module = getattr(getattr(item, "module", None), "__name__", "")
+            item.user_properties += [(_NS_PROP, ns), (_MODULE_PROP, module)]
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
@@ -305,7 +347,13 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     records = config._clients_records  # type: ignore[attr-defined]
     rec = records.get(report.nodeid)
     if rec is None:
-        rec = records[report.nodeid] = {"nodeid": report.nodeid, "outcome": "passed"}
+        props = dict(p for p in report.user_properties if len(p) == 2)
+        ns = props.get(_NS_PROP)
+        if ns is None:  # a report pytest-xdist makes for a crashed worker
+            m = _ID_NS.search(report.nodeid.partition("[")[2])
+            ns = _id_namespace(m.group(1)) if m else None
+        rec = records[report.nodeid] = {"nodeid": report.nodeid, "outcome": "passed",
+                                        "ns": ns, "module": props.get(_MODULE_PROP, "")}
     if report.outcome == "skipped":
         if hasattr(report, "wasxfail"):
             rec["outcome"] = "xfailed"
@@ -328,23 +376,15 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     _CONFIG["config"] = session.config
 
 
-@pytest.hookimpl(trylast=True)
-def pytest_collection_finish(session: pytest.Session) -> None:
-    records = session.config._clients_records  # type: ignore[attr-defined]
-    for item in session.items:
-        records.setdefault(item.nodeid, {"nodeid": item.nodeid, "outcome": "passed"})
-        records[item.nodeid]["ns"] = getattr(item, "_clients_ns", None)
-
-
 def pytest_sessionfinish(session: pytest.Session) -> None:
     path = session.config.getoption("--clients-results")
-    if not path:
+    if not path or hasattr(session.config, "workerinput"):  # xdist's controller writes
         return
     records = session.config._clients_records  # type: ignore[attr-defined]
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="utf-8") as f:
         for rec in records.values():
-            if "ns" in rec:
+            if rec["ns"] is not None:
                 f.write(json.dumps(rec) + "\n")
 
 
@@ -355,7 +395,7 @@ def _skip_reason(report: pytest.TestReport) -> str:
     return str(lr)[:200]
 
 
-def _failure(report: pytest.TestReport) -> dict[str, str]:
+def _failure(report: pytest.TestReport) -> dict[str, Any]:
     """The exception line and the innermost frame, for grouping by cause."""
     lr = report.longrepr
     crash = getattr(lr, "reprcrash", None)
