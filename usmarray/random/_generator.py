@@ -225,8 +225,15 @@ class Generator:
         the host and copied (the NumPy backend; a SYCL device that is not an OpenCL one)."""
         be, q, ut = place
         n = math.prod(shape)
-        wide = kind not in ("normal", "exp") or has_fp64(q)
         a0 = self._reserve(unit_bytes(kind, d.itemsize), n)
+        if be.name == "cuda":  # a kernel that writes exactly the call's elements
+            launch = _kernels.cuda_launch(be, q, kind, d)
+            raw = _alloc(be, q, ut, d, _cap(q), be.empty, shape)
+            if n:
+                b0, first = divmod(a0, launch.e)
+                launch(be, q, raw.data.ptr, self._key, b0, first, n, params, ut)
+            return wrap_with(be, raw)
+        wide = kind not in ("normal", "exp") or has_fp64(q)
         if _kernels.compiles(be, q):
             e = _kernels.kernel_for(kind, d, wide)[1]
             b0, first = divmod(a0, e)

@@ -1,15 +1,26 @@
-"""The device side: one kernel of the kernel factory per kind of draw, from one body
-written for OpenCL C (SYCL) and CUDA C.
+"""The device side: one kernel per kind of draw, from one generator of C statements
+written for OpenCL C (SYCL, through the kernel factory) and CUDA C (a kernel of its own).
 
 Work-item ``t`` computes stream block ``B0 + t`` (one Philox 4x64-10 call: four
-64-bit words, 32 bytes) and writes every element that reads that block, so every
-element is computed once and the blocks are independent; the output holds whole
-blocks (a call that starts or ends inside a block returns a view of it).  The 64x64 ->
-128-bit products use the targets' own high-half multiply (OpenCL's ``mul_hi`` on
-``ulong``, CUDA's ``__umul64hi``), the low half C's wrapping ``*``.  Floating-point arithmetic
-rounds once per operation on both targets, as NumPy does on the host: OpenCL C with
+64-bit words, 32 bytes) and every element that reads that block, so every element is
+computed once and the blocks are independent.  The 64x64 -> 128-bit products use the
+targets' own high-half multiply (OpenCL's ``mul_hi`` on ``ulong``, CUDA's
+``__umul64hi``), the low half C's wrapping ``*``.  Floating-point arithmetic rounds
+once per operation on both targets, as NumPy does on the host: OpenCL C with
 ``FP_CONTRACT OFF``, CUDA through its round-to-nearest intrinsics (``__dmul_rn``, ...)
 that NVRTC does not fuse.  See ``_philox.py`` for the stream and the host side.
+
+How the elements reach memory differs:
+
+- SYCL (the factory): a work-item writes its block's elements itself; the output holds
+  whole blocks (a call that starts or ends inside a block returns a view of it).
+- CUDA (:func:`cuda_source`): a thread's elements are 4 to 32 contiguous bytes, so
+  neighbouring threads writing their own would store at a 32-byte stride, which a GPU
+  serves a sector per element.  The threads of a CUDA block put their elements in
+  shared memory and then store the block's whole tile together, 16 bytes a thread and
+  neighbouring threads on neighbouring bytes; the kernel writes exactly the call's
+  elements (a call that starts inside a block needs no view), from one launch with
+  precomputed arguments (:class:`CudaLaunch`).
 """
 
 from __future__ import annotations
@@ -19,13 +30,12 @@ from typing import Any
 import numpy as np
 
 from ..kernels._compilers import COMPILERS, program_module
-from ..kernels._fuse import CUDA_INTRINSICS, _flat_launcher
-from ..kernels._kernel import Kernel
+from ..kernels._emit import KERNEL_NAME
+from ..kernels._fuse import _flat_launcher
+from ..kernels._kernel import Kernel, compiled_kernel
 from ._math import TWO_PI, c_log_scaled, c_sincos_turns
-from ._philox import M0, M1, ROUNDS, W0, W1, counter_words
+from ._philox import BLOCK_BYTES, M0, M1, ROUNDS, W0, W1, counter_words, unit_bytes
 
-#: CUDA builtins the CUDA bodies call: the rounding intrinsics and the 64-bit high product
-_INTRINSICS = CUDA_INTRINSICS | {"__umul64hi"}
 _EPS53 = "1.1102230246251565e-16"  # 2**-53
 _EPS24F = "5.9604644775390625e-08f"  # 2**-24
 
@@ -54,6 +64,18 @@ class _Lang:
 
     def div(self, a: str, b: str) -> str:
         return f"(({a}) / ({b}))" if self.name == "opencl" else f"__ddiv_rn({a}, {b})"
+
+    def bits(self, x: str) -> str:
+        """The bits of float64 ``x`` as uint64."""
+        if self.name == "opencl":
+            return f"as_ulong({x})"
+        return f"(uint64)__double_as_longlong({x})"
+
+    def double(self, u: str) -> str:
+        """The float64 of bits ``u`` (uint64)."""
+        if self.name == "opencl":
+            return f"as_double((ulong)({u}))"
+        return f"__longlong_as_double((int64)({u}))"
 
 
 def _philox(lang: _Lang) -> list[str]:
@@ -171,9 +193,10 @@ def _normal(lang: _Lang, ft: str, wide: bool) -> tuple[int, list[str]]:
 
 
 def _body(lang: _Lang, kind: str, dname: str, wide: bool) -> tuple[int, str]:
+    """(elements per block, the SYCL kernel's body): the block's elements, written by
+    the work-item that computed them."""
     e, vals = _values(lang, kind, dname, wide)
-    lines = (["#pragma OPENCL FP_CONTRACT OFF"] if lang.name == "opencl" else [])
-    lines += _philox(lang) + vals
+    lines = ["#pragma OPENCL FP_CONTRACT OFF"] + _philox(lang) + vals
     # every block is written whole (the output has room): no branch, so the SYCL CPU
     # compiler vectorizes the work-items (a guard per element measured 2.6x slower)
     lines.append(f"int64 j = (int64)i0 * {e};")
@@ -184,20 +207,25 @@ def _body(lang: _Lang, kind: str, dname: str, wide: bool) -> tuple[int, str]:
 def _signature(kind: str, dname: str) -> str:
     sig = (f"uint8[:] blocks, {dname}[:] out, uint64 k0, uint64 k1, uint64 c0, uint64 c1, "
            "uint64 c2, uint64 c3")
+    return sig + "".join(f", {t} {n}" for t, n in _params(kind, dname))
+
+
+def _params(kind: str, dname: str) -> list[tuple[str, str]]:
+    """(type, name) of the kind's parameters after the key and the counter."""
     if kind in ("int", "int2"):
-        return sig + ", uint64 low, uint64 r"
+        return [("uint64", "low"), ("uint64", "r")]
     if kind in ("uniform", "normal"):
-        return sig + f", {dname} p0, {dname} p1"
+        return [(dname, "p0"), (dname, "p1")]
     if kind == "exp":
-        return sig + f", {dname} p0"
-    return sig
+        return [(dname, "p0")]
+    return []
 
 
-#: (kind, dtype, wide) -> (the kernel, elements per block)
+#: (kind, dtype, wide) -> (the SYCL kernel, elements per block)
 _KERNELS: dict[tuple[str, np.dtype, bool], tuple[Kernel, int]] = {}
 #: (kernel, queue) -> the SYCL flat launcher and its most work-items, or False
 _FLAT: dict[tuple[int, Any], Any] = {}
-#: queue -> whether the kernel factory compiles for its device
+#: queue -> whether the kernels compile for its device
 _COMPILES: dict[Any, bool] = {}
 #: queue -> a one-element uint8 array: the shape argument's storage (never read)
 _ONE: dict[Any, Any] = {}
@@ -215,18 +243,19 @@ def compiles(be: Any, q: Any) -> bool:
     return ok
 
 
+def elements_per_block(kind: str, d: np.dtype) -> int:
+    """How many elements of ``kind`` (dtype ``d``) one 32-byte block holds."""
+    return BLOCK_BYTES // unit_bytes(kind, d.itemsize)
+
+
 def kernel_for(kind: str, d: np.dtype, wide: bool) -> tuple[Kernel, int]:
-    """The kernel writing ``kind`` draws of dtype ``d``, and its elements per block."""
+    """The SYCL kernel writing ``kind`` draws of dtype ``d``, and its elements per block."""
     key = (kind, d, wide)
     hit = _KERNELS.get(key)
     if hit is None:
-        bodies = {}
-        e = 0
-        for lang in ("opencl", "cuda"):
-            e, bodies[lang] = _body(_Lang(lang), kind, d.name, wide)
-        k = Kernel(_signature(kind, d.name), bodies["opencl"], shape="blocks",
-                   name=f"usmarray.random ({kind}, {d.name})", bodies=bodies,
-                   intrinsics=frozenset(_INTRINSICS))
+        e, body = _body(_Lang("opencl"), kind, d.name, wide)
+        k = Kernel(_signature(kind, d.name), body, shape="blocks",
+                   name=f"usmarray.random ({kind}, {d.name})")
         hit = _KERNELS[key] = (k, e)
     return hit
 
@@ -235,7 +264,7 @@ def device_fill(be: Any, q: Any, out: Any, kind: str, d: np.dtype, key: tuple[in
                 b0: int, nblocks: int, params: tuple, wide: bool) -> None:
     """Write blocks ``b0 .. b0 + nblocks - 1`` of ``kind`` draws into the raw C-contiguous
     1-D array ``out`` (every element of each block: ``nblocks`` times the elements per
-    block, of ``d``) on queue ``q`` of backend ``be``."""
+    block, of ``d``) on SYCL queue ``q`` of backend ``be``."""
     k, _e = kernel_for(kind, d, wide)
     one = _ONE.get(q)
     if one is None:
@@ -257,3 +286,127 @@ def device_fill(be: Any, q: Any, out: Any, kind: str, d: np.dtype, key: tuple[in
         return
     values[0] = be.broadcast_to(one, (nblocks,))
     k.run_flat(be, q, values, nblocks)
+
+
+# ---- CUDA ---------------------------------------------------------------------------------
+#: threads of a CUDA block, and Philox blocks of a tile (one a thread)
+CUDA_TILE = 256
+_CUDA_TYPES = """typedef unsigned long long uint64; typedef long long int64;
+typedef unsigned int uint32; typedef int int32; typedef unsigned short uint16;
+typedef short int16; typedef unsigned char uint8; typedef signed char int8;
+typedef float float32; typedef double float64;
+"""
+#: a parameter's type -> its cuLaunchKernel argument code (8-byte slots: floats go as
+#: double and are rounded to the dtype in the kernel, as NumPy rounds a Python float)
+_FMT = {"uint64": "Q", "float32": "d", "float64": "d"}
+
+
+def cuda_source(kind: str, dname: str) -> tuple[int, str]:
+    """(elements per block, the CUDA kernel :data:`KERNEL_NAME` that writes ``n``
+    elements of ``kind`` (dtype ``dname``) from element ``first`` of the block whose
+    counter is ``c``).
+
+    Arguments: ``out`` (``n`` elements), the key ``k0, k1``, the counter ``c0 .. c3``,
+    ``first``, ``n``, then the kind's parameters (floats as double)."""
+    lang = _Lang("cuda")
+    e, vals = _values(lang, kind, dname, True)
+    size = np.dtype(dname).itemsize
+    bb = e * size  # bytes of a block's elements: 4, 8, 16 or 32
+    params = _params(kind, dname)
+    args = "".join(f", {'uint64' if t == 'uint64' else 'double'} {n}_arg" for t, n in params)
+    conv = "".join(f"  const {t} {n} = ({t}){n}_arg;\n" for t, n in params)
+    body = "\n".join("      " + line for line in _philox(lang) + vals)
+    inits = ", ".join(f"v{s}" for s in range(e))
+    t = CUDA_TILE
+    units = t * bb // 16  # 16-byte units of a tile: 64 to 512
+    if units >= t:
+        vector = (f"      #pragma unroll\n      for (int r = 0; r < {units // t}; r++) "
+                  f"dst[r * {t} + threadIdx.x] = src[r * {t} + threadIdx.x];")
+    else:
+        vector = f"      if (threadIdx.x < {units}) dst[threadIdx.x] = src[threadIdx.x];"
+    src = f"""{_CUDA_TYPES}
+struct __align__({min(bb, 16)}) usm_block {{ {dname} v[{e}]; }};
+
+extern "C" __global__ void __launch_bounds__({t}) {KERNEL_NAME}(
+    {dname} *__restrict__ out, uint64 k0, uint64 k1, uint64 c0, uint64 c1, uint64 c2,
+    uint64 c3, int64 first, int64 n{args})
+{{
+  __shared__ usm_block tile[{t}];
+{conv}  const int64 nblocks = (first + n + {e - 1}) / {e};
+  for (int64 tb = (int64)blockIdx.x * {t}; tb < nblocks; tb += (int64)gridDim.x * {t}) {{
+    {{
+      const int64 i0 = tb + threadIdx.x;
+{body}
+      usm_block w = {{{{{inits}}}}};
+      tile[threadIdx.x] = w;
+    }}
+    __syncthreads();
+    // the tile's elements are output elements g0 .. g0 + {t * e - 1}
+    const int64 g0 = tb * {e} - first;
+    if (g0 >= 0 && g0 + {t * e} <= n && ((unsigned long long)(out + g0) & 15) == 0) {{
+      const uint4 *src = (const uint4 *)tile;
+      uint4 *dst = (uint4 *)(out + g0);
+{vector}
+    }} else {{
+      const {dname} *src = (const {dname} *)tile;
+      #pragma unroll
+      for (int r = 0; r < {e}; r++) {{
+        const int j = r * {t} + threadIdx.x;
+        const int64 g = g0 + j;
+        if (g >= 0 && g < n) out[g] = src[j];
+      }}
+    }}
+    __syncthreads();
+  }}
+}}
+"""
+    return e, src
+
+
+class CudaLaunch:
+    """One CUDA kernel of :func:`cuda_source`, compiled for a queue's device, and what
+    its launches share (the driver's argument codes, elements per block)."""
+
+    __slots__ = ("fn", "fmt", "e", "launch", "direct")
+
+    def __init__(self, be: Any, q: Any, kind: str, d: np.dtype) -> None:
+        from .._backend._cuda.kernels import _launch  # the CUDA backend is loaded here
+
+        self.e, src = cuda_source(kind, d.name)
+        self.fn = compiled_kernel(program_module(be), q, src)
+        self.fmt = "QQQQQQQqq" + "".join(_FMT[t] for t, _ in _params(kind, d.name))
+        self.launch = _launch.launch
+        #: the backend's default queue on a one-GPU machine: its device is the current
+        #: one and its stream the null stream, so a launch needs no context switch
+        self.direct = q == be.default_queue() and len(be.devices()) == 1
+
+    def __call__(self, be: Any, q: Any, ptr: int, key: tuple[int, int], b0: int, first: int,
+                 n: int, params: tuple, ut: str) -> None:
+        """Write elements ``first .. first + n - 1`` of the draws from block ``b0`` on
+        into the ``n`` elements at device address ``ptr``."""
+        tiles = -(-(first + n) // (self.e * CUDA_TILE))
+        grid = (min(tiles, _MAX_GRID), 1, 1)
+        args = (ptr, key[0], key[1], *counter_words(b0), first, n, *params)
+        if self.direct:
+            self.launch(self.fn, grid, (CUDA_TILE, 1, 1), self.fmt, *args, stream=0)
+            return
+        with be.placement(q, ut):
+            self.launch(self.fn, grid, (CUDA_TILE, 1, 1), self.fmt, *args,
+                        stream=q.stream.ptr)
+
+
+#: CUDA's largest grid (x): a larger call's blocks loop over its tiles
+_MAX_GRID = 2**31 - 1
+#: (kind, dtype, queue) -> its CudaLaunch
+_CUDA: dict[tuple[str, np.dtype, Any], CudaLaunch] = {}
+
+
+def cuda_launch(be: Any, q: Any, kind: str, d: np.dtype) -> CudaLaunch:
+    """The :class:`CudaLaunch` of ``kind`` draws of ``d`` on CUDA queue ``q``."""
+    key = (kind, d, q)
+    hit = _CUDA.get(key)
+    if hit is None:
+        if len(_CUDA) >= 256:  # queues of short-lived streams: hold few of them
+            _CUDA.clear()
+        hit = _CUDA[key] = CudaLaunch(be, q, kind, d)
+    return hit

@@ -4,12 +4,13 @@ that every backend rounds the same way.
 The math libraries differ: on the SYCL OpenCL CPU device ``cos`` and ``sin`` of
 float64 are up to 3.2 ulp from exact where NumPy's are within 0.52 ulp, so
 Box-Muller normals built on them differed by up to 4 ulp.  These two functions use
-only integer arithmetic, exact conversions and scalings (``ilogb``, ``ldexp``, a
-multiplication by a power of two) and IEEE additions, multiplications and one
-division, each rounded once (no fused multiply-add: ``_kernels.py`` switches contraction
-off), in the same order on every target: the results are bit-identical on the NumPy
-backend, SYCL devices and CUDA devices.  Accuracy: within 2 ulp of the exact function
-(``tests/test_random.py`` measures it against extended precision).
+only integer arithmetic, exact conversions and scalings (a float64's exponent and
+mantissa read from its bits, a multiplication by a power of two) and IEEE additions,
+multiplications and one division, each rounded once (no fused multiply-add:
+``_kernels.py`` switches contraction off), in the same order on every target: the
+results are bit-identical on the NumPy backend, SYCL devices and CUDA devices.
+Accuracy: within 2 ulp of the exact function (``tests/test_random.py`` measures it
+against extended precision).
 
 Both take the random bits as integers, so the reduction is exact:
 
@@ -128,11 +129,15 @@ def c_log_scaled(lang: object, m: str, bits: int, out: str, short: bool = False)
     ``short`` as for :func:`np_log_scaled`."""
     series = _series("log", short)
     mul, add, sub, div = lang.mul, lang.add, lang.sub, lang.div  # type: ignore[attr-defined]
+    to_bits, to_double = lang.bits, lang.double  # type: ignore[attr-defined]
     t = out
     lines = [
+        # m = 2**e f, f in [1, 2), from the bits of m as a float64 (m >= 1 is normal):
+        # exact, and without the math library's branches for zeros and subnormals
         f"float64 {t}_m = (float64)({m});",
-        f"int {t}_e = ilogb({t}_m);",
-        f"float64 {t}_f = ldexp({t}_m, -{t}_e);",
+        f"uint64 {t}_b = {to_bits(f'{t}_m')};",
+        f"int {t}_e = (int)({t}_b >> 52) - 1023;",
+        f"float64 {t}_f = {to_double(f'({t}_b & 0xFFFFFFFFFFFFFUL) | 0x3FF0000000000000UL')};",
         f"if ({t}_f > {SQRT2!r}) {{ {t}_f = {mul(f'{t}_f', '0.5')}; {t}_e = {t}_e + 1; }}",
         f"float64 {t}_s = {div(sub(f'{t}_f', '1.0'), add(f'{t}_f', '1.0'))};",
         f"float64 {t}_z = {mul(f'{t}_s', f'{t}_s')};",

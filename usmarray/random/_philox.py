@@ -40,6 +40,7 @@ JUMP_BLOCKS = 2**128
 #: float64, one 32-bit half for float32)
 UNIT = {"u64": 8, "u8": 1, "int": 8, "int2": 16}
 _M32 = np.uint64(0xFFFFFFFF)
+_LAST_64 = 2**64 - 1
 _S11, _S32 = np.uint64(11), np.uint64(32)
 #: 2**-53 and 2**-32: a word's top 53 bits, or a half's 32 bits, scaled into [0, 1)
 _EPS53 = 2.0**-53
@@ -56,6 +57,8 @@ def unit_bytes(kind: str, itemsize: int) -> int:
 def counter_words(block: int) -> tuple[int, int, int, int]:
     """The 256-bit counter of stream block ``block`` (0-based) as four 64-bit words,
     least significant first: ``block + 1`` modulo 2**256."""
+    if block < _LAST_64:  # the commonest case: a one-word counter
+        return (block + 1, 0, 0, 0)
     c = (block + 1) % 2**256
     return (c & 0xFFFFFFFFFFFFFFFF, (c >> 64) & 0xFFFFFFFFFFFFFFFF,
             (c >> 128) & 0xFFFFFFFFFFFFFFFF, c >> 192)
