@@ -80,8 +80,14 @@ def _array_sequence(arrays: Any, fname: str) -> list[usm_ndarray]:
                 f"{type(a).__name__}; convert it with usmarray.asarray()"
             )
     if len(arrays) > 1:
-        same_device(fname, *arrays)
-    return list(arrays)
+        be = arrays[0]._be
+        if be.multi_queue:
+            same_device(fname, *arrays)
+        else:  # one queue per backend: the backend check is the device check
+            for a in arrays:
+                if a._be is not be:
+                    same_device(fname, *arrays)
+    return arrays  # type: ignore[no-any-return]
 
 
 def _promotion(arrays: list[usm_ndarray], fname: str) -> tuple[list[Any], list[Any], Any]:
@@ -100,7 +106,10 @@ def _promotion(arrays: list[usm_ndarray], fname: str) -> tuple[list[Any], list[A
 
 
 def _cast_all(be: Any, raws: list[Any], dtypes: list[Any], d: Any) -> list[Any]:
-    return [r if rd is d else be.astype(r, d) for r, rd in zip(raws, dtypes, strict=True)]
+    for rd in dtypes:
+        if rd is not d:
+            return [r if rd is d else be.astype(r, d) for r, rd in zip(raws, dtypes, strict=True)]
+    return raws
 
 
 # ---- broadcasting ---------------------------------------------------------------------------
@@ -286,7 +295,10 @@ def concat(arrays: Any, /, *, axis: int | None = 0) -> usm_ndarray:
     arrs = _array_sequence(arrays, "concat")
     be = arrs[0]._be
     raws, dtypes, d = _promotion(arrs, "concat")
-    nbytes = sum([r.size for r in raws]) * d.itemsize
+    nbytes = 0
+    for r in raws:
+        nbytes += r.size
+    nbytes *= d.itemsize
     check_nbytes(be, raws[0], nbytes, "concat")
     if axis is None:
         try:
@@ -303,7 +315,7 @@ def concat(arrays: Any, /, *, axis: int | None = 0) -> usm_ndarray:
     head, tail = first[:ax], first[ax + 1:]
     for i, r in enumerate(raws[1:], 1):
         s = r.shape
-        if len(s) != ndim or s[:ax] != head or s[ax + 1:] != tail:
+        if s != first and (len(s) != ndim or s[:ax] != head or s[ax + 1:] != tail):
             raise ValueError(
                 f"concat: arrays[{i}] has shape {s}, arrays[0] has shape {first}; shapes "
                 f"must agree except along axis {ax}"
