@@ -1,5 +1,5 @@
 """Which provider and runtime functions one call of a CPU-matrix op runs: usmarray
-against the library it wraps (issue 31's attribution of rows under 0.95).
+against the library it wraps: why a CPU-matrix row stays under 0.95 of its provider.
 
 ``python -m benchmarks.cpu_calls [--backend sycl|numpy] [--only SUBSTRINGS] [--calls N]``
 

@@ -1,4 +1,4 @@
-"""CPU ops matrix (issue 31): every op family of the GPU matrix on the host, each of
+"""CPU ops matrix: every op family of the GPU matrix on the host, each of
 usmarray's CPU backends against the library it wraps.
 
 ``python -m benchmarks.cpu_matrix [--quick] [--backend sycl|numpy|both] [--only SUBSTRINGS]
@@ -18,7 +18,7 @@ again ("A/A"); the two A/A ratios show the noise of this machine.  Ratios are pr
 time / usmarray time (> 1: usmarray faster); the summary lists every op under 0.95.
 
 The op table, trials, rows and outputs are those of ``benchmarks.gpu_matrix``
-(``table``, ``run_matrix``, ``write_outputs``), with two CPU ops of issue 31 added
+(``table``, ``run_matrix``, ``write_outputs``), with two CPU ops added
 (``add x+y`` and ``matmul X.T @ X``).  Sizes: *large* caps every operand at
 20000 x 128 = 2,560,000 elements (``fit_shape`` halves the longest axes; a 2^24 vector
 becomes 2^21, a 4096x4096 matrix 1024x1024), ``matmul`` and ``linalg`` at 2^18 so
@@ -49,7 +49,7 @@ from typing import Any
 from . import gpu_matrix as gm
 from ._jobs import with_sync
 
-BELOW = 0.95  # issue 31: every large op at or above 0.95x its provider
+BELOW = 0.95  # the aim: every large op at or above 0.95x its provider
 LARGE_MAX = 20000 * 128  # elements per operand at the large size
 HEAVY_MAX = 1 << 18  # matmul and linalg families (512 x 512)
 HEAVY = ("matmul", "linalg")
@@ -66,7 +66,7 @@ def build_gram(k: gm.Kit, s: tuple[int, ...]) -> gm.Fn:
 
 def table() -> list[gm.Op]:
     """The GPU matrix's ops (``matmul``/``linalg`` capped at ``HEAVY_MAX`` elements) and
-    the two calls of issue 31's table it lacks."""
+    the two calls of the CPU table it lacks."""
     ops = [replace(op, large=gm.fit_shape(op.large, HEAVY_MAX)) if op.family in HEAVY else op
            for op in gm.table()]
     return [*ops,

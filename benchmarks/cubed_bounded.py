@@ -1,4 +1,5 @@
-"""Bounded-memory benchmark of cubed on usmarray (issue 21).
+"""Bounded-memory benchmark of cubed on usmarray: chunked reductions of data larger
+than the memory they may use.
 
 The mean and standard deviation of an N-element float32 array that exists only chunk by
 chunk (``x = sin(1e-4 * arange(N))``, made on the chunk's device), with data at least

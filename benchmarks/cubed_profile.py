@@ -1,4 +1,4 @@
-"""Per-task profile of one cubed plan on usmarray against cubed on NumPy (issue 28).
+"""Per-task profile of one cubed plan on usmarray against cubed on NumPy.
 
 The plan: the mean and the two-pass standard deviation,
 ``sqrt(mean(square(x - mean(x))))``, of an N-element float32 array ``x`` stored in a

@@ -1,5 +1,5 @@
 """A slice of cubed's own test suite, run with cubed's NumPy backend and with usmarray
-(``CUBED_BACKEND_ARRAY_API_MODULE=usmarray.cubed``), counts side by side (issue 21).
+(``CUBED_BACKEND_ARRAY_API_MODULE=usmarray.cubed``), counts side by side.
 
 The slice is the installed ``cubed/tests`` files that exercise the backend namespace
 (the array API functions, the nan functions, linalg, indexing), with the local

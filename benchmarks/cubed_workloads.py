@@ -1,4 +1,4 @@
-"""The two bounded-memory workloads of issue 28, side by side on one host.
+"""Two bounded-memory workloads of cubed on usmarray, side by side on one host.
 
 - ``chain`` (compute-heavy): ``mean(f(x))`` of an N-element float32 array
   ``x = 20 * i / N - 10`` that exists only chunk by chunk (cubed's virtual ``arange``,

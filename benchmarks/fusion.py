@@ -1,5 +1,5 @@
 # ruff: noqa: B023  (timed closures are called inside the loop that defines them)
-"""Fusion benchmark (issue 30): ``usmarray.fuse`` against the unfused namespace and
+"""Fusion benchmark: ``usmarray.fuse`` against the unfused namespace and
 the fusers of CuPy and PyTorch; ratios of medians of interleaved rounds in one
 process, the fused path timed twice (A/A) to show the noise.
 

@@ -1,4 +1,4 @@
-"""GPU ops matrix (issue 25): every op family of the array API standard on one GPU,
+"""GPU ops matrix: every op family of the array API standard on one GPU,
 usmarray against CuPy and PyTorch called the way backend-agnostic code calls them.
 
 ``python -m benchmarks.gpu_matrix [--quick] [--only SUBSTRING] [--small-only | --large-only]

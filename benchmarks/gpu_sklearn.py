@@ -1,4 +1,4 @@
-"""scikit-learn on GPU arrays: the estimator part of the GPU ops matrix (issue 25).
+"""scikit-learn on GPU arrays: the estimator part of the GPU ops matrix.
 
 ``python -m benchmarks.gpu_sklearn [--quick] [--only SUBSTRING] [--out DIR]``
 (``python -m benchmarks.gpu_matrix --merge`` adds its ``gpu_sklearn.json`` to a matrix)

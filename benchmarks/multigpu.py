@@ -1,4 +1,4 @@
-"""Peer-copy bandwidth between two GPUs (issue 20): usmarray's ``to_device("cuda:1")``
+"""Peer-copy bandwidth between two GPUs: usmarray's ``to_device("cuda:1")``
 against CuPy's ``cupy.cuda.runtime.memcpyPeer`` in one process, medians of interleaved
 rounds, with the A/A noise (memcpyPeer against itself).
 

@@ -1,5 +1,5 @@
 """Per-call cost of the steps of a few short usmarray calls, against the provider's call
-(issue 31: the measured reason of the CPU-matrix rows that stay under 0.95).
+(the measured reason of the CPU-matrix rows that stay under 0.95 of their provider).
 
 ``python -m benchmarks.percall_steps [--device numpy|cpu] [--rounds 31]``
 

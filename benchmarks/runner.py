@@ -31,7 +31,7 @@ from ._timing import Stats, describe_error
 
 SECTIONS = ("small", "throughput", "migration", "scaling", "linalg", "gpu", "gpu_matrix",
             "cpu_matrix")
-# cpu_matrix (issue 31) is opt-in (--only cpu_matrix): its --quick run alone takes about two
+# cpu_matrix is opt-in (--only cpu_matrix): its --quick run alone takes about two
 # minutes on 2 cores, more than the rest of the quick suite
 DEFAULT_SECTIONS = tuple(s for s in SECTIONS if s != "cpu_matrix")
 
