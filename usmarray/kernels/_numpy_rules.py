@@ -44,6 +44,12 @@ def _t(d: np.dtype) -> str:
     return d.name
 
 
+def _f(name: str, d: np.dtype) -> str:
+    """C's function ``name`` for floating dtype ``d`` (its ``f`` form for float32: CUDA's
+    C++ overloads do not cover every function, and a double call rounds differently)."""
+    return name + "f" if d.itemsize == 4 else name
+
+
 def _wide(d: np.dtype) -> str:
     """The unsigned type integer arithmetic of ``d`` wraps in (C's promotions apply)."""
     return "uint32" if d.itemsize <= 4 else "uint64"
@@ -55,7 +61,7 @@ def binary(op: str, a: str, b: str, d: np.dtype, stmt: Stmt, fresh: Callable[[],
     t = _t(d)
     if op in ("floor_divide", "remainder"):
         if d.kind == "f":
-            return _float_divmod(op, a, b, t, stmt, fresh)
+            return _float_divmod(op, a, b, d, stmt, fresh)
         sym = "/" if op == "floor_divide" else "%"
         if d.kind == "u":
             return f"({b} == 0 ? ({t})0 : ({t})({a} {sym} {b}))"
@@ -82,27 +88,29 @@ def binary(op: str, a: str, b: str, d: np.dtype, stmt: Stmt, fresh: Callable[[],
     if op == "logaddexp":
         dlt = fresh()
         stmt(f"{t} {dlt} = {a} - {b};")
-        return (f"({a} == {b} ? {a} + ({t}){_LN2} : {dlt} > 0 ? {a} + log1p(exp(-{dlt})) "
-                f": {dlt} <= 0 ? {b} + log1p(exp({dlt})) : {dlt})")
+        log1p, exp = _f("log1p", d), _f("exp", d)
+        return (f"({a} == {b} ? {a} + ({t}){_LN2} : {dlt} > 0 ? {a} + {log1p}({exp}(-{dlt})) "
+                f": {dlt} <= 0 ? {b} + {log1p}({exp}({dlt})) : {dlt})")
     if op == "nextafter":
-        return f"nextafter({a}, {b})"
+        return f"{_f('nextafter', d)}({a}, {b})"
     raise ValueError(op)  # pragma: no cover - the caller checks BINARY
 
 
-def _float_divmod(op: str, a: str, b: str, t: str, stmt: Stmt,
+def _float_divmod(op: str, a: str, b: str, d: np.dtype, stmt: Stmt,
                   fresh: Callable[[], str]) -> str:
+    t, copysign = _t(d), _f("copysign", d)
     m, q = fresh(), fresh()
-    stmt(f"{t} {m} = fmod({a}, {b});")
+    stmt(f"{t} {m} = {_f('fmod', d)}({a}, {b});")
     if op == "remainder":
         stmt(f"if ({b} != 0) {{ if ({m} != 0) {{ if (({b} < 0) != ({m} < 0)) {m} += {b}; }} "
-             f"else {{ {m} = copysign(({t})0, {b}); }} }}")
+             f"else {{ {m} = {copysign}(({t})0, {b}); }} }}")
         return m
     f = fresh()
     stmt(f"{t} {q} = ({a} - {m}) / {b};")
     stmt(f"if ({m} != 0 && (({b} < 0) != ({m} < 0))) {q} -= 1;")
-    stmt(f"{t} {f} = floor({q});")
+    stmt(f"{t} {f} = {_f('floor', d)}({q});")
     stmt(f"if ({q} - {f} > ({t})0.5) {f} += 1;")
-    return f"({b} == 0 ? {a} / {b} : {q} != 0 ? {f} : copysign(({t})0, {a} / {b}))"
+    return f"({b} == 0 ? {a} / {b} : {q} != 0 ? {f} : {copysign}(({t})0, {a} / {b}))"
 
 
 def sign(x: str, d: np.dtype) -> str:
