@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.metadata
+import importlib.util
 import json
 import os
 import platform
@@ -208,9 +209,13 @@ def part_name(args: tuple[str, ...]) -> str:
 
 
 def versions() -> dict[str, str]:
+    """The version of each client, reference and kernel library (``-``: not installed);
+    CuPy under the name of the wheel that provides it (``cupy-cuda13x``, ...)."""
+    cupy = importlib.metadata.packages_distributions().get("cupy", ["cupy"])[0]
     out = {}
     for dist in ("numpy", "scikit-learn", "scipy", "array-api-extra", "array-api-strict",
-                 "array-api-compat", "dpnp", "dpctl", "pytest"):
+                 "array-api-compat", "dpnp", "dpctl", cupy, "torch", "pytest",
+                 "pytest-xdist"):
         try:
             out[dist] = importlib.metadata.version(dist)
         except importlib.metadata.PackageNotFoundError:
@@ -255,6 +260,8 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [n for n in a.anchors.split(",") if n and n not in ANCHORS]
     if unknown:
         ap.error(f"--anchors: unknown {', '.join(unknown)}; known: {', '.join(ANCHORS)}")
+    if a.jobs and importlib.util.find_spec("xdist") is None:
+        ap.error("--jobs needs pytest-xdist, which is not installed here")
     out = Path(a.out)
     raw = out / "raw"
     raw.mkdir(parents=True, exist_ok=True)
@@ -357,8 +364,10 @@ def render(chosen: list[Suite], found: dict[str, str], raw: Path, meta: dict) ->
         modules[suite.label] = columns | anchor_columns
     v = meta.get("versions", {})
     head = ", ".join(f"{k} {val}" for k, val in v.items())
+    labels = ["array-api-strict"] + [ANCHORS[n].label for n in ANCHORS if any(
+        n in run.get("anchors", []) for run in meta.get("runs", {}).values())]
     text = (
-        "# Client suites: usmarray beside array-api-strict\n\n"
+        f"# Client suites: usmarray beside {', '.join(labels)}\n\n"
         f"Written by `python -m clients` ({head}).\n\n"
         + rp.markdown_table(rows)
         + "\n\nWhat each usmarray row ran (pytest runs, their times):\n\n"
