@@ -1,7 +1,8 @@
 """Elementwise calls over the layouts a user's code produces, on ``cuda:0``, against CuPy
 and PyTorch in one process.
 
-``python -m benchmarks.elementwise_layouts [--size N] [--rounds R] [--json PATH]``
+``python -m benchmarks.elementwise_layouts [--size N] [--rounds R] [--host] [--functions]
+[--json PATH]``
 
 Each case is one elementwise call at ``--size`` elements (2**24 by default) in one
 layout: C-contiguous, an odd element offset (``x[1:]``), F order, a step
@@ -14,12 +15,16 @@ usmarray's (above 1: usmarray is faster); ``A/A`` is usmarray's second copy over
 first.  ``GB/s`` counts the bytes the call must move (every operand read once, the
 result written once), to compare with the device's copy rate (``copy`` row: a float4
 device-to-device copy of the same bytes by CuPy).  Host time per call at 100 elements
-(``--host``) is the median wall time of a call without synchronisation.
+(``--host``) is the median wall time of a call without synchronisation.  ``--functions``
+adds every elementwise function of the standard (float32 where it takes floats, else
+int32, else bool; operands in [0.5, 1.5) or [1, 8)), C-contiguous and at an odd
+element offset, against the same peers.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import statistics
 import sys
@@ -101,6 +106,103 @@ def _arrays(n: int, conv: Callable[[np.ndarray], Any]) -> dict[str, Any]:
         "j": conv(rng.integers(0, 4, n, dtype=np.int32)),
         "p": conv(rng.random(n) < 0.5), "q": conv(rng.random(n) < 0.5),
     }
+
+
+#: NumPy's, CuPy's and PyTorch's names where they differ from the standard's
+_CUPY_NAMES = {"acos": "arccos", "acosh": "arccosh", "asin": "arcsin", "asinh": "arcsinh",
+               "atan": "arctan", "atanh": "arctanh", "atan2": "arctan2",
+               "bitwise_invert": "invert", "bitwise_left_shift": "left_shift",
+               "bitwise_right_shift": "right_shift", "pow": "power"}
+_TORCH_NAMES = {"bitwise_invert": "bitwise_not"}
+#: the layouts of the every-function section: a view of a base of 2n elements
+_FN_LAYOUTS = {"C": lambda a: a[: a.shape[0] // 2],
+               "x[1:]": lambda a: a[1: a.shape[0] // 2 + 1]}
+
+
+def _function_cases() -> list[tuple[str, str, bool]]:
+    """(function, dtype, unary) for every elementwise function of the standard: float32
+    where it takes floats, else int32, else bool."""
+    from usmarray._elementwise import BINARY, UNARY
+
+    out = []
+    for table, unary in ((UNARY, True), (BINARY, False)):
+        for name, (cat, _) in table.items():
+            names = {np.dtype(d).name for d in cat}
+            d = next((x for x in ("float32", "int32", "bool") if x in names), None)
+            if d is not None:
+                out.append((name, d, unary))
+    return out
+
+
+@functools.cache
+def _operand(d: str, n: int, k: int) -> np.ndarray:
+    rng = np.random.default_rng(k)
+    if d == "bool":
+        return rng.random(2 * n) < 0.5
+    if d == "int32":
+        return rng.integers(1, 8, 2 * n, dtype=np.int32)
+    return (rng.random(2 * n, dtype=np.float32) + 0.5).astype(np.float32)
+
+
+def run_functions(size: int, rounds: int, inner: int) -> list[dict[str, Any]]:
+    """Every elementwise function, C-contiguous and at an odd element offset."""
+    import cupy
+    import torch
+
+    import usmarray as xp
+
+    convs = {"usmarray": lambda a: xp.asarray(a, device="cuda:0"), "cupy": cupy.asarray,
+             "torch": lambda a: torch.from_numpy(a).cuda()}
+    mods = {"usmarray": (xp, {}), "cupy": (cupy, _CUPY_NAMES), "torch": (torch, _TORCH_NAMES)}
+    rows = []
+    start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+    device: dict[tuple, Any] = {}
+    for name, d, unary in _function_cases():
+        keys = [(d, k) for k in range(1 if unary else 2)]
+        for lay, view in _FN_LAYOUTS.items():
+            calls = {}
+            for k, conv in convs.items():
+                mod, names = mods[k]
+                fn = getattr(mod, names.get(name, name), None)
+                if fn is None or (k == "torch" and name in ("real", "conj")):
+                    continue  # PyTorch returns the tensor itself for a real one
+                for dk in keys:
+                    if (k, dk) not in device:
+                        device[(k, dk)] = conv(_operand(dk[0], size, dk[1]))
+                args = [view(device[(k, dk)]) for dk in keys]
+                try:
+                    fn(*args)
+                except Exception as exc:
+                    print(f"  {name} {lay}: {k}: {type(exc).__name__}", file=sys.stderr)
+                    continue
+                calls[k] = functools.partial(fn, *args)
+            if "usmarray" not in calls:
+                continue
+            calls["usmarray_b"] = calls["usmarray"]
+            times: dict[str, list[float]] = {k: [] for k in calls}
+            for r in range(rounds):
+                order = list(calls)
+                order = order[r % len(order):] + order[:r % len(order)]
+                for k in order:
+                    f = calls[k]
+                    torch.cuda.synchronize()
+                    start.record()
+                    for _ in range(inner):
+                        f()
+                    stop.record()
+                    stop.synchronize()
+                    times[k].append(cupy.cuda.get_elapsed_time(start, stop) * 1e3 / inner)
+            med = {k: statistics.median(v) for k, v in times.items()}
+            u = med["usmarray"]
+            peers = [med[p] for p in ("cupy", "torch") if p in med]
+            row = {"case": f"{name} ({d}, {lay})", "us": {k: round(v, 2) for k, v in med.items()},
+                   "ratio_best_peer": round(min(peers) / u, 3) if peers else None,
+                   "aa": round(med["usmarray_b"] / u, 3)}
+            rows.append(row)
+            print(f"{row['case']:36s} usm {u:8.1f} us  cupy {med.get('cupy', float('nan')):8.1f}"
+                  f"  torch {med.get('torch', float('nan')):8.1f}  ratio "
+                  f"{row['ratio_best_peer']}  A/A {row['aa']}", flush=True)
+    return rows
 
 
 def run(size: int, rounds: int, inner: int, host: bool) -> dict[str, Any]:
@@ -208,9 +310,19 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--rounds", type=int, default=15)
     p.add_argument("--inner", type=int, default=20)
     p.add_argument("--host", action="store_true")
+    p.add_argument("--functions", action="store_true",
+                   help="also every elementwise function, C-contiguous and at x[1:]")
     p.add_argument("--json")
     a = p.parse_args(argv)
     res = run(a.size, a.rounds, a.inner, a.host)
+    if a.functions:
+        fr = run_functions(a.size, max(5, a.rounds // 3), a.inner)
+        res["functions"] = fr
+        ratios = [r["ratio_best_peer"] for r in fr if r["ratio_best_peer"]]
+        res["functions_geomean"] = round(float(np.exp(np.mean(np.log(ratios)))), 3)
+        low = [r["case"] for r in fr if (r["ratio_best_peer"] or 1) < 0.95]
+        print(f"every function: geometric mean over {len(ratios)} cases "
+              f"{res['functions_geomean']}; below 0.95: {len(low)}")
     if a.json:
         with open(a.json, "w") as fh:
             json.dump(res, fh, indent=1)
