@@ -232,7 +232,11 @@ def families(xp: Any, device: Any, wait: bool) -> dict[str, gm.Fn]:
     w, v = on(np.zeros(FAMILY_N)), on(np.ones(48))
     floats, kw = [1.0, 2.0, 3.0], ({} if device is None else {"device": device})
     f64 = xp.float64
-    sync = (lambda r: r.device.wait()) if wait else (lambda r: None)
+
+    def sync(r: Any) -> Any:
+        if wait:
+            r.device.wait()
+        return r
 
     def setitem() -> None:
         w[2:50] = v

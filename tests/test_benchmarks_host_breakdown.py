@@ -36,3 +36,24 @@ def test_breakdown_rows_add_up_and_join_a_matrix(tmp_path):
     assert "ratio" not in next(r for r in rows if r["op"] == "sum all")
     text = hb.report(rows, {"device": "numpy", "date": "d", "versions": "v"})
     assert "| manipulation/reshape (view) |" in text
+
+
+def test_family_rows_time_usmarray_against_numpy_with_an_aa_column():
+    rows = hb.family_rows("numpy", "x + y,sum", budget_s=0.05)
+    assert [r["op"] for r in rows] == ["x + y", "sum"]
+    for r in rows:
+        assert all(isinstance(r[k], float) and r[k] > 0 for k in ("numpy", "usmarray", "A/A"))
+        assert sum(r["layers_us"].values()) == pytest.approx(r["usmarray"], rel=0.05)
+    text = hb.family_report(rows, {"device": "numpy", "versions": "v"})
+    assert text.splitlines()[-2].split()[:3] == ["x", "+", "y"]
+
+
+def test_families_compute_the_same_values_on_usmarray_and_numpy():
+    import numpy as np
+
+    import usmarray as xp
+
+    ours, floor = hb.families(xp, "numpy", False), hb.families(np, None, False)
+    assert ours.keys() == floor.keys()
+    for key in ("x + y", "where", "sum", "x[int array]", "concat", "matmul 8x8"):
+        np.testing.assert_allclose(xp.asnumpy(ours[key]()), floor[key](), err_msg=key)
