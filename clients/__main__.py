@@ -84,6 +84,18 @@ def device_env(device: str) -> dict[str, str]:
     return env
 
 
+#: the host's thread pools (OpenMP, OpenBLAS, MKL, PyTorch's) of each xdist worker
+_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def worker_threads(env: dict[str, str], jobs: int) -> dict[str, str]:
+    """``env`` with each worker's host thread pools sized to its share of the cores
+    (where the caller set none): ``jobs`` processes whose pools each take every core
+    would run the host's share of the tests many threads to a core."""
+    share = str(max(1, (os.cpu_count() or 1) // jobs))
+    return {**{v: share for v in _THREAD_VARS}, **env}
+
+
 def probe(device: str) -> str | None:
     """The device text when usmarray's default device under ``device``'s environment is
     on the named backend; None when it is not here."""
@@ -296,6 +308,8 @@ def main(argv: list[str] | None = None) -> int:
                 marray = "exact" if a.upstream_fixes else a.scipy_marray
                 extra.append(f"--clients-scipy-marray={marray}")
                 env = device_env(dev)
+                if a.jobs:
+                    env = worker_threads(env, a.jobs)
                 if a.upstream_fixes:
                     extra += ["--clients-scipy-host-assert"]
                     env[_upstream.ENV] = "1"

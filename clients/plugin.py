@@ -57,7 +57,7 @@ KNOWN = frozenset({
 _TORCH = frozenset({"torch", "torch:gpu", "array_api_compat.torch"})
 _TORCH_DEVICES = frozenset({"cpu", "cuda", "xpu", "mps", "meta"})
 _ALIAS = {"array_api_compat.cupy": "cupy", "array_api_compat.numpy": "numpy"}
-_ID_NS = re.compile(r"(?<![\w.:])(usmarray|array_api_strict|cupy|torch:gpu)(?![\w:])")
+_ID_NS = re.compile(r"(?<![\w.:])(usmarray|array_api_strict|cupy|torch:gpu|torch-cuda)(?![\w:])")
 _NS_PROP, _MODULE_PROP = "clients_ns", "clients_module"
 
 
@@ -277,7 +277,9 @@ def namespace_of(item: Any) -> str | None:
 
 
 def _id_namespace(name: str) -> str:
-    return "torch" if name == "torch:gpu" else name
+    """The namespace of a name in a test id (PyTorch's as array-api-extra and
+    scikit-learn name it on the CUDA device)."""
+    return "torch" if name in ("torch:gpu", "torch-cuda") else name
 
 
 def _torch_namespace(value: Any, params: Any) -> str:

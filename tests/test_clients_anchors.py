@@ -162,6 +162,28 @@ def test_the_namespace_of_usmarray_is_a_plain_str():
     assert got == "usmarray" and type(got) is str
 
 
+def test_records_take_the_namespace_from_the_report_or_else_from_the_id(monkeypatch):
+    """A report carries the namespace the worker found (as lists, once xdist has sent
+    it); a report xdist makes for a crashed worker has only the test id."""
+    from types import SimpleNamespace
+
+    config = SimpleNamespace(_clients_records={})
+    monkeypatch.setitem(plugin._CONFIG, "config", config)
+    reports = [("m.py::t[a]", [["clients_ns", "cupy"], ["clients_module", "m.tests.t"]]),
+               ("m.py::t[torch-cuda-float64]", []), ("m.py::t[torch:gpu-1]", []),
+               ("m.py::t[usmarray-3]", []), ("m.py::t[torch-cpu-float64]", [])]
+    for nodeid, props in reports:
+        plugin.pytest_runtest_logreport(SimpleNamespace(
+            nodeid=nodeid, outcome="failed", when="call", user_properties=props,
+            longrepr="worker 'gw0' crashed"))
+    got = {k: (r["ns"], r["module"], r["outcome"]) for k, r in config._clients_records.items()}
+    assert got == {"m.py::t[a]": ("cupy", "m.tests.t", "failed"),
+                   "m.py::t[torch-cuda-float64]": ("torch", "", "failed"),
+                   "m.py::t[torch:gpu-1]": ("torch", "", "failed"),
+                   "m.py::t[usmarray-3]": ("usmarray", "", "failed"),
+                   "m.py::t[torch-cpu-float64]": (None, "", "failed")}
+
+
 _CLIENT_TEST = '''
 import pytest
 import usmarray
@@ -206,6 +228,14 @@ def test_runs_with_the_same_options_merge_into_one():
     assert cli.merge_runs(runs) == (("scipy.special", "scipy.fft"),
                                     ("sklearn.tests.test_common", "-k", "x"))
     assert cli.modules_and_options(("a", "b", "-k", "c")) == (("a", "b"), ("-k", "c"))
+
+
+def test_each_worker_gets_its_share_of_the_host_threads(monkeypatch):
+    monkeypatch.setattr(cli.os, "cpu_count", lambda: 16)
+    env = cli.worker_threads({"PATH": "/bin", "MKL_NUM_THREADS": "3"}, 14)
+    assert env == {"PATH": "/bin", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+                   "MKL_NUM_THREADS": "3"}
+    assert cli.worker_threads({}, 4)["OMP_NUM_THREADS"] == "4"
 
 
 def test_a_new_run_replaces_the_parts_it_runs_again():
