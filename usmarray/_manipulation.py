@@ -9,6 +9,7 @@ errors TypeError.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any, cast
 
 from . import _dtypes as dt
@@ -66,7 +67,7 @@ def int_tuple(value: Any, fname: str, argname: str) -> tuple[int, ...]:
     return integers(value, fname, argname)
 
 
-def _array_sequence(arrays: Any, fname: str) -> list[usm_ndarray]:
+def _array_sequence(arrays: Any, fname: str) -> Sequence[usm_ndarray]:
     if not isinstance(arrays, (tuple, list)):  # namedtuples too (SciPy's results)
         raise TypeError(
             f"{fname}: arrays must be a tuple or list of arrays, got {type(arrays).__name__}"
@@ -87,10 +88,10 @@ def _array_sequence(arrays: Any, fname: str) -> list[usm_ndarray]:
             for a in arrays:
                 if a._be is not be:
                     same_device(fname, *arrays)
-    return arrays  # type: ignore[no-any-return]
+    return arrays  # type: ignore[no-any-return]  # the caller's own tuple or list
 
 
-def _promotion(arrays: list[usm_ndarray], fname: str) -> tuple[list[Any], list[Any], Any]:
+def _promotion(arrays: Sequence[usm_ndarray], fname: str) -> tuple[list[Any], list[Any], Any]:
     """The raw arrays, their dtypes and the common dtype, reading each dtype once (the
     provider builds a dtype object on every read)."""
     raws = [a._arr for a in arrays]

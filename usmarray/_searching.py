@@ -440,11 +440,11 @@ def where(
     if type(x2) is not usm_ndarray:
         x2 = py_scalar(x2)
     t1, t2 = type(x1), type(x2)
-    if t1 is usm_ndarray:
+    if type(x1) is usm_ndarray:
         a1 = x1._arr
         if x1._be is not be or (mq and be.queue_of(a1) != q):
             raise placement_error("where", condition.device, x1.device)
-        if t2 is usm_ndarray:
+        if type(x2) is usm_ndarray:
             a2 = x2._arr
             if x2._be is not be or (mq and be.queue_of(a2) != q):
                 raise placement_error("where", condition.device, x2.device)
@@ -458,7 +458,7 @@ def where(
             d = scalar_result_dtype(a1.dtype, x2, "where")
             broadcast_shape("where", *(c.shape, a1.shape))
             a2 = be.full((), x2, dtype=d, usm_type=be.usm_type_of(a1), queue=be.queue_of(c))
-    elif t2 is usm_ndarray:
+    elif type(x2) is usm_ndarray:
         a2 = x2._arr
         if x2._be is not be or (mq and be.queue_of(a2) != q):
             raise placement_error("where", condition.device, x2.device)
