@@ -37,6 +37,8 @@ double floor(double); float floorf(float);
 double copysign(double, double); float copysignf(float, float);
 double log1p(double); float log1pf(float);
 double exp(double); float expf(float);
+double fmax(double, double); float fmaxf(float, float);
+double fabs(double); float fabsf(float);
 double nextafter(double, double); float nextafterf(float, float);
 }
 typedef int8_t int8; typedef uint8_t uint8; typedef int16_t int16; typedef uint16_t uint16;

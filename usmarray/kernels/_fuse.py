@@ -70,6 +70,7 @@ _COMPARE = {"equal": "==", "not_equal": "!=", "less": "<", "less_equal": "<=",
             "greater": ">", "greater_equal": ">="}
 _BITWISE = {"bitwise_and": "&", "bitwise_or": "|", "bitwise_xor": "^"}
 _LOGICAL = {"logical_and": "&&", "logical_or": "||", "logical_xor": "!="}
+_BITWISE_OF = {"logical_and": "&", "logical_or": "|", "logical_xor": "^"}
 _REDUCTIONS = frozenset({"sum", "prod", "max", "min", "mean"})
 #: CUDA intrinsics the generated CUDA body uses (round-to-nearest arithmetic that
 #: NVRTC will not contract into an FMA)
@@ -454,6 +455,10 @@ class _Emitter:
         if op in _COMPARE:
             return f"({a} {_COMPARE[op]} {b})"
         if op in _LOGICAL:
+            if self.family == "cuda":
+                # bools are 0 or 1: the bitwise form is the same value, without the
+                # short-circuit's branch (the byte-wide loops then stay vectorized)
+                return f"(({a}) {_BITWISE_OF[op]} ({b}))"
             return f"({a} {_LOGICAL[op]} {b})"
         if op in _BITWISE:
             if k == "b":

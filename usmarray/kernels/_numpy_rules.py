@@ -86,11 +86,12 @@ def binary(op: str, a: str, b: str, d: np.dtype, stmt: Stmt, fresh: Callable[[],
              f"{e} >>= 1; }}")
         return f"(({t}){r})"
     if op == "logaddexp":
-        dlt = fresh()
-        stmt(f"{t} {dlt} = {a} - {b};")
+        # the larger operand plus log1p(exp(-|x1 - x2|)), without branches: NumPy's
+        # case split gives the same values (a NaN operand gives a NaN either way)
         log1p, exp = _f("log1p", d), _f("exp", d)
-        return (f"({a} == {b} ? {a} + ({t}){_LN2} : {dlt} > 0 ? {a} + {log1p}({exp}(-{dlt})) "
-                f": {dlt} <= 0 ? {b} + {log1p}({exp}({dlt})) : {dlt})")
+        fmax, fabs = _f("fmax", d), _f("fabs", d)
+        rest = f"{log1p}({exp}(-{fabs}({a} - {b})))"
+        return f"({a} == {b} ? {a} + ({t}){_LN2} : {fmax}({a}, {b}) + {rest})"
     if op == "nextafter":
         return f"{_f('nextafter', d)}({a}, {b})"
     raise ValueError(op)  # pragma: no cover - the caller checks BINARY
