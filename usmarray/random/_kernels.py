@@ -373,7 +373,8 @@ class CudaLaunch:
         from .._backend._cuda.kernels import _launch  # the CUDA backend is loaded here
 
         self.e, src = cuda_source(kind, d.name)
-        self.fn = compiled_kernel(program_module(be), q, src)
+        fn = compiled_kernel(program_module(be), q, src)
+        self.fn = getattr(fn, "kernel", fn)  # the driver's function under CuPy's wrapper
         self.fmt = "QQQQQQQqq" + "".join(_FMT[t] for t, _ in _params(kind, d.name))
         self.launch = _launch.launch
         #: the backend's default queue on a one-GPU machine: its device is the current
