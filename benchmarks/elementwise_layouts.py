@@ -113,7 +113,7 @@ _CUPY_NAMES = {"acos": "arccos", "acosh": "arccosh", "asin": "arcsin", "asinh": 
                "atan": "arctan", "atanh": "arctanh", "atan2": "arctan2",
                "bitwise_invert": "invert", "bitwise_left_shift": "left_shift",
                "bitwise_right_shift": "right_shift", "pow": "power"}
-_TORCH_NAMES = {"bitwise_invert": "bitwise_not"}
+_TORCH_NAMES = {"bitwise_invert": "bitwise_not", "equal": "eq"}  # torch.equal: one bool
 #: the layouts of the every-function section: a view of a base of 2n elements
 _FN_LAYOUTS = {"C": lambda a: a[: a.shape[0] // 2],
                "x[1:]": lambda a: a[1: a.shape[0] // 2 + 1]}
@@ -180,7 +180,8 @@ def run_functions(size: int, rounds: int, inner: int) -> list[dict[str, Any]]:
                 except Exception as exc:
                     print(f"  {name} {lay}: {k}: {type(exc).__name__}", file=sys.stderr)
                     continue
-                if k != "usmarray" and _address(res) == _address(args[0]):
+                if k != "usmarray" and (not hasattr(res, "shape")
+                                        or _address(res) == _address(args[0])):
                     continue  # the peer hands back its input (positive, real): no kernel
                 calls[k] = functools.partial(fn, *args)
             if "usmarray" not in calls:
