@@ -138,16 +138,15 @@ def test_elementwise_contiguous_strided_and_large():
                                x_np[: 1024 * 64].reshape(1024, 64)[::-3, ::2] + 1)
 
 
-def test_second_process_loads_from_cupys_disk_cache(tmp_path):
+def test_second_process_loads_from_the_disk_cache(tmp_path):
     script = textwrap.dedent("""
         import sys, cupy, numpy as np, usmarray as xp
         from usmarray.kernels import kernel
         if sys.argv[1] == "warm":
-            import cupy.cuda.compiler as cc
+            from usmarray._backend._cuda.kernels import _launch
             def refuse(*a, **k):
                 raise AssertionError("NVRTC ran in the warm process")
-            cc.compile_using_nvrtc = refuse                  # a cache miss compiles here
-            cc._compile_using_nvrtc_no_warning = refuse
+            _launch._cubin = refuse                       # a cache miss compiles here
         k = kernel("float32[:] x, float32[:] y", "y(i0) = x(i0) * 3 + 1;", shape="y")
         x = xp.asarray(np.arange(5, dtype=np.float32), device="cuda:0")
         y = xp.empty(5, dtype=xp.float32, device="cuda:0")
@@ -155,7 +154,7 @@ def test_second_process_loads_from_cupys_disk_cache(tmp_path):
         assert xp.asnumpy(y).tolist() == [1, 4, 7, 10, 13]
         print("ok")
     """)
-    env = dict(os.environ, CUPY_CACHE_DIR=str(tmp_path))
+    env = dict(os.environ, USMARRAY_CUDA_CACHE_DIR=str(tmp_path))
     for mode in ("cold", "warm"):
         r = subprocess.run([sys.executable, "-c", script, mode], env=env, capture_output=True,
                            text=True, timeout=300)

@@ -1,10 +1,10 @@
 """Compile and launch generated CUDA C kernels with NVRTC through CuPy (the kernel
 factory's CUDA side; ``usmarray.kernels`` calls only this module's functions).
 
-- :func:`compile` builds the source with ``cupy.RawModule`` (NVRTC) for the queue's
-  device; CuPy keeps the compiled binary in its on-disk kernel cache
-  (``CUPY_CACHE_DIR``, default ``~/.cupy/kernel_cache``), so a second process loads it
-  without compiling.  A compiler error becomes :class:`BuildFailure` with NVRTC's log.
+- :func:`compile` builds the source with NVRTC through the backend's one compile path
+  (``kernels/_launch.module``: its options, subnormals kept) for the queue's device;
+  the binary is kept on disk (``USMARRAY_CUDA_CACHE_DIR``), so a second process loads
+  it without compiling.  A compiler error becomes :class:`BuildFailure` with NVRTC's log.
 - :func:`launcher` packs the arguments (each array's data pointer, which already
   includes the view's offset, so the element offset passed is 0; run-time sizes and
   strides in elements; scalars as NumPy scalars of the parameter's type) and launches on
@@ -23,7 +23,7 @@ import cupy
 import numpy as np
 
 from .._program_args import Packer
-from .kernels._launch import OPTIONS
+from .kernels._launch import CompileError, module
 
 LANGUAGE = "cuda"
 NAME = "cuda"
@@ -99,12 +99,10 @@ def offset(raw: Any) -> int:
 def compile(q: Any, source: str, name: str) -> Any:  # noqa: A001
     with cupy.cuda.Device(device_of(q)):
         try:
-            mod = cupy.RawModule(code=source, options=OPTIONS)
-            return mod.get_function(name)
-        except cupy.cuda.compiler.CompileException as exc:
+            return module(source).get_function(name)
+        except CompileError as exc:
             raise BuildFailure(f"NVRTC rejected the kernel for {describe(q)}",
-                               exc.get_message() if hasattr(exc, "get_message") else str(exc)
-                               ) from None
+                               exc.args[0]) from None
 
 
 _SCALAR = {

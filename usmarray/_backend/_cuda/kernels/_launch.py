@@ -1,6 +1,9 @@
 """Compile a kernel source once and launch it cheaply.
 
-:func:`compiled` keeps one ``cupy.RawKernel`` function per (source, name, device).
+:func:`module` compiles a source with NVRTC (this package's options, and only them) for
+the current device and loads it; :func:`compiled` keeps one function per (source, name,
+device).  CuPy's own compile path is not used: it appends ``-ftz=true`` after the
+caller's options, which flushes float32 subnormals to zero.
 :func:`launch` packs up to sixteen 8-byte arguments (``fmt``: ``struct`` codes ``Q`` for a
 pointer, ``q`` for an int64, ``d`` for a double) into per-thread slots and calls the
 driver's ``cuLaunchKernel`` on CuPy's current stream; where CuPy has no such binding it
@@ -10,7 +13,10 @@ calls the ``Function`` with NumPy scalars.
 from __future__ import annotations
 
 import ctypes
+import hashlib
+import os
 import struct
+import tempfile
 import threading
 from pathlib import Path
 from typing import Any
@@ -95,13 +101,65 @@ def cub_options() -> tuple[str, ...] | None:
     return tuple(f"-I{d}" for d in dirs)
 
 
+class CompileError(Exception):
+    """NVRTC refused a source: ``args[0]`` is its log."""
+
+
+def _cache_dir() -> str:
+    return os.environ.get("USMARRAY_CUDA_CACHE_DIR") or os.path.join(
+        os.path.expanduser("~"), ".cache", "usmarray", "cuda")
+
+
+def _cubin(source: str, options: tuple[str, ...]) -> bytes:
+    """NVRTC's CUBIN of ``source`` (the log in a :class:`CompileError` where it fails)."""
+    from cupy_backends.cuda.libs import nvrtc
+
+    prog = nvrtc.createProgram(source, "k.cu", (), ())
+    try:
+        try:
+            nvrtc.compileProgram(prog, options)
+        except nvrtc.NVRTCError:
+            raise CompileError(nvrtc.getProgramLog(prog)) from None
+        return bytes(nvrtc.getCUBIN(prog))
+    finally:
+        nvrtc.destroyProgram(prog)
+
+
+def module(source: str, extra: tuple[str, ...] = ()) -> Any:
+    """CuPy's ``Module`` of ``source`` compiled for the current device with
+    :data:`OPTIONS` and ``extra``; the CUBIN is kept on disk (``USMARRAY_CUDA_CACHE_DIR``,
+    by default ``~/.cache/usmarray/cuda``) under a hash of everything it depends on."""
+    from cupy.cuda import function
+    from cupy_backends.cuda.libs import nvrtc
+
+    cc = cupy.cuda.Device().compute_capability
+    options = (*OPTIONS, *extra, f"--gpu-architecture=sm_{cc}")
+    key = repr((source, options, nvrtc.getVersion())).encode()
+    path = os.path.join(_cache_dir(), hashlib.sha256(key).hexdigest() + ".cubin")
+    try:
+        with open(path, "rb") as fh:
+            cubin = fh.read()
+    except OSError:
+        cubin = _cubin(source, options)
+        try:  # a concurrent writer leaves either file whole: os.replace is atomic
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with tempfile.NamedTemporaryFile(dir=os.path.dirname(path), delete=False) as tf:
+                tf.write(cubin)
+            os.replace(tf.name, path)
+        except OSError:
+            pass  # a read-only home: compile again next process
+    mod = function.Module()
+    mod.load(cubin)
+    return mod
+
+
 def compiled(source: str, name: str, multi_gpu: bool, extra: tuple[str, ...] = ()) -> Any:
     """The CuPy ``Function`` ``name`` of ``source`` (compiled with ``extra`` options
     too) on the current device."""
     key = (source, name, cupy.cuda.runtime.getDevice() if multi_gpu else 0)
     f = _cache.get(key)
     if f is None:
-        f = _cache[key] = cupy.RawKernel(source, name, options=OPTIONS + extra).kernel
+        f = _cache[key] = module(source, extra).get_function(name)
     return f
 
 
@@ -140,5 +198,5 @@ def launch(f: Any, grid: tuple[int, int, int], block: tuple[int, int, int], fmt:
                    stream_ptr() if stream is None else stream, t.pp, 0)
 
 
-__all__ = ["OPTIONS", "SLOTS", "WORDS", "cached", "compiled", "cub_options", "driver_launch", "grid_1d",
-           "launch", "sm_count", "stream_ptr"]
+__all__ = ["OPTIONS", "SLOTS", "WORDS", "CompileError", "cached", "compiled", "cub_options", "driver_launch", "grid_1d",
+           "launch", "module", "sm_count", "stream_ptr"]
