@@ -152,6 +152,22 @@ def test_toy_backend_registered_through_the_public_api():
         xp.register_backend("bad:name", toy)
 
 
+def test_toy_backend_creates_through_its_own_kernels_on_every_call():
+    toy = ToyBackend()
+    xp.register_backend("toy", toy)
+    dev = xp.asarray([0.0], device="toy").device
+    for _ in range(2):  # the second call runs the cached creation plan
+        for fname, want in (("zeros", np.zeros((2, 3))), ("empty", None)):
+            toy.calls.clear()
+            z = getattr(xp, fname)((2, 3), dtype=xp.float32, device=dev)
+            assert toy.calls == [fname]
+            assert z.device == dev and z.dtype == xp.float32 and z.shape == (2, 3)
+            if want is not None:
+                np.testing.assert_array_equal(xp.asnumpy(z), want)
+    with pytest.raises(ValueError, match="negative dimensions"):
+        xp.zeros(-1, device=dev)
+
+
 def _run(code, env_extra=None):
     env = dict(os.environ, **(env_extra or {}))
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env,

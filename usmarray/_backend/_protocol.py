@@ -156,6 +156,7 @@ class Backend(Protocol):
                     arrays: list[Any], consts: list[tuple[Any, Any]],
                     out_dtype: Any) -> Any: ...
     def small_kernel(self, name: builtins.str) -> tuple[Any, int]: ...
+    def creator(self, name: builtins.str, q: Any, usm_type: builtins.str) -> Any: ...
     def device_name(self, q: Any) -> builtins.str: ...
     def native_queue(self, obj: Any) -> Any: ...
     def read_only_memory(self, raw: Any) -> bool: ...
@@ -278,6 +279,18 @@ class BackendBase:
         array operands each hold fewer than ``n`` elements (raw arrays or Python scalars
         in, a raw array out, as the kernel itself); ``n`` 0 (the default): none."""
         return getattr(self, name), 0
+
+    def creator(self, name: builtins.str, q: Any, usm_type: builtins.str) -> Any:
+        """Creation kernel ``name`` (``zeros``, ``empty`` or ``full``) bound to queue
+        ``q`` and ``usm_type``, taking NumPy's positional arguments: ``(shape, dtype)``,
+        for ``full`` ``(shape, fill_value, dtype)`` (a checked shape tuple and Python
+        scalar, one of the standard's dtypes)."""
+        fn = getattr(self, name)
+
+        def make(shape: Any, *rest: Any) -> Any:
+            return fn(shape, *rest[:-1], dtype=rest[-1], usm_type=usm_type, queue=q)
+
+        return make
 
     def fused_reduction(self, name: builtins.str, body: builtins.str,
                         inputs: list[tuple[int, Any]], consts: list[tuple[Any, Any]],

@@ -593,6 +593,11 @@ class NumpyBackend(BackendBase):
     def to_host(self, raw: np.ndarray) -> np.ndarray:
         return np.array(raw, copy=True)
 
+    def creator(self, name: builtins.str, q: Any, usm_type: builtins.str) -> Any:
+        """NumPy's own ``zeros``/``empty``/``full``: they take the protocol's positional
+        arguments, and there is one queue and one usm_type."""
+        return {"zeros": np.zeros, "empty": np.empty, "full": np.full}[name]
+
     @staticmethod
     def host_accessible(raw: Any) -> bool:
         return True
