@@ -137,7 +137,9 @@ UNARY_FLOAT = ["sin", "cos", "tan", "sinh", "cosh", "tanh", "exp", "expm1", "log
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_engine_unary_bit_identical_to_cupys_kernels(name, dtype):
     """The engine calls the CUDA math functions CuPy's kernels call: the same bits,
-    special values included (the namespace's fix-ups apply after either)."""
+    special values included (the namespace's fix-ups apply after either), but for
+    float32 subnormals, which CuPy's kernels flush to zero and the engine keeps (there
+    the result is NumPy's, to float32's rounding)."""
     rng = np.random.default_rng(7)
     a = (rng.standard_normal(4099) * 4).astype(dtype)
     a[:8] = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-40, -1e-310, 88.8]
@@ -145,7 +147,10 @@ def test_engine_unary_bit_identical_to_cupys_kernels(name, dtype):
     with np.errstate(all="ignore"):
         got = xp.asnumpy(getattr(xp, name)(x))
         want = cupy.asnumpy(getattr(cupy, name)(cupy.asarray(a)))
-    assert got.tobytes() == want.tobytes()
+        ref = getattr(np, name)(a)
+    sub = (a != 0) & (np.abs(a) < np.finfo(a.dtype).tiny) if dtype == "float32" else a != a
+    assert got[~sub].tobytes() == want[~sub].tobytes()
+    np.testing.assert_allclose(got[sub], ref[sub], rtol=4 * np.finfo(a.dtype).eps)
 
 
 @pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64"])

@@ -93,9 +93,10 @@ def sm_count() -> int:
 
 def cub_options() -> tuple[str, ...] | None:
     """Include options for CUB's headers from the CCCL copy CuPy ships (NVRTC compiles
-    CUB's block-level primitives from them), or None where that copy is missing."""
+    CUB's block-level primitives from them; CUB includes Thrust's and libcu++'s), or
+    None where that copy is missing."""
     base = Path(cupy.__file__).parent / "_core" / "include" / "cupy" / "_cccl"
-    dirs = (base / "cub", base / "libcudacxx")
+    dirs = (base / "cub", base / "thrust", base / "libcudacxx")
     if not all(d.is_dir() for d in dirs):
         return None
     return tuple(f"-I{d}" for d in dirs)
