@@ -18,7 +18,8 @@ from usmarray.random import _kernels
 
 #: one kernel of each kind, and each size of a block's elements (4 to 32 bytes)
 _SOURCES = [("f", "float32"), ("f", "float64"), ("uniform", "float32"),
-            ("normal", "float32"), ("normal", "float64"), ("exp", "float64"),
+            ("normal", "float32"), ("normal", "float64"), ("exp", "float32"),
+            ("exp", "float64"),
             ("int", "int8"), ("int", "int16"), ("int", "int32"), ("int2", "int64"),
             ("u8", "uint8"), ("u64", "uint64")]
 
@@ -144,6 +145,11 @@ static double __dsub_rn(double a, double b) { return a - b; }
 static double __ddiv_rn(double a, double b) { return a / b; }
 static float __fmul_rn(float a, float b) { return a * b; }
 static float __fadd_rn(float a, float b) { return a + b; }
+static float __fsub_rn(float a, float b) { return a - b; }
+static float __fsqrt_rn(float a) { return std::sqrt(a); }
+static float __ull2float_rn(unsigned long long u) { return (float)u; }
+static unsigned __float_as_uint(float x) { unsigned u; memcpy(&u, &x, 4); return u; }
+static float __uint_as_float(unsigned u) { float x; memcpy(&x, &u, 4); return x; }
 static long long __double_as_longlong(double x) { long long u; memcpy(&u, &x, 8); return u; }
 static double __longlong_as_double(long long u) { double x; memcpy(&x, &u, 8); return x; }
 """
@@ -155,6 +161,8 @@ _EMULATED = [
     ("int2", "int64", lambda g, n: g.integers(0, 3 * 2**40, n), (0, 3 * 2**40)),
     ("u8", "uint8", lambda g, n: g.bytes(n), ()),
     ("normal", "float64", lambda g, n: g.normal(0.5, 2.0, n), (0.5, 2.0)),
+    ("normal", "float32", lambda g, n: g.normal(0.5, 2.0, n, dtype=xp.float32), (0.5, 2.0)),
+    ("exp", "float32", lambda g, n: g.exponential(3.0, n, dtype=xp.float32), (3.0,)),
     ("uniform", "float32", lambda g, n: g.uniform(-2.0, 3.0, n, dtype=xp.float32), (-2.0, 5.0)),
 ]
 

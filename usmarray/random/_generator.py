@@ -18,7 +18,7 @@ from .._device import Device, placement_error
 from .._indexing_functions import take
 from .._manipulation import reshape
 from .._migration import asarray, asnumpy
-from .._placement import check_device_dtype, default_float, has_fp64, placement
+from .._placement import check_device_dtype, default_float, placement
 from .._searching import searchsorted, where
 from .._sorting import argsort
 from .._statistical import cumulative_sum
@@ -233,14 +233,13 @@ class Generator:
                 b0, first = divmod(a0, launch.e)
                 launch(be, q, raw.data.ptr, self._key, b0, first, n, params, ut)
             return wrap_with(be, raw)
-        wide = kind not in ("normal", "exp") or has_fp64(q)
         if _kernels.compiles(be, q):
-            e = _kernels.kernel_for(kind, d, wide)[1]
+            e = _kernels.kernel_for(kind, d)[1]
             b0, first = divmod(a0, e)
             nblocks = -(-(first + n) // e) if n else 0
             raw = _alloc(be, q, ut, d, _cap(q), be.empty, (nblocks * e,))
             if n:
-                _kernels.device_fill(be, q, raw, kind, d, self._key, b0, nblocks, params, wide)
+                _kernels.device_fill(be, q, raw, kind, d, self._key, b0, nblocks, params)
             if first or nblocks * e != n:  # the call starts or ends inside a block
                 raw = raw[first:first + n]
             return wrap_with(be, raw if shape == (n,) else be.reshape(raw, shape))
@@ -250,7 +249,7 @@ class Generator:
                 stream = self._host
                 if stream is None:
                     stream = self._host = HostStream(self._key)
-                host_fill(stream, kind, d, a0, n, params, host, wide)
+                host_fill(stream, kind, d, a0, n, params, host)
         host = host.reshape(shape)
         if be.name == "numpy":
             return wrap_with(be, host)

@@ -33,7 +33,7 @@ from ..kernels._compilers import COMPILERS, program_module
 from ..kernels._emit import KERNEL_NAME
 from ..kernels._fuse import _flat_launcher
 from ..kernels._kernel import Kernel, compiled_kernel
-from ._math import TWO_PI, c_log_scaled, c_sincos_turns
+from ._math import c_log32, c_log_scaled, c_sincos_turns, c_sincos_turns32
 from ._philox import BLOCK_BYTES, M0, M1, ROUNDS, W0, W1, counter_words, unit_bytes
 
 _EPS53 = "1.1102230246251565e-16"  # 2**-53
@@ -59,8 +59,23 @@ class _Lang:
             return f"(({a}) + ({b}))"
         return f"__{'d' if t == 'float64' else 'f'}add_rn({a}, {b})"
 
-    def sub(self, a: str, b: str) -> str:
-        return f"(({a}) - ({b}))" if self.name == "opencl" else f"__dsub_rn({a}, {b})"
+    def sub(self, a: str, b: str, t: str = "float64") -> str:
+        if self.name == "opencl":
+            return f"(({a}) - ({b}))"
+        return f"__{'d' if t == 'float64' else 'f'}sub_rn({a}, {b})"
+
+    def sqrt32(self, a: str) -> str:
+        return f"sqrt({a})" if self.name == "opencl" else f"__fsqrt_rn({a})"
+
+    def f32(self, u: str) -> str:
+        """The uint64 ``u`` rounded to float32 (to nearest)."""
+        return f"convert_float_rte({u})" if self.name == "opencl" else f"__ull2float_rn({u})"
+
+    def bits32(self, x: str) -> str:
+        return f"as_uint({x})" if self.name == "opencl" else f"__float_as_uint({x})"
+
+    def from_bits32(self, u: str) -> str:
+        return f"as_float((uint)({u}))" if self.name == "opencl" else f"__uint_as_float({u})"
 
     def div(self, a: str, b: str) -> str:
         return f"(({a}) / ({b}))" if self.name == "opencl" else f"__ddiv_rn({a}, {b})"
@@ -112,7 +127,7 @@ def _half(s: int) -> str:
     return f"(x{s // 2} & 0xFFFFFFFFUL)" if s % 2 == 0 else f"(x{s // 2} >> 32)"
 
 
-def _values(lang: _Lang, kind: str, dname: str, wide: bool) -> tuple[int, list[str]]:
+def _values(lang: _Lang, kind: str, dname: str) -> tuple[int, list[str]]:
     """(elements per block, C statements defining ``v0 .. v{E-1}``)."""
     ft = dname if dname in ("float32", "float64") else "float64"  # the floats' type
     lines: list[str] = []
@@ -142,60 +157,48 @@ def _values(lang: _Lang, kind: str, dname: str, wide: bool) -> tuple[int, list[s
             us = [lang.add("p0", lang.mul("p1", u, ft), ft) for u in us]
         return len(us), [f"{ft} v{s} = {u};" for s, u in enumerate(us)]
     if kind == "normal":
-        return _normal(lang, ft, wide)
+        return _normal(lang, ft)
     if kind == "exp":
         n = 4 if ft == "float64" else 8
         for s in range(n):
             if ft == "float64":
                 lines += c_log_scaled(lang, f"9007199254740992UL - (x{s} >> 11)", 53, f"lg{s}")
-            elif wide:
-                lines += c_log_scaled(lang, f"4294967296UL - {_half(s)}", 32, f"lg{s}", True)
-            else:  # float32 only: the device's own log
-                lines.append(f"float32 lg{s} = log((float32)(16777216UL - ({_half(s)} >> 8)) "
-                             f"* {_EPS24F});")
-            lines.append(f"{ft} v{s} = {lang.mul('p0', f'({ft})(-lg{s})', ft)};")
+            else:
+                lines += c_log32(lang, f"4294967296UL - {_half(s)}", f"lg{s}")
+            lines.append(f"{ft} v{s} = {lang.mul('p0', f'-lg{s}', ft)};")
         return n, lines
     raise AssertionError(kind)  # pragma: no cover
 
 
-def _normal(lang: _Lang, ft: str, wide: bool) -> tuple[int, list[str]]:
+def _normal(lang: _Lang, ft: str) -> tuple[int, list[str]]:
     """Box-Muller: pair ``p`` gives elements ``2p`` (the cosine) and ``2p + 1`` (the
-    sine), from a radius draw and an angle draw (see ``_philox._normal``)."""
+    sine), from a radius draw and an angle draw (see ``_philox._normal``); float32 pairs
+    in float32 arithmetic."""
     lines: list[str] = []
     npairs = 2 if ft == "float64" else 4
     for p in range(npairs):
         if ft == "float64":
-            rad, ang, bits = f"(x{2 * p} >> 11) + 1", f"x{2 * p + 1} >> 11", 53
+            lines += c_log_scaled(lang, f"(x{2 * p} >> 11) + 1", 53, f"lg{p}")
+            lines += c_sincos_turns(lang, f"x{2 * p + 1} >> 11", 53, f"sn{p}", f"cs{p}")
+            lines.append(f"float64 ra{p} = sqrt({lang.mul('-2.0', f'lg{p}')});")
         else:
-            rad, ang, bits = f"{_half(2 * p)} + 1", _half(2 * p + 1), 32
-        if ft == "float64" or wide:
-            short = ft == "float32"
-            lines += c_log_scaled(lang, rad, bits, f"lg{p}", short)
-            lines += c_sincos_turns(lang, ang, bits, f"sn{p}", f"cs{p}", short)
-            lines.append(f"float64 ra{p} = sqrt({lang.mul('-2.0', f'lg{p}', 'float64')});")
-        else:  # float32 only: the device's own functions, on 24-bit draws
-            u1 = f"(float32)(({_half(2 * p)} >> 8) + 1) * {_EPS24F}"
-            u2 = f"(float32)({_half(2 * p + 1)} >> 8) * {_EPS24F}"
-            lines += [
-                f"float32 ra{p} = sqrt({lang.mul('-2.0f', f'log({u1})', 'float32')});",
-                f"float32 an{p} = {lang.mul(u2, repr(TWO_PI) + 'f', 'float32')};",
-                f"float32 cs{p} = cos(an{p});",
-                f"float32 sn{p} = sin(an{p});",
-            ]
-        ct = "float64" if ft == "float64" or wide else "float32"
+            lines += c_log32(lang, f"{_half(2 * p)} + 1", f"lg{p}")
+            lines += c_sincos_turns32(lang, f"(uint32)({_half(2 * p + 1)} >> 8)", f"sn{p}",
+                                      f"cs{p}")
+            lines.append(f"float32 ra{p} = {lang.sqrt32(lang.mul('-2.0f', f'lg{p}', ft))};")
         lines += [
-            f"{ft} z{2 * p} = ({ft}){lang.mul(f'ra{p}', f'cs{p}', ct)};",
-            f"{ft} z{2 * p + 1} = ({ft}){lang.mul(f'ra{p}', f'sn{p}', ct)};",
+            f"{ft} z{2 * p} = {lang.mul(f'ra{p}', f'cs{p}', ft)};",
+            f"{ft} z{2 * p + 1} = {lang.mul(f'ra{p}', f'sn{p}', ft)};",
         ]
     lines += [f"{ft} v{s} = {lang.add('p0', lang.mul('p1', f'z{s}', ft), ft)};"
               for s in range(2 * npairs)]
     return 2 * npairs, lines
 
 
-def _body(lang: _Lang, kind: str, dname: str, wide: bool) -> tuple[int, str]:
+def _body(lang: _Lang, kind: str, dname: str) -> tuple[int, str]:
     """(elements per block, the SYCL kernel's body): the block's elements, written by
     the work-item that computed them."""
-    e, vals = _values(lang, kind, dname, wide)
+    e, vals = _values(lang, kind, dname)
     lines = ["#pragma OPENCL FP_CONTRACT OFF"] + _philox(lang) + vals
     # every block is written whole (the output has room): no branch, so the SYCL CPU
     # compiler vectorizes the work-items (a guard per element measured 2.6x slower)
@@ -221,8 +224,8 @@ def _params(kind: str, dname: str) -> list[tuple[str, str]]:
     return []
 
 
-#: (kind, dtype, wide) -> (the SYCL kernel, elements per block)
-_KERNELS: dict[tuple[str, np.dtype, bool], tuple[Kernel, int]] = {}
+#: (kind, dtype) -> (the SYCL kernel, elements per block)
+_KERNELS: dict[tuple[str, np.dtype], tuple[Kernel, int]] = {}
 #: (kernel, queue) -> the SYCL flat launcher and its most work-items, or False
 _FLAT: dict[tuple[int, Any], Any] = {}
 #: queue -> whether the kernels compile for its device
@@ -248,12 +251,12 @@ def elements_per_block(kind: str, d: np.dtype) -> int:
     return BLOCK_BYTES // unit_bytes(kind, d.itemsize)
 
 
-def kernel_for(kind: str, d: np.dtype, wide: bool) -> tuple[Kernel, int]:
+def kernel_for(kind: str, d: np.dtype) -> tuple[Kernel, int]:
     """The SYCL kernel writing ``kind`` draws of dtype ``d``, and its elements per block."""
-    key = (kind, d, wide)
+    key = (kind, d)
     hit = _KERNELS.get(key)
     if hit is None:
-        e, body = _body(_Lang("opencl"), kind, d.name, wide)
+        e, body = _body(_Lang("opencl"), kind, d.name)
         k = Kernel(_signature(kind, d.name), body, shape="blocks",
                    name=f"usmarray.random ({kind}, {d.name})")
         hit = _KERNELS[key] = (k, e)
@@ -261,11 +264,11 @@ def kernel_for(kind: str, d: np.dtype, wide: bool) -> tuple[Kernel, int]:
 
 
 def device_fill(be: Any, q: Any, out: Any, kind: str, d: np.dtype, key: tuple[int, int],
-                b0: int, nblocks: int, params: tuple, wide: bool) -> None:
+                b0: int, nblocks: int, params: tuple) -> None:
     """Write blocks ``b0 .. b0 + nblocks - 1`` of ``kind`` draws into the raw C-contiguous
     1-D array ``out`` (every element of each block: ``nblocks`` times the elements per
     block, of ``d``) on SYCL queue ``q`` of backend ``be``."""
-    k, _e = kernel_for(kind, d, wide)
+    k, _e = kernel_for(kind, d)
     one = _ONE.get(q)
     if one is None:
         if len(_ONE) >= 64:  # queues of short-lived streams: hold few of them
@@ -309,7 +312,7 @@ def cuda_source(kind: str, dname: str) -> tuple[int, str]:
     Arguments: ``out`` (``n`` elements), the key ``k0, k1``, the counter ``c0 .. c3``,
     ``first``, ``n``, then the kind's parameters (floats as double)."""
     lang = _Lang("cuda")
-    e, vals = _values(lang, kind, dname, True)
+    e, vals = _values(lang, kind, dname)
     size = np.dtype(dname).itemsize
     bb = e * size  # bytes of a block's elements: 4, 8, 16 or 32
     params = _params(kind, dname)

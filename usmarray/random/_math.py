@@ -45,11 +45,27 @@ LOG_SERIES = tuple(1.0 / k for k in range(3, 23, 2))
 SIN_SERIES = tuple(float(Fraction((-1) ** k, math.factorial(2 * k + 1))) for k in range(1, 10))
 #: 1/4!, -1/6!, ..., 1/18!: cos x = 1 - x**2/2 + x**4 (1/4! - x**2/6! + ...)
 COS_SERIES = tuple(float(Fraction((-1) ** k, math.factorial(2 * k))) for k in range(2, 10))
-#: terms of each series for float32 results: the first omitted term is below 1e-11 of
-#: the sum (log: s**14/15, sin: x**13/13!, cos: x**14/14!), so the float64 value is
-#: within 1e-11 of exact and rounds to float32 as the exact value does, but where that
-#: lies within 1e-11 of a rounding boundary
-SHORT = {"log": 6, "sin": 5, "cos": 5}
+
+# ---- float32: the float32 normals and exponentials, in float32 arithmetic ------------------
+#: (log1p(s) - s) / s**2 for s in [-0.293, 0.415], by powers of s: a least-squares fit on
+#: Chebyshev nodes, rounded to float32 (the fit's error is below 2**-26 of log1p)
+LOG1P_R32 = (-0.5, 0.3333333432674408, -0.24999970197677612, 0.20000021159648895,
+             -0.16669045388698578, 0.14287005364894867, -0.12432552874088287,
+             0.11017615348100662, -0.10749136656522751, 0.1068897470831871,
+             -0.06176917999982834)
+#: sin(2 pi y) / y and (cos(2 pi y) - 1) / y**2 for |y| <= 1/8 turn, by powers of w = y**2
+#: (fitted as LOG1P_R32)
+SIN_TURNS32 = (6.2831854820251465, -41.34170150756836, 81.6052474975586, -76.7058334350586,
+               42.055572509765625, -14.916669845581055)
+COS_TURNS32 = (-19.739208221435547, 64.93939208984375, -85.45681762695312, 60.244625091552734,
+               -26.424640655517578, 7.818610668182373)
+#: log 2 split for float32: ``k * LN2_HI32`` is exact for ``|k| <= 32`` (16 bits)
+LN2_HI32 = math.ldexp(math.floor(math.ldexp(math.log(2.0), 16)), -16)
+LN2_LO32 = float(np.float32(math.log(2.0) - LN2_HI32))
+SQRT2_32 = float(np.float32(SQRT2))
+#: ``2**32 - m <= NEAR_ONE``: ``m 2**-32 >= 1/sqrt(2)``, whose log is ``log1p(-t 2**-32)``
+#: directly (no cancellation against ``k log 2``)
+NEAR_ONE = 2**32 - math.ceil(2**32 / SQRT2)
 
 
 # ---- NumPy ----------------------------------------------------------------------------------
@@ -61,14 +77,8 @@ def _horner(coeffs: tuple[float, ...], z: np.ndarray) -> np.ndarray:
     return p
 
 
-def _series(name: str, short: bool) -> tuple[float, ...]:
-    full = {"log": LOG_SERIES, "sin": SIN_SERIES, "cos": COS_SERIES}[name]
-    return full[:SHORT[name]] if short else full
-
-
-def np_log_scaled(m: np.ndarray, bits: int, short: bool = False) -> np.ndarray:
-    """``log(m * 2**-bits)`` (float64) for uint64 ``m`` in [1, 2**53]; ``short``: the
-    series of :data:`SHORT` (for a float32 result)."""
+def np_log_scaled(m: np.ndarray, bits: int) -> np.ndarray:
+    """``log(m * 2**-bits)`` (float64) for uint64 ``m`` in [1, 2**53]."""
     mant, ex = np.frexp(m.view(np.int64).astype(np.float64))  # m = mant 2**ex, mant in [0.5, 1)
     f = mant + mant
     big = f > SQRT2
@@ -77,7 +87,7 @@ def np_log_scaled(m: np.ndarray, bits: int, short: bool = False) -> np.ndarray:
     f += 1.0
     s /= f
     z = s * s
-    p = _horner(_series("log", short), z)
+    p = _horner(LOG_SERIES, z)
     s += s
     lf = s * z
     lf *= p
@@ -91,10 +101,8 @@ def np_log_scaled(m: np.ndarray, bits: int, short: bool = False) -> np.ndarray:
     return k
 
 
-def np_sincos_turns(m: np.ndarray, bits: int, short: bool = False
-                    ) -> tuple[np.ndarray, np.ndarray]:
-    """``(sin, cos)`` of ``2 pi m 2**-bits`` (float64) for uint64 ``m`` in [0, 2**bits);
-    ``short`` as for :func:`np_log_scaled`."""
+def np_sincos_turns(m: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(sin, cos)`` of ``2 pi m 2**-bits`` (float64) for uint64 ``m`` in [0, 2**bits)."""
     shift = np.uint64(bits - 2)
     q4 = (m + np.uint64(1 << (bits - 3))) >> shift
     d = m.view(np.int64) - (q4 << shift).view(np.int64)
@@ -103,31 +111,91 @@ def np_sincos_turns(m: np.ndarray, bits: int, short: bool = False
     x *= TWO_PI
     z = x * x
     sn = x * z
-    sn *= _horner(_series("sin", short), z)
+    sn *= _horner(SIN_SERIES, z)
     sn += x
     cs = z * z
-    cs *= _horner(_series("cos", short), z)
+    cs *= _horner(COS_SERIES, z)
     z *= -0.5
     z += 1.0
     cs += z
-    odd = (q4 & np.uint64(1)) != 0
+    return _quadrant(q4, sn, cs, np.uint64(62))
+
+
+def _quadrant(q4: np.ndarray, sn: np.ndarray, cs: np.ndarray, sign: np.unsignedinteger
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """``(sin, cos)`` of ``x + q4 pi/2`` from those of ``x``; ``sign``: the shift that
+    moves bit 1 to the floats' sign bit (62 for float64, 30 for float32)."""
+    odd = (q4 & q4.dtype.type(1)) != 0
     sa = np.where(odd, cs, sn)
     ca = np.where(odd, sn, cs)
     # negation is a flip of the sign bit: quadrants 2 and 3 for the sine, 1 and 2 for
-    # the cosine (bit 1 of q4, of q4 + 1, moved to bit 63)
-    sign = np.uint64(62)
-    sa.view(np.uint64)[...] ^= (q4 & np.uint64(2)) << sign
-    q4 += np.uint64(1)
-    ca.view(np.uint64)[...] ^= (q4 & np.uint64(2)) << sign
+    # the cosine (bit 1 of q4, of q4 + 1, moved to the sign bit)
+    ut, two = q4.dtype, q4.dtype.type(2)
+    sa.view(ut)[...] ^= (q4 & two) << sign
+    q4 += q4.dtype.type(1)
+    ca.view(ut)[...] ^= (q4 & two) << sign
     return sa, ca
 
 
+def _horner32(coeffs: tuple[float, ...], z: np.ndarray) -> np.ndarray:
+    p = np.full_like(z, np.float32(coeffs[-1]))
+    for c in reversed(coeffs[:-1]):
+        p *= z
+        p += np.float32(c)
+    return p
+
+
+def np_log32(m: np.ndarray) -> np.ndarray:
+    """``log(m * 2**-32)`` in float32 arithmetic for uint64 ``m`` in [1, 2**32]: ``s =
+    -(2**32 - m) 2**-32`` near 1, else ``m = 2**k (1 + s)`` (``m`` rounded to float32,
+    ``1 + s`` in [sqrt(1/2), sqrt(2))); then ``k log 2 + s + s**2 R(s)``."""
+    t = np.uint64(2**32) - m
+    near = t <= np.uint64(NEAR_ONE)
+    sn = t.astype(np.float64).astype(np.float32)  # one rounding: the float64 is exact
+    sn *= np.float32(-(2.0**-32))
+    mf = m.astype(np.float64).astype(np.float32)
+    b = mf.view(np.uint32)
+    k = (b >> np.uint32(23)).view(np.int32)
+    f = ((b & np.uint32(0x7FFFFF)) | np.uint32(0x3F800000)).view(np.float32)
+    big = f > np.float32(SQRT2_32)
+    f[big] *= np.float32(0.5)
+    k += big
+    k -= 127 + 32
+    f -= np.float32(1.0)
+    s = np.where(near, sn, f)
+    kf = np.where(near, np.float32(0.0), k.astype(np.float32))
+    z = s * s
+    z *= _horner32(LOG1P_R32, s)
+    z += s
+    lo = kf * np.float32(LN2_LO32)
+    lo += z
+    kf *= np.float32(LN2_HI32)
+    kf += lo
+    return kf
+
+
+def np_sincos_turns32(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(sin, cos)`` of ``2 pi a 2**-24`` in float32 arithmetic for uint32 ``a`` in
+    [0, 2**24): the nearest quarter turn ``q4`` and the rest ``y`` (``|y| <= 1/8`` turn,
+    exact), then ``y S(y**2)`` and ``1 + y**2 C(y**2)``."""
+    q4 = (a + np.uint32(1 << 21)) >> np.uint32(22)
+    d = a.view(np.int32) - (q4 << np.uint32(22)).view(np.int32)
+    y = d.astype(np.float32)
+    y *= np.float32(2.0**-24)
+    w = y * y
+    sn = _horner32(SIN_TURNS32, w)
+    sn *= y
+    cs = _horner32(COS_TURNS32, w)
+    cs *= w
+    cs += np.float32(1.0)
+    return _quadrant(q4, sn, cs, np.uint32(30))
+
+
 # ---- C (the kernel body's language) --------------------------------------------------------
-def c_log_scaled(lang: object, m: str, bits: int, out: str, short: bool = False) -> list[str]:
+def c_log_scaled(lang: object, m: str, bits: int, out: str) -> list[str]:
     """C statements declaring ``float64 {out} = log({m} * 2**-bits)`` (``m`` a uint64
-    expression in [1, 2**53]); ``lang`` gives the rounding operations (``_kernels._Lang``);
-    ``short`` as for :func:`np_log_scaled`."""
-    series = _series("log", short)
+    expression in [1, 2**53]); ``lang`` gives the rounding operations (``_kernels._Lang``)."""
+    series = LOG_SERIES
     mul, add, sub, div = lang.mul, lang.add, lang.sub, lang.div  # type: ignore[attr-defined]
     to_bits, to_double = lang.bits, lang.double  # type: ignore[attr-defined]
     t = out
@@ -153,11 +221,10 @@ def c_log_scaled(lang: object, m: str, bits: int, out: str, short: bool = False)
     return lines
 
 
-def c_sincos_turns(lang: object, m: str, bits: int, sin: str, cos: str,
-                   short: bool = False) -> list[str]:
+def c_sincos_turns(lang: object, m: str, bits: int, sin: str, cos: str) -> list[str]:
     """C statements declaring ``float64 {sin}, {cos}`` of ``2 pi {m} 2**-bits`` (``m`` a
-    uint64 expression in [0, 2**bits)); ``short`` as for :func:`np_log_scaled`."""
-    ss, cc = _series("sin", short), _series("cos", short)
+    uint64 expression in [0, 2**bits))."""
+    ss, cc = SIN_SERIES, COS_SERIES
     mul, add, sub = lang.mul, lang.add, lang.sub  # type: ignore[attr-defined]
     t = sin
     lines = [
@@ -178,5 +245,65 @@ def c_sincos_turns(lang: object, m: str, bits: int, sin: str, cos: str,
         f"float64 {t}_ca = ({t}_q4 & 1) ? {t}_sn : {t}_cs;",
         f"float64 {sin} = ({t}_q4 & 2) ? -{t}_sa : {t}_sa;",
         f"float64 {cos} = (({t}_q4 + 1) & 2) ? -{t}_ca : {t}_ca;",
+    ]
+    return lines
+
+
+def _c_horner32(lang: object, coeffs: tuple[float, ...], z: str, p: str) -> list[str]:
+    mul, add = lang.mul, lang.add  # type: ignore[attr-defined]
+    lines = [f"float32 {p} = {coeffs[-1]!r}f;"]
+    return lines + [f"{p} = {add(mul(p, z, 'float32'), repr(c) + 'f', 'float32')};"
+                    for c in reversed(coeffs[:-1])]
+
+
+def c_log32(lang: object, m: str, out: str) -> list[str]:
+    """C statements declaring ``float32 {out}``: :func:`np_log32` of the uint64
+    expression ``m`` (in [1, 2**32]), operation for operation."""
+    mul, add, sub = lang.mul, lang.add, lang.sub  # type: ignore[attr-defined]
+    to_f32, bits32, from_bits32 = lang.f32, lang.bits32, lang.from_bits32  # type: ignore[attr-defined]
+    t = out
+    lines = [
+        f"uint64 {t}_m = {m};",
+        f"uint64 {t}_t = 4294967296UL - {t}_m;",
+        f"float32 {t}_sn = {mul(to_f32(f'{t}_t'), repr(-(2.0**-32)) + 'f', 'float32')};",
+        f"uint32 {t}_b = {bits32(to_f32(f'{t}_m'))};",
+        f"int32 {t}_k = (int32)({t}_b >> 23);",
+        f"float32 {t}_f = {from_bits32(f'({t}_b & 0x7FFFFFU) | 0x3F800000U')};",
+        f"if ({t}_f > {SQRT2_32!r}f) {{ {t}_f = {mul(f'{t}_f', '0.5f', 'float32')}; "
+        f"{t}_k = {t}_k + 1; }}",
+        f"const int {t}_near = {t}_t <= {NEAR_ONE}UL;",
+        f"float32 {t}_s = {t}_near ? {t}_sn : {sub(f'{t}_f', '1.0f', 'float32')};",
+        f"float32 {t}_kf = {t}_near ? 0.0f : (float32)({t}_k - {127 + 32});",
+    ]
+    lines += _c_horner32(lang, LOG1P_R32, f"{t}_s", f"{t}_p")
+    z = mul(f"{t}_s", f"{t}_s", "float32")
+    lines += [
+        f"float32 {t}_l = {add(mul(z, f'{t}_p', 'float32'), f'{t}_s', 'float32')};",
+        f"float32 {t}_lo = {add(mul(f'{t}_kf', repr(LN2_LO32) + 'f', 'float32'), f'{t}_l', 'float32')};",
+        f"float32 {out} = {add(mul(f'{t}_kf', repr(LN2_HI32) + 'f', 'float32'), f'{t}_lo', 'float32')};",
+    ]
+    return lines
+
+
+def c_sincos_turns32(lang: object, a: str, sin: str, cos: str) -> list[str]:
+    """C statements declaring ``float32 {sin}, {cos}``: :func:`np_sincos_turns32` of the
+    uint32 expression ``a`` (in [0, 2**24)), operation for operation."""
+    mul, add = lang.mul, lang.add  # type: ignore[attr-defined]
+    t = sin
+    lines = [
+        f"uint32 {t}_a = {a};",
+        f"uint32 {t}_q4 = ({t}_a + {1 << 21}U) >> 22;",
+        f"float32 {t}_y = {mul(f'(float32)((int32){t}_a - (int32)({t}_q4 << 22))', repr(2.0**-24) + 'f', 'float32')};",
+        f"float32 {t}_w = {mul(f'{t}_y', f'{t}_y', 'float32')};",
+    ]
+    lines += _c_horner32(lang, SIN_TURNS32, f"{t}_w", f"{t}_ps")
+    lines += _c_horner32(lang, COS_TURNS32, f"{t}_w", f"{t}_pc")
+    lines += [
+        f"float32 {t}_sn = {mul(f'{t}_ps', f'{t}_y', 'float32')};",
+        f"float32 {t}_cs = {add(mul(f'{t}_pc', f'{t}_w', 'float32'), '1.0f', 'float32')};",
+        f"float32 {t}_sa = ({t}_q4 & 1) ? {t}_cs : {t}_sn;",
+        f"float32 {t}_ca = ({t}_q4 & 1) ? {t}_sn : {t}_cs;",
+        f"float32 {sin} = ({t}_q4 & 2) ? -{t}_sa : {t}_sa;",
+        f"float32 {cos} = (({t}_q4 + 1) & 2) ? -{t}_ca : {t}_ca;",
     ]
     return lines

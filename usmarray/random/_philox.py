@@ -22,7 +22,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ._math import TWO_PI, np_log_scaled, np_sincos_turns
+from ._math import np_log32, np_log_scaled, np_sincos_turns, np_sincos_turns32
 
 #: Philox 4x64's multipliers and Weyl increments (Salmon et al. 2011, Random123)
 M0, M1 = 0xD2E7470EE14C6C93, 0xCA5A826395121157
@@ -159,11 +159,9 @@ def _chunks(stream: HostStream, unit: int, first: int, count: int) -> Iterator[n
 
 
 def host_fill(stream: HostStream, kind: str, d: np.dtype, a0: int, n: int, params: tuple,
-              out: np.ndarray, wide: bool = True) -> None:
+              out: np.ndarray) -> None:
     """Write elements ``a0 .. a0 + n - 1`` (unit indices) of ``kind`` into the flat
-    ``out`` (dtype ``d``), as the device kernels compute them; ``wide``: float32
-    normals and exponentials are computed in float64 and rounded (else in float32, as
-    on a device without double precision)."""
+    ``out`` (dtype ``d``), as the device kernels compute them."""
     if kind == "f":
         if d.itemsize == 8:
             stream.seek(a0)
@@ -178,7 +176,7 @@ def host_fill(stream: HostStream, kind: str, d: np.dtype, a0: int, n: int, param
         out += d.type(lo)
         return
     if kind == "normal":
-        _normal(stream, d, a0, n, params, out, wide)
+        _normal(stream, d, a0, n, params, out)
         return
     pos = 0
     for u in _chunks(stream, unit_bytes(kind, d.itemsize), a0, n):
@@ -192,49 +190,44 @@ def host_fill(stream: HostStream, kind: str, d: np.dtype, a0: int, n: int, param
             off += np.uint64(low)
             dst[...] = off  # wraps into the dtype: low + off is in its range
         elif kind == "exp":
-            _exponential(u, d, params[0], dst, wide)
+            _exponential(u, d, params[0], dst)
         else:  # pragma: no cover
             raise AssertionError(kind)
 
 
-def _normal(stream: HostStream, d: np.dtype, a0: int, n: int, params: tuple, out: np.ndarray,
-            wide: bool) -> None:
+def _normal(stream: HostStream, d: np.dtype, a0: int, n: int, params: tuple, out: np.ndarray
+            ) -> None:
     """Box-Muller: ``z = sqrt(-2 log u1) * (cos, sin)(2 pi u2)``, the even element of a
     pair the cosine, the odd one the sine, ``u1`` in (0, 1] and ``u2`` in [0, 1) from the
     pair's radius and angle draws (float64: pair ``p`` is words ``2p``, the radius, and
-    ``2p + 1``; float32: word ``p``, its low half the radius, its high half the angle);
-    then ``loc + scale * z`` in the dtype."""
-    bits = 53 if d.itemsize == 8 else 32
+    ``2p + 1``, 53 bits each; float32: word ``p``, its low half the radius, 32 bits, its
+    high half's top 24 bits the angle, computed in float32 arithmetic); then ``loc +
+    scale * z`` in the dtype."""
     loc, scale = d.type(params[0]), d.type(params[1])
     p0 = a0 // 2
     skip, pos = a0 - 2 * p0, 0
     for u in _chunks(stream, 2 * d.itemsize, p0, (a0 + n - 1) // 2 + 1 - p0):
-        if bits == 53:
+        if d.itemsize == 8:
             rad = u[:, 0] >> _S11
             rad += np.uint64(1)
-            ang = u[:, 1] >> _S11
-        else:
-            rad = u & _M32
-            ang = u >> _S32
-            rad += np.uint64(1)
-        if wide:
-            r = np_log_scaled(rad, bits, bits == 32)
+            r = np_log_scaled(rad, 53)
             r *= -2.0
             np.sqrt(r, out=r)
-            sn, cs = np_sincos_turns(ang, bits, bits == 32)
-        else:  # float32 only, as a device without double precision computes it
-            top = ((rad - np.uint64(1)) >> np.uint64(8)) + np.uint64(1)  # of the half
-            u1 = top.astype(np.float32) * np.float32(2.0**-24)
-            u2 = (ang >> np.uint64(8)).astype(np.float32) * np.float32(2.0**-24)
-            r = np.sqrt(np.log(u1) * np.float32(-2.0))
-            u2 *= np.float32(TWO_PI)
-            sn, cs = np.sin(u2), np.cos(u2)
+            sn, cs = np_sincos_turns(u[:, 1] >> _S11, 53)
+        else:
+            halves = u.view(np.uint32).reshape(-1, 2)
+            rad = u & _M32
+            rad += np.uint64(1)
+            r = np_log32(rad)
+            r *= np.float32(-2.0)
+            np.sqrt(r, out=r)
+            sn, cs = np_sincos_turns32(halves[:, 1] >> np.uint32(8))
         cs *= r
         sn *= r
-        z = np.empty(2 * len(r), dtype=d)
-        z[0::2] = cs
-        z[1::2] = sn
-        z = z[skip:skip + n - pos]
+        z = np.empty((len(r), 2), dtype=d)
+        z[:, 0] = cs
+        z[:, 1] = sn
+        z = z.reshape(-1)[skip:skip + n - pos]
         skip = 0
         z *= scale
         z += loc
@@ -242,19 +235,14 @@ def _normal(stream: HostStream, d: np.dtype, a0: int, n: int, params: tuple, out
         pos += len(z)
 
 
-def _exponential(u: np.ndarray, d: np.dtype, scale: float, out: np.ndarray, wide: bool) -> None:
+def _exponential(u: np.ndarray, d: np.dtype, scale: float, out: np.ndarray) -> None:
     """``-log(1 - u)`` for u uniform in [0, 1) (``1 - u`` exact: ``(2**53 - m) 2**-53`` for
-    the top 53 bits ``m`` of a word, ``(2**32 - h) 2**-32`` for a half ``h``), then
-    ``scale * e`` in the dtype, into ``out``."""
+    the top 53 bits ``m`` of a word, ``(2**32 - h) 2**-32`` for a half ``h``, in float32
+    arithmetic), then ``scale * e`` in the dtype, into ``out``."""
     if d.itemsize == 8:
-        m, bits = np.uint64(2**53) - (u >> _S11), 53
+        e = np_log_scaled(np.uint64(2**53) - (u >> _S11), 53)
     else:
-        m, bits = np.uint64(2**32) - u.astype(np.uint64), 32
-    if wide:
-        e = np_log_scaled(m, bits, bits == 32)
-    else:  # float32 only, as a device without double precision computes it
-        top = np.uint64(2**24) - (u.astype(np.uint64) >> np.uint64(8))
-        e = np.log(top.astype(np.float32) * np.float32(2.0**-24))
+        e = np_log32(np.uint64(2**32) - u.astype(np.uint64))
     np.negative(e, out=e)
     out[...] = e
     out *= d.type(scale)
