@@ -86,6 +86,24 @@ def test_calls_wait_for_the_lock_and_then_run():
     assert xp.asnumpy(res).tolist() == [3, 1]
 
 
+def test_creation_and_setitem_lock_themselves_around_the_backend_call():
+    a = xp.arange(10)
+    v = xp.asarray([7, 8])
+
+    def assign():
+        a[2:4] = v
+        return xp.asnumpy(a)
+
+    for f, want in ((assign, [0, 1, 7, 8, 4, 5, 6, 7, 8, 9]),
+                    (lambda: xp.asnumpy(xp.zeros(3)), [0.0, 0.0, 0.0]),
+                    (lambda: xp.empty((2, 2)).shape, (2, 2))):
+        blocked, res = _blocked_while_locked(f)
+        assert blocked
+        assert (res.tolist() if isinstance(res, np.ndarray) else res) == want
+    with _serial.LOCK:  # reentrant: a call under the lock runs
+        assert xp.asnumpy(xp.zeros(2)).tolist() == [0.0, 0.0]
+
+
 def test_basic_slicing_and_view_only_functions_do_not_take_the_lock():
     a = xp.arange(10)
     blocked, res = _blocked_while_locked(lambda: a[2:5])
@@ -118,7 +136,9 @@ def test_lock_free_backends_do_not_take_the_lock():
     a = xp.arange(10, device="numpy")
     idx = xp.asarray([3, 1], device="numpy")
     for f in (lambda: a + 1, lambda: xp.sum(a), lambda: a[idx], lambda: xp.sort(a),
-              lambda: xp.sin(xp.astype(a, xp.float64)), lambda: a.to_device("numpy")):
+              lambda: xp.sin(xp.astype(a, xp.float64)), lambda: a.to_device("numpy"),
+              lambda: a.__setitem__(slice(0, 2), idx), lambda: xp.zeros(3, device="numpy"),
+              lambda: xp.empty(3, device=a.device)):
         blocked, _ = _blocked_while_locked(f)
         assert not blocked
 
@@ -182,7 +202,7 @@ def test_the_lock_is_reentrant_for_nested_calls():
 def test_serialization_can_be_turned_off():
     code = ("import usmarray as xp; "
             "print(getattr(xp.sum, '_usmarray_lock', None), "
-            "getattr(xp.usm_ndarray.__setitem__, '_usmarray_lock', None))")
+            "getattr(xp.usm_ndarray.__bool__, '_usmarray_lock', None))")
     env = dict(os.environ, USMARRAY_SERIALIZE="0")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          check=True).stdout.split()

@@ -20,6 +20,7 @@ from ._helpers import alloc_failed, check_scalar, not_an_operand
 from ._hints import bad_key
 from ._index_rules import bad_index
 from ._scalars import py_scalar
+from ._serial import locks_itself
 
 _new = object.__new__
 
@@ -182,11 +183,30 @@ def gather_failed(exc: Exception, be: Any, raw: Any, rk: Any) -> NoReturn:
     alloc_failed(exc, be, raw, count * raw.itemsize, "__getitem__")
 
 
+#: backend -> the dtypes of an index array that, as the whole key, the backend gathers
+#: with nothing of :func:`raw_key` to do beforehand (see :func:`_lone_keys`)
+_LONE_KEYS: dict[Any, frozenset[Any]] = {}
+
+
+def _lone_keys(be: Any) -> frozenset[Any]:
+    """The dtypes of :data:`_LONE_KEYS` for ``be``: bool (a mask of the array's own
+    shape needs no check) and, where the backend checks indices itself
+    (``checks_indices``), the signed integers; none where it has a lock or several
+    queues (the key's queue is then checked)."""
+    keys: frozenset[Any] = frozenset()
+    if be.lock is None and not be.multi_queue:
+        keys = frozenset({dt.bool} | ({dt.int8, dt.int16, dt.int32, dt.int64}
+                                      if be.checks_indices else set()))
+    _LONE_KEYS[be] = keys
+    return keys
+
+
 def getitem(self: usm_ndarray, key: Any, /) -> usm_ndarray:
     """``x[key]``: a view for ints, slices, ``...`` and ``None``; a copy for array keys."""
     out = _new(usm_ndarray)
     be = out._be = self._be
-    if type(key) is slice:
+    tk = type(key)
+    if tk is slice:
         if key.step is not None and _big_step(key):
             key = _sane_step(key, self._arr.shape[0] if self._arr.ndim else 0)
         try:
@@ -194,6 +214,21 @@ def getitem(self: usm_ndarray, key: Any, /) -> usm_ndarray:
         except OverflowError:  # a bound past the provider's index type
             out._arr = self._arr[_clamped(key, self._arr.shape[0] if self._arr.ndim else 0)]
         return out
+    if tk is usm_ndarray:  # one index array: the provider's gather, where it checks all
+        a = key._arr
+        lone = _LONE_KEYS.get(be)
+        if lone is None:
+            lone = _lone_keys(be)
+        if a.dtype in lone and key._be is be and (
+                a.dtype is not dt.bool or a.shape == self._arr.shape):
+            try:
+                r = be.getitem(self._arr, a)
+            except Exception:  # noqa: S110 - the general path below names the error
+                pass
+            else:
+                if r.ndim <= _MAX_NDIM:
+                    out._arr = r if r.__class__ is be.array_type else be.as_array(r)
+                    return out
     lk = be.lock
     if lk is not None:
         lk.acquire()
@@ -250,14 +285,20 @@ def _clamped(s: slice, n: int) -> slice:
 def scatter(be: Any, raw: Any, rk: Any, v: Any) -> None:
     try:
         be.setitem(raw, rk, v)
-    except OverflowError:  # an int key past the provider's index type (the value is checked)
+    except (OverflowError, ValueError) as exc:
+        _scatter_failed(exc, be, raw, rk)
+
+
+def _scatter_failed(exc: Exception, be: Any, raw: Any, rk: Any) -> NoReturn:
+    """Raise for ``exc`` from ``raw[rk] = v``: an int key past the provider's index type
+    (the value is checked) is an IndexError; a read-only target says why."""
+    if isinstance(exc, OverflowError):
         raise IndexError(
             f"index {rk!r} is out of bounds for an array of shape {raw.shape}"
         ) from None
-    except ValueError:
-        if be.writable(raw):
-            raise
-        raise ValueError(read_only_message(be, raw)) from None
+    if be.writable(raw):
+        raise exc
+    raise ValueError(read_only_message(be, raw)) from None
 
 
 def read_only_message(be: Any, raw: Any) -> str:
@@ -273,10 +314,36 @@ def read_only_message(be: Any, raw: Any) -> str:
             "write into a copy instead: y = xp.asarray(x, copy=True)")
 
 
+@locks_itself
 def setitem(x: Any, key: Any, value: Any, /) -> None:
-    """``x[key] = value`` with the 2025.12 rule: value's dtype must promote to x's."""
+    """``x[key] = value`` with the 2025.12 rule: value's dtype must promote to x's; under
+    ``x``'s backend's lock, where it has one."""
     if _trace.ACTIVE:
         _trace.impure("x[key] = value")
+    be = x._be
+    lk = be.lock
+    if lk is not None:
+        with lk:
+            _setitem(x, key, value)
+        return
+    tk = type(key)
+    if (type(value) is usm_ndarray and value._be is be and not be.multi_queue
+            and (tk is int or tk is slice and key.step is None or key is Ellipsis)):
+        # a basic key and an array of the target's dtype: nothing of raw_key or _assign
+        # to do but the overlap copy
+        raw, v = x._arr, value._arr
+        if v.dtype is raw.dtype:
+            if v.ndim and be.may_share_memory(raw, v):
+                v = be.copy(v)  # the provider refuses overlapping scatter sources
+            try:
+                be.setitem(raw, key, v)
+            except (OverflowError, ValueError) as exc:
+                _scatter_failed(exc, be, raw, key)
+            return
+    _setitem(x, key, value)
+
+
+def _setitem(x: Any, key: Any, value: Any) -> None:
     raw = x._arr
     deferred: list = []
     rk = raw_key(x._be, raw, key, deferred)
