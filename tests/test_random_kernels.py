@@ -40,8 +40,9 @@ def _nvrtc_log(src: str) -> str | None:
 
 
 def test_the_cuda_sources_compile(tmp_path) -> None:
-    sources = [_kernels.cuda_source(kind, d) for kind, d in _SOURCES]
-    for (kind, d), (e, _src) in zip(_SOURCES, sources, strict=True):
+    sources = [_kernels.cuda_source(kind, d, low) for kind, d in _SOURCES
+               for low in (False, True)]
+    for (kind, d), (e, _src) in zip([s for s in _SOURCES for _ in (0, 1)], sources, strict=True):
         assert e == _kernels.elements_per_block(kind, np.dtype(d))
     nvcc = shutil.which("nvcc")
     if nvcc is not None:
@@ -167,13 +168,13 @@ _EMULATED = [
 ]
 
 
-def _host_program() -> str:
-    """One C++ program holding every emulated kernel (each in a namespace); its ``main``
-    runs kernel ``argv[1]`` over grid ``argv[10]`` with the arguments that follow and
-    writes the ``n`` elements to stdout."""
+def _host_program(low: bool) -> str:
+    """One C++ program holding every emulated kernel (each in a namespace; ``low``: the
+    variants for one-word counters); its ``main`` runs kernel ``argv[1]`` over grid
+    ``argv[10]`` with the arguments that follow and writes the ``n`` elements to stdout."""
     parts, cases = [_HARNESS], []
     for i, (kind, d, _call, params) in enumerate(_EMULATED):
-        body = _kernels.cuda_source(kind, d)[1].replace('extern "C" ', "")
+        body = _kernels.cuda_source(kind, d, low)[1].replace('extern "C" ', "")
         parts.append(f"namespace k{i} {{\n{body}\n}}")
         conv = "".join(f", strtoull(argv[{11 + j}], 0, 10)" if isinstance(p, int)
                        else f", strtod(argv[{11 + j}], 0)" for j, p in enumerate(params))
@@ -202,7 +203,8 @@ int main(int argc, char **argv) {
     return "\n".join(parts) + main
 
 
-def test_the_cuda_kernels_run_on_the_host_give_the_numpy_backends_draws(tmp_path) -> None:
+@pytest.mark.parametrize("low", [False, True], ids=["any-counter", "one-word-counter"])
+def test_the_cuda_kernels_run_on_the_host_give_the_numpy_backends_draws(tmp_path, low) -> None:
     """The CUDA kernels' sources, compiled by the host's C++ compiler with a thread per
     CUDA thread: tiles, the grid's loop over them (grids smaller than the tiles), calls
     that start or end inside a block, and the 16-byte stores of whole tiles give the
@@ -211,7 +213,7 @@ def test_the_cuda_kernels_run_on_the_host_give_the_numpy_backends_draws(tmp_path
     if cxx is None:
         pytest.skip("no C++ compiler here")
     src = tmp_path / "kernels.cpp"
-    src.write_text(_host_program())
+    src.write_text(_host_program(low))
     exe = tmp_path / "kernels"
     done = subprocess.run([cxx, "-std=c++20", "-O1", "-ffp-contract=off", "-w", "-o", str(exe),
                            str(src), "-lpthread"], capture_output=True, text=True)
@@ -230,3 +232,15 @@ def test_the_cuda_kernels_run_on_the_host_give_the_numpy_backends_draws(tmp_path
             out = subprocess.run([str(exe), *(repr(a) for a in args)], capture_output=True,
                                  check=True).stdout
             assert np.array_equal(np.frombuffer(out, dtype=d), want), (kind, d, head, n)
+
+
+@pytest.mark.parametrize("device", device_params("opencl:cpu", "cuda:0"))
+def test_counters_past_one_word_are_the_numpy_backends(device):
+    """Calls that cross block 2**64 - 1 (their counters need a second word, with a carry)
+    or start past block 2**128 (the third word) run the kernels for any counter."""
+    for block in (2**64 - 40, 2**128 + 5):
+        for name in ("random32", "normal32", "int2"):
+            want, got = (_CALLS[name](ur.Generator._make(None, (3, 4), block * 32,
+                                                         xp.Device.create_device(dev)), 3001)
+                         for dev in ("numpy", device))
+            assert np.array_equal(xp.asnumpy(got), xp.asnumpy(want)), (block, name)
