@@ -11,18 +11,20 @@ from . import _dtypes as dt
 from ._array import usm_ndarray, wrap_with
 from ._backend import _dlpack_import as _dl
 from ._backend import _host_memory
-from ._device import Device, resolve
+from ._device import Device, default_device, resolve
 from ._helpers import fill_scalar
 from ._placement import (
     USM_TYPES,
     check_device_dtype,
     default_float,
+    has_fp64,
     optional_dtype,
     scalar_default_dtype,
 )
 from ._serial import locked, locks_itself
 
 _SCALARS = (bool, int, float, complex)
+_new = object.__new__
 
 
 def to_device(x: usm_ndarray, device: Any, /, *, stream: Any = None) -> usm_ndarray:
@@ -160,6 +162,41 @@ def _host_sequence(obj: Any, d: np.dtype | None, q: Any) -> tuple[Any, np.dtype 
     return host, d
 
 
+#: lists up to this length are scanned in Python for ints (the array test that
+#: :func:`_host_sequence` makes instead costs as much as scanning about 30 floats)
+_SHORT_LIST = 16
+_F64 = np.dtype(np.float64)
+
+
+def _float_list(obj: list, device: Any) -> usm_ndarray | None:
+    """``asarray(obj, device=device)`` for a short flat list of Python floats on a
+    device with double precision given as a Device or None, as the general path makes
+    it (float64, no int to range-check); None for any other list."""
+    dev = device if type(device) is Device else default_device() if device is None else None
+    if dev is None:
+        return None
+    for v in obj:
+        if type(v) is not float:
+            return None
+    host = np.asarray(obj)
+    if host.dtype is not _F64 or not has_fp64(dev._q):
+        return None
+    be, q = dev._be, dev._q
+    lk = be.lock
+    try:
+        if lk is None:
+            raw = be.asarray(host, dtype=None, copy=None, usm_type=None, queue=q)
+        else:
+            with lk:
+                raw = be.asarray(host, dtype=None, copy=None, usm_type=None, queue=q)
+    except be.alloc_errors as exc:
+        raise be.memory_error(host.nbytes, q) from exc
+    out = _new(usm_ndarray)
+    out._arr = raw
+    out._be = be
+    return out
+
+
 def _check_usm_type(be: Any, usm_type: Any) -> None:
     if usm_type is not None and usm_type not in be.usm_types:
         if usm_type not in USM_TYPES:
@@ -252,6 +289,11 @@ def asarray(
                 return wrap_with(be0, be0.copy(src0))
         except be0.alloc_errors as exc:
             raise be0.memory_error(src0.nbytes, be0.queue_of(src0)) from exc
+    if (t is list and dtype is None and copy is None and usm_type is None
+            and sycl_queue is None and len(obj) <= _SHORT_LIST):
+        made = _float_list(obj, device)
+        if made is not None:
+            return made
     d = optional_dtype(dtype, "asarray")
     if copy not in (None, True, False):
         raise ValueError(f"asarray: copy must be True, False or None, got {copy!r}")
