@@ -145,20 +145,19 @@ def _horner32(coeffs: tuple[float, ...], z: np.ndarray) -> np.ndarray:
     return p
 
 
-def np_log32(m: np.ndarray) -> np.ndarray:
-    """``log(m * 2**-32)`` in float32 arithmetic for uint64 ``m`` in [1, 2**32]: ``s =
-    -(2**32 - m) 2**-32`` near 1, else ``m = 2**k (1 + s)`` (``m`` rounded to float32,
-    ``1 + s`` in [sqrt(1/2), sqrt(2))); then ``k log 2 + s + s**2 R(s)``."""
-    t = np.uint64(2**32) - m
-    near = t <= np.uint64(NEAR_ONE)
-    sn = t.astype(np.float64).astype(np.float32)  # one rounding: the float64 is exact
+def np_log32(t: np.ndarray) -> np.ndarray:
+    """``log(m * 2**-32)`` in float32 arithmetic for ``m = 2**32 - t``, uint32 ``t``: ``s =
+    -t 2**-32`` near 1, else ``m = 2**k (1 + s)`` (``m`` rounded to float32, ``1 + s`` in
+    [sqrt(1/2), sqrt(2))); then ``k log 2 + s + s**2 R(s)``."""
+    near = t <= np.uint32(NEAR_ONE)
+    sn = t.astype(np.float32)  # rounded to nearest
     sn *= np.float32(-(2.0**-32))
-    mf = m.astype(np.float64).astype(np.float32)
+    mf = (np.uint32(0) - t).astype(np.float32)  # m (0 for m = 2**32, a near one)
     b = mf.view(np.uint32)
     k = (b >> np.uint32(23)).view(np.int32)
     f = ((b & np.uint32(0x7FFFFF)) | np.uint32(0x3F800000)).view(np.float32)
     big = f > np.float32(SQRT2_32)
-    f[big] *= np.float32(0.5)
+    f *= np.where(big, np.float32(0.5), np.float32(1.0))
     k += big
     k -= 127 + 32
     f -= np.float32(1.0)

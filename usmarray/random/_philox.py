@@ -216,9 +216,7 @@ def _normal(stream: HostStream, d: np.dtype, a0: int, n: int, params: tuple, out
             sn, cs = np_sincos_turns(u[:, 1] >> _S11, 53)
         else:
             halves = u.view(np.uint32).reshape(-1, 2)
-            rad = u & _M32
-            rad += np.uint64(1)
-            r = np_log32(rad)
+            r = np_log32(~halves[:, 0])  # the radius draw h: m = h + 1 = 2**32 - ~h
             r *= np.float32(-2.0)
             np.sqrt(r, out=r)
             sn, cs = np_sincos_turns32(halves[:, 1] >> np.uint32(8))
@@ -242,7 +240,7 @@ def _exponential(u: np.ndarray, d: np.dtype, scale: float, out: np.ndarray) -> N
     if d.itemsize == 8:
         e = np_log_scaled(np.uint64(2**53) - (u >> _S11), 53)
     else:
-        e = np_log32(np.uint64(2**32) - u.astype(np.uint64))
+        e = np_log32(u)
     np.negative(e, out=e)
     out[...] = e
     out *= d.type(scale)
