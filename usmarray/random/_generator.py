@@ -366,7 +366,7 @@ class Generator:
         Element pair ``(2p, 2p + 1)`` comes from two uniforms ``u1`` in (0, 1] and ``u2`` in
         [0, 1): ``sqrt(-2 log u1) * cos(2 pi u2)`` and ``... * sin(2 pi u2)``.  float64
         draws take one 64-bit word per element; float32 draws one 32-bit half, computed
-        in float64 and rounded (in float32 on a device without double precision).
+        in float32 arithmetic (the same on every device, within 4 ulp of exact).
 
         Parameters
         ----------
