@@ -14,6 +14,7 @@ from typing import Any, cast
 
 from . import _dtypes as dt
 from . import _index_rules as rules
+from . import _serial
 from ._array import usm_ndarray, wrap_with
 from ._helpers import (
     MAX_NBYTES,
@@ -25,6 +26,7 @@ from ._helpers import (
     same_device,
 )
 from ._params import flag, int_or_ints, integer, integers
+from ._serial import locks_itself
 
 __all__ = [
     "broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat", "expand_dims",
@@ -33,6 +35,7 @@ __all__ = [
 ]
 
 _PROMOTION = dt.PROMOTION_TABLE
+_new = object.__new__
 _ALL = slice(None)
 _REVERSE = slice(None, None, -1)
 #: the key that reverses every axis of an array of n dimensions, by n (``flip``)
@@ -252,6 +255,7 @@ def broadcast_to(x: usm_ndarray, /, shape: tuple[int, ...]) -> usm_ndarray:
 
 
 # ---- joining and splitting ------------------------------------------------------------------
+@locks_itself
 def concat(arrays: Any, /, *, axis: int | None = 0) -> usm_ndarray:
     """Arrays joined along an existing axis, with the standard's type promotion.
 
@@ -293,6 +297,49 @@ def concat(arrays: Any, /, *, axis: int | None = 0) -> usm_ndarray:
     --------
     [array_api.concat](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.concat.html): the standard's specification.
     """
+    if (type(arrays) is list or type(arrays) is tuple) and len(arrays) > 1 and type(axis) is int:
+        lean = _lean_concat(arrays, axis)
+        if lean is not None:
+            return lean
+    lk = _serial.LOCK  # the general path: under the lock, as every sequence call
+    if lk is None:
+        return _concat(arrays, axis)
+    with lk:
+        return _concat(arrays, axis)
+
+
+def _lean_concat(arrays: Sequence[Any], axis: int) -> usm_ndarray | None:
+    """``concat`` of arrays of one shape and dtype on a lock-free backend with one queue,
+    along a non-negative axis: the backend's kernel at once; None for any other call, or
+    where the kernel fails (the general path names the error)."""
+    a0 = arrays[0]
+    if type(a0) is not usm_ndarray:
+        return None
+    be, r0 = a0._be, a0._arr
+    d, s0 = r0.dtype, r0.shape
+    if be.lock is not None or be.multi_queue or not 0 <= axis < len(s0):
+        return None
+    raws = [r0]
+    for a in arrays[1:]:
+        if type(a) is not usm_ndarray or a._be is not be:
+            return None
+        r = a._arr
+        if r.dtype is not d or r.shape != s0:
+            return None
+        raws.append(r)
+    if r0.size * len(raws) * d.itemsize > MAX_NBYTES:
+        return None
+    try:
+        raw = be.concat(raws, axis=axis)
+    except Exception:
+        return None
+    out = _new(usm_ndarray)
+    out._arr = raw
+    out._be = be
+    return out
+
+
+def _concat(arrays: Any, axis: int | None) -> usm_ndarray:
     arrs = _array_sequence(arrays, "concat")
     be = arrs[0]._be
     raws, dtypes, d = _promotion(arrs, "concat")
@@ -555,13 +602,6 @@ def flip(x: usm_ndarray, /, *, axis: int | tuple[int, ...] | None = None) -> usm
     return wrap_with(x._be, a[key] if key else a[...])
 
 
-_INT_ONLY = {int}
-
-
-def _only_ints(t: tuple) -> bool:
-    return set(map(type, t)) == _INT_ONLY
-
-
 def permute_dims(x: usm_ndarray, /, axes: tuple[int, ...]) -> usm_ndarray:
     """A view of ``x`` with its axes in the order ``axes``.
 
@@ -591,10 +631,21 @@ def permute_dims(x: usm_ndarray, /, axes: tuple[int, ...]) -> usm_ndarray:
     --------
     [array_api.permute_dims](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.permute_dims.html): the standard's specification.
     """
-    check_array(x, "permute_dims")
+    if type(x) is not usm_ndarray:
+        check_array(x, "permute_dims")
     a = x._arr
-    if type(axes) is tuple and _only_ints(axes) and sorted(axes) == list(range(a.ndim)):
-        return wrap_with(x._be, x._be.permute_dims(a, axes))
+    if type(axes) is tuple and len(axes) == a.ndim:  # the common case: non-negative ints
+        seen = 0
+        for v in axes:
+            if type(v) is not int or v < 0 or v >= len(axes):
+                break
+            seen |= 1 << v
+        else:
+            if seen == (1 << len(axes)) - 1:  # each axis once: a permutation
+                out = _new(usm_ndarray)
+                out._be = be = x._be
+                out._arr = be.permute_dims(a, axes)
+                return out
     if type(axes) is list:  # accepted as array-api-strict does (SciPy passes lists)
         axes = tuple(axes)
     if type(axes) is not tuple:

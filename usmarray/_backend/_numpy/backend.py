@@ -378,9 +378,17 @@ def _asarray_kernel(obj: Any, dtype: Any = None, copy: Any = None, **_: Any) -> 
     return np.asarray(obj, dtype=dtype, copy=copy)
 
 
+def _permute_dims(a: np.ndarray, axes: Any) -> np.ndarray:
+    # the method, not np.permute_dims: its Python wrapper costs twice the call
+    return a.transpose(axes)
+
+
 _SPECIAL = {
     "astype": _astype,
     "reshape": _reshape,
+    # always an array: no check of the result (a frame of a 0.5 us ``concat``)
+    "concat": np.concatenate,
+    "permute_dims": _permute_dims,
     "any": _reduce(np.logical_or.reduce),
     "all": _reduce(np.logical_and.reduce),
     "max": _reduce(np.maximum.reduce),
