@@ -24,7 +24,7 @@ from ._placement import (
     scalar_default_dtype,
 )
 from ._scalars import py_scalar
-from ._serial import locked, locks_itself
+from ._serial import locks_itself
 
 _new = object.__new__
 
@@ -104,8 +104,7 @@ def _alloc(be: Any, q: Any, ut: str, d: np.dtype, cap: int, fn: Any, shape: tupl
     if nbytes > cap:
         raise be.memory_error(nbytes, q)
     try:
-        with locked(be):
-            return fn(shape, *fill, dtype=d, usm_type=ut, queue=q)
+        return fn(shape, *fill, dtype=d, usm_type=ut, queue=q)
     except getattr(be, "alloc_errors", ()) as exc:
         raise be.memory_error(nbytes, q) from exc
 
