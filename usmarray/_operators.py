@@ -66,3 +66,10 @@ def install(array_namespace: Callable[..., Any]) -> None:
         + [f"__{n}__" for n in (*comparisons, "neg", "pos", "abs", "invert")]
     )
     serialize_methods(usm_ndarray, operators + SUBMITTING_METHODS)
+    for name in operators:
+        # a generated operator is found by name as a method of the class, as one written
+        # in its body would be: pickle (and cloudpickle, which cubed's and Dask's tasks
+        # use) stores it by reference, not its closure (per-backend plans, locks)
+        op = getattr(cls, name)
+        op.__module__ = cls.__module__
+        op.__qualname__ = f"{cls.__qualname__}.{name}"

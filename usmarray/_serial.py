@@ -123,7 +123,12 @@ def serialize_namespace(ns: dict[str, Any]) -> None:
                 continue
             if obj not in _WRAPPERS:
                 wrapped = serialized(obj)
-                _WRAPPERS[obj] = hinted(wrapped) if wrapped is obj else wrapped
+                wrapper = _WRAPPERS[obj] = hinted(wrapped) if wrapped is obj else wrapped
+                if wrapper is not obj:
+                    # found under this namespace's name, so that pickle and cloudpickle
+                    # (cubed's and Dask's tasks) store it by reference: functools.wraps
+                    # gave it the wrapped function's, which names another object
+                    wrapper.__module__, wrapper.__qualname__ = ns["__name__"], name
             ns[name] = _WRAPPERS[obj]
 
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 import types
 import warnings
 from typing import Any
@@ -306,3 +307,23 @@ def nansum(
     if _xp.isdtype(x.dtype, ("real floating", "complex floating")):
         x = _xp.where(_xp.isnan(x), _xp.zeros_like(x), x)
     return sum(x, axis=axis, dtype=d, keepdims=keepdims)
+
+
+def _found_by_name(ns: dict[str, Any], module: str) -> None:
+    """Give each wrapper of ``ns`` (``functools.wraps`` copied the wrapped function's
+    module and name onto it) the module and name it is found under, so that pickle and
+    cloudpickle (cubed's and Dask's tasks) store it by reference, not its closure and
+    ``__dict__`` (the namespace function's per-backend plans and locks)."""
+    for name, obj in list(ns.items()):
+        if not isinstance(obj, types.FunctionType) or name.startswith("__"):
+            continue
+        home = sys.modules.get(obj.__module__)
+        if home is not None and getattr(home, obj.__qualname__, None) is obj:
+            continue  # the namespace's own function, re-exported: found where it lives
+        obj.__module__, obj.__qualname__ = module, name
+
+
+for _mod in (linalg, fft):
+    sys.modules.setdefault(_mod.__name__, _mod)
+    _found_by_name(vars(_mod), _mod.__name__)
+_found_by_name(globals(), __name__)
