@@ -7,6 +7,8 @@ exists) for what the backends' own kernels answer differently:
   the float64 range, ``eye``'s and ``tril``/``triu``'s ``k`` of any size;
 * integers to negative integer powers are a ValueError (NumPy's rule), for scalar and
   array exponents, ``pow``, ``**``, ``**=`` and the reflected form;
+* complex64 ``pow`` near float32's overflow: a part that fits float32 is finite (NumPy's
+  result), whatever the provider's intermediate ``|x1| ** x2`` does;
 * integer ``floor_divide`` and ``remainder`` by zero are 0 and the lowest signed integer
   floor-divided by -1 is itself, with no warning from a backend's internals;
 * the SYCL direct path (``usmarray.kernels._direct``) gives the provider's bits, NaN
@@ -139,6 +141,22 @@ def test_creation_functions_check_python_int_arguments(device):
     np.testing.assert_array_equal(_host(xp.full(2, 2**62 + 1, dtype=xp.float64,
                                                 device=device)),
                                   np.full(2, 2**62 + 1, dtype=np.float64))
+
+
+# ---- complex64 powers near overflow ---------------------------------------------------------
+@pytest.mark.parametrize("device", DEVICES)
+def test_complex64_powers_near_overflow_keep_the_parts_that_fit(device):
+    a = np.array([2.5, 2.5, 3.0, 1 + 1j, 0], dtype=np.complex64)
+    b = np.array([97 + 2j, 96.5 - 1j, 80 + 0.5j, 2 - 1j, 1 + 1j], dtype=np.complex64)
+    with np.errstate(all="ignore"):
+        want = np.power(a, b)
+        exact = np.power(a.astype(np.complex128), b.astype(np.complex128))
+    got = _host(xp.pow(xp.asarray(a, device=device), xp.asarray(b, device=device)))
+    for part in (np.real, np.imag):
+        g, w = part(got), part(want)
+        assert np.array_equal(np.isinf(g), np.isinf(w)), (device, got, want)
+        fin = np.isfinite(w)
+        np.testing.assert_allclose(g[fin], part(exact)[fin].astype(np.float32), rtol=1e-5)
 
 
 # ---- integer powers ------------------------------------------------------------------------

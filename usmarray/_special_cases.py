@@ -176,9 +176,23 @@ def _np_floor_divide(be: Any, x1: Any, x2: Any, out: Any) -> Any:
 
 def _pow_complex_zero_exponent(be: Any, x1: Any, x2: Any, out: Any) -> Any:
     # pow(x1, +-0) = 1 + 0j for every x1; the provider gives NaN + NaN j for x1 = 0j
+    out = _pow_complex64_widened(be, x1, x2, out)
     if not hasattr(x2, "shape"):
         return be.full_like(out, 1 + 0j) if x2 == 0 else out
     return be.where(be.equal(x2, 0), _const_like(be, out, 1 + 0j), out)
+
+
+def _pow_complex64_widened(be: Any, x1: Any, x2: Any, out: Any) -> Any:
+    # complex64: the provider's |x1|**x2 overflows before the angle scales it, so a part
+    # that fits float32 came back infinite (pow(2.5, 97+2j): -inf+inf j; NumPy
+    # -1.03e38+inf j); complex128, rounded once to complex64, is NumPy's result.  Where
+    # the device has no double precision the provider's result stands
+    if out.dtype != np.complex64 or not be.capabilities(be.queue_of(out)).fp64:
+        return out
+    c128 = np.dtype(np.complex128)
+    a = be.astype(x1, c128) if hasattr(x1, "shape") else x1
+    b = be.astype(x2, c128) if hasattr(x2, "shape") else x2
+    return be.astype(be.pow(a, b), out.dtype)
 
 
 def _floor_divide_exact(be: Any, x1: Any, x2: Any, out: Any) -> Any:
@@ -251,7 +265,8 @@ CUDA_UNARY: Fixups = {
 }
 
 FIXUPS: dict[str, tuple[Fixups, Fixups]] = {
-    "cuda": (CUDA_UNARY, {"remainder": (dt.REAL_FLOATING, _cuda_remainder)}),
+    "cuda": (CUDA_UNARY, {"remainder": (dt.REAL_FLOATING, _cuda_remainder),
+                          "pow": (dt.COMPLEX_FLOATING, _pow_complex64_widened)}),
     "sycl": (SYCL_UNARY, {"pow": (dt.COMPLEX_FLOATING, _pow_complex_zero_exponent),
                           "floor_divide": (dt.REAL_FLOATING, _floor_divide_exact)}),
     "numpy": (
