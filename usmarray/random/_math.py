@@ -69,125 +69,241 @@ NEAR_ONE = 2**32 - math.ceil(2**32 / SQRT2)
 
 
 # ---- NumPy ----------------------------------------------------------------------------------
-def _horner(coeffs: tuple[float, ...], z: np.ndarray) -> np.ndarray:
-    p = np.full_like(z, coeffs[-1])
-    for c in reversed(coeffs[:-1]):
+# The host evaluates the kernels' operations in NumPy passes over a chunk of elements,
+# each into a work array of a Scratch (``out=``), so that a chunk allocates nothing and
+# its intermediates stay in the CPU's cache.  Selections and sign changes are integer
+# operations on the floats' bits (a mask from the bits' arithmetic, then XOR): NumPy's
+# ``where`` and masked ufuncs branch per element, several times slower on random bits.
+_U64, _U32 = np.uint64, np.uint32
+_SIGN64, _SIGN32 = _U64(1 << 63), _U32(1 << 31)
+_MANT64, _ONE64 = _U64((1 << 52) - 1), _U64(0x3FF0 << 48)
+_SQRT2_BITS = _U64(np.float64(SQRT2).view(np.uint64))
+#: ``bits(2**52 + j) = _MAGIC52 + j`` for an integer ``0 <= j < 2**52``: a small integer
+#: made a float64 by integer addition and one exact subtraction (cheaper than a conversion)
+_MAGIC52 = _U64(np.float64(2.0**52).view(np.uint64))
+_MANT32, _ONE32 = _U32((1 << 23) - 1), _U32(0x3F800000)
+_SQRT2_32_BITS = _U32(np.float32(SQRT2_32).view(np.uint32))
+
+
+class Scratch:
+    """Work arrays by name, reused from one chunk to the next (views of the first
+    ``n`` elements of arrays that grow as needed)."""
+
+    __slots__ = ("_bufs",)
+
+    def __init__(self) -> None:
+        self._bufs: dict[tuple[str, int], np.ndarray] = {}
+
+    def __call__(self, name: str, dtype: type, n: int, rows: int = 0) -> np.ndarray:
+        b = self._bufs.get((name, rows))
+        if b is None or b.shape[-1] < n or b.dtype != dtype:
+            b = self._bufs[name, rows] = np.empty((rows, n) if rows else n, dtype=dtype)
+        return b[..., :n]
+
+
+def _horner_into(p: np.ndarray, coeffs: tuple, z: np.ndarray) -> np.ndarray:
+    """``p = (...(c[-1] z + c[-2]) z + ...) z + c[0]``, each step rounded as the kernels do
+    (``c[-1] z`` as ``z c[-1]``: a product is the same either way)."""
+    np.multiply(z, coeffs[-1], out=p)
+    p += coeffs[-2]
+    for c in reversed(coeffs[:-2]):
         p *= z
         p += c
     return p
 
 
-def np_log_scaled(m: np.ndarray, bits: int) -> np.ndarray:
-    """``log(m * 2**-bits)`` (float64) for uint64 ``m`` in [1, 2**53]."""
-    mant, ex = np.frexp(m.view(np.int64).astype(np.float64))  # m = mant 2**ex, mant in [0.5, 1)
-    f = mant + mant
-    big = f > SQRT2
-    f = np.where(big, mant, f)  # in [sqrt(1/2), sqrt(2)): m = f 2**(ex - 1 + big)
-    s = f - 1.0
+def _select_mask(dst: np.ndarray, bit: np.ndarray, width: type) -> np.ndarray:
+    """``dst`` = all ones where the integer ``bit`` (0 or 1) is 1, else 0."""
+    np.negative(bit.view(width), out=dst.view(width))
+    return dst
+
+
+def _swap_where(a: np.ndarray, b: np.ndarray, mask: np.ndarray, tmp: np.ndarray) -> None:
+    """Swap the elements of the equal-sized floats ``a`` and ``b`` where ``mask`` (their
+    unsigned bits) is all ones, in place."""
+    ut = mask.dtype
+    au, bu, t = a.view(ut), b.view(ut), tmp.view(ut)
+    np.bitwise_xor(au, bu, out=t)
+    t &= mask
+    au ^= t
+    bu ^= t
+
+
+def _quadrant_into(q4: np.ndarray, sc: np.ndarray, ws: Scratch, sign: type) -> None:
+    """``sc = (sin, cos)`` of ``x`` becomes those of ``x + q4 pi/2``, in place: swapped on odd
+    quadrants, then negated (a flip of the sign bit) in quadrants 2 and 3 for the sine, 1
+    and 2 for the cosine (bit 1 of ``q4``, of ``q4 + 1``)."""
+    ut, n = q4.dtype, q4.shape[0]
+    one = ut.type(1)
+    mask = ws("mask", ut.type, n)
+    np.bitwise_and(q4, one, out=mask)
+    _select_mask(mask, mask, ut.type)
+    _swap_where(sc[0], sc[1], mask, ws("swap", ut.type, n))
+    flips = ws("flips", ut.type, n, 2)
+    shift = ut.type(ut.itemsize * 8 - 2)  # bit 1 to the sign bit
+    np.left_shift(q4, shift, out=flips[0])
+    np.add(q4, one, out=flips[1])
+    flips[1] <<= shift
+    flips &= sign
+    scu = sc.view(ut)
+    scu ^= flips
+
+
+def np_log_scaled(m: np.ndarray, bits: int, ws: Scratch | None = None) -> np.ndarray:
+    """``log(m * 2**-bits)`` (float64) for uint64 ``m`` in [1, 2**53] (``m`` is left as it
+    is; with ``ws``, the result is one of its work arrays)."""
+    ws = Scratch() if ws is None else ws
+    n = m.shape[0]
+    f = ws("log_f", np.float64, n)
+    np.copyto(f, m.view(np.int64), casting="unsafe")  # exact: m = 2**e f, f in [1, 2)
+    b = f.view(_U64)
+    e = ws("log_e", _U64, n)
+    np.right_shift(b, _U64(52), out=e)  # e + 1023
+    b &= _MANT64
+    b |= _ONE64
+    big = ws("log_big", _U64, n)  # 1 where f > sqrt(2) (bits of positive floats order)
+    np.subtract(_SQRT2_BITS, b, out=big)
+    big >>= _U64(63)
+    e += big
+    big <<= _U64(52)
+    b -= big  # f * 0.5 where big, exactly: f in [sqrt(1/2), sqrt(2))
+    s = ws("log_s", np.float64, n)
+    np.subtract(f, 1.0, out=s)
     f += 1.0
     s /= f
-    z = s * s
-    p = _horner(LOG_SERIES, z)
+    z = ws("log_z", np.float64, n)
+    np.multiply(s, s, out=z)
+    p = _horner_into(ws("log_p", np.float64, n), LOG_SERIES, z)
     s += s
-    lf = s * z
+    lf = f
+    np.multiply(s, z, out=lf)
     lf *= p
     lf += s
-    k = (ex + big).astype(np.float64)
-    k -= bits + 1
-    lo = k * LN2_LO
+    e += _MAGIC52  # (e - bits) as a float64, exactly: 2**52 + e, less 2**52 + 1023 + bits
+    k = e.view(np.float64)
+    k -= 2.0**52 + 1023 + bits
+    lo = p
+    np.multiply(k, LN2_LO, out=lo)
     lo += lf
     k *= LN2_HI
     k += lo
     return k
 
 
-def np_sincos_turns(m: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(sin, cos)`` of ``2 pi m 2**-bits`` (float64) for uint64 ``m`` in [0, 2**bits)."""
-    shift = np.uint64(bits - 2)
-    q4 = (m + np.uint64(1 << (bits - 3))) >> shift
-    d = m.view(np.int64) - (q4 << shift).view(np.int64)
-    x = d.astype(np.float64)
-    x *= 2.0**-bits
-    x *= TWO_PI
-    z = x * x
-    sn = x * z
-    sn *= _horner(SIN_SERIES, z)
+def np_sincos_turns(m: np.ndarray, bits: int, ws: Scratch | None = None) -> np.ndarray:
+    """``(sin, cos)`` of ``2 pi m 2**-bits`` (float64) for uint64 ``m`` in [0, 2**bits), as
+    the rows of a (2, n) array (with ``ws``, one of its work arrays; ``m`` is left as it is)."""
+    ws = Scratch() if ws is None else ws
+    n = m.shape[0]
+    shift = _U64(bits - 2)
+    q4 = ws("sc_q4", _U64, n)
+    np.add(m, _U64(1 << (bits - 3)), out=q4)
+    q4 >>= shift
+    d = ws("sc_d", np.int64, n)
+    np.left_shift(q4, shift, out=d.view(_U64))
+    np.subtract(m.view(np.int64), d, out=d)
+    x = ws("sc_x", np.float64, n)
+    # (d 2**-bits) 2 pi: the scaling is exact, so one product by 2 pi 2**-bits rounds alike
+    np.multiply(d, TWO_PI * 2.0**-bits, out=x)
+    z = ws("sc_z", np.float64, n)
+    np.multiply(x, x, out=z)
+    sc = ws("sc", np.float64, n, 2)
+    sn, cs = sc
+    _horner_into(sn, SIN_SERIES, z)
+    _horner_into(cs, COS_SERIES, z)
+    t = d.view(np.float64)
+    np.multiply(x, z, out=t)
+    sn *= t
     sn += x
-    cs = z * z
-    cs *= _horner(COS_SERIES, z)
+    np.multiply(z, z, out=t)
+    cs *= t
     z *= -0.5
     z += 1.0
     cs += z
-    return _quadrant(q4, sn, cs, np.uint64(62))
+    _quadrant_into(q4, sc, ws, _SIGN64)
+    return sc
 
 
-def _quadrant(q4: np.ndarray, sn: np.ndarray, cs: np.ndarray, sign: np.unsignedinteger
-              ) -> tuple[np.ndarray, np.ndarray]:
-    """``(sin, cos)`` of ``x + q4 pi/2`` from those of ``x``; ``sign``: the shift that
-    moves bit 1 to the floats' sign bit (62 for float64, 30 for float32)."""
-    odd = (q4 & q4.dtype.type(1)) != 0
-    sa = np.where(odd, cs, sn)
-    ca = np.where(odd, sn, cs)
-    # negation is a flip of the sign bit: quadrants 2 and 3 for the sine, 1 and 2 for
-    # the cosine (bit 1 of q4, of q4 + 1, moved to the sign bit)
-    ut, two = q4.dtype, q4.dtype.type(2)
-    sa.view(ut)[...] ^= (q4 & two) << sign
-    q4 += q4.dtype.type(1)
-    ca.view(ut)[...] ^= (q4 & two) << sign
-    return sa, ca
-
-
-def _horner32(coeffs: tuple[float, ...], z: np.ndarray) -> np.ndarray:
-    p = np.full_like(z, np.float32(coeffs[-1]))
-    for c in reversed(coeffs[:-1]):
-        p *= z
-        p += np.float32(c)
-    return p
-
-
-def np_log32(t: np.ndarray) -> np.ndarray:
+def np_log32(t: np.ndarray, ws: Scratch | None = None) -> np.ndarray:
     """``log(m * 2**-32)`` in float32 arithmetic for ``m = 2**32 - t``, uint32 ``t``: ``s =
     -t 2**-32`` near 1, else ``m = 2**k (1 + s)`` (``m`` rounded to float32, ``1 + s`` in
-    [sqrt(1/2), sqrt(2))); then ``k log 2 + s + s**2 R(s)``."""
-    near = t <= np.uint32(NEAR_ONE)
-    sn = t.astype(np.float32)  # rounded to nearest
-    sn *= np.float32(-(2.0**-32))
-    mf = (np.uint32(0) - t).astype(np.float32)  # m (0 for m = 2**32, a near one)
-    b = mf.view(np.uint32)
-    k = (b >> np.uint32(23)).view(np.int32)
-    f = ((b & np.uint32(0x7FFFFF)) | np.uint32(0x3F800000)).view(np.float32)
-    big = f > np.float32(SQRT2_32)
-    f *= np.where(big, np.float32(0.5), np.float32(1.0))
+    [sqrt(1/2), sqrt(2))); then ``k log 2 + s + s**2 R(s)`` (``t`` is left as it is)."""
+    ws = Scratch() if ws is None else ws
+    n = t.shape[0]
+    f32 = np.float32
+    sn = ws("l32_sn", f32, n)
+    np.multiply(t, f32(-(2.0**-32)), out=sn, dtype=f32, casting="unsafe")  # t rounded
+    mu = ws("l32_m", _U32, n)
+    np.subtract(_U32(0), t, out=mu)  # m (0 for m = 2**32, a near one)
+    f = ws("l32_f", f32, n)
+    np.copyto(f, mu, casting="unsafe")  # rounded to nearest
+    b = f.view(_U32)
+    k = ws("l32_k", _U32, n)
+    np.right_shift(b, _U32(23), out=k)
+    b &= _MANT32
+    b |= _ONE32
+    big = mu  # 1 where f > sqrt(2): f *= 0.5 and k += 1, on the bits
+    np.subtract(_SQRT2_32_BITS, b, out=big)
+    big >>= _U32(31)
     k += big
-    k -= 127 + 32
-    f -= np.float32(1.0)
-    s = np.where(near, sn, f)
-    kf = np.where(near, np.float32(0.0), k.astype(np.float32))
-    z = s * s
-    z *= _horner32(LOG1P_R32, s)
+    big <<= _U32(23)
+    b -= big
+    f -= f32(1.0)
+    near = big  # all ones where t <= NEAR_ONE: s = sn and k = 0 there
+    np.less_equal(t, _U32(NEAR_ONE), out=near, casting="unsafe")
+    _select_mask(near, near, _U32)
+    _swap_where(f, sn, near, ws("l32_tmp", f32, n))
+    s = f
+    np.invert(near, out=near)
+    k -= _U32(127 + 32)
+    k &= near
+    kf = sn
+    np.copyto(kf, k.view(np.int32), casting="unsafe")
+    z = ws("l32_z", f32, n)
+    np.multiply(s, s, out=z)
+    z *= _horner_into(ws("l32_p", f32, n), LOG1P_R32_F, s)
     z += s
-    lo = kf * np.float32(LN2_LO32)
+    lo = ws("l32_lo", f32, n)
+    np.multiply(kf, f32(LN2_LO32), out=lo)
     lo += z
-    kf *= np.float32(LN2_HI32)
+    kf *= f32(LN2_HI32)
     kf += lo
     return kf
 
 
-def np_sincos_turns32(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def np_sincos_turns32(a: np.ndarray, ws: Scratch | None = None) -> np.ndarray:
     """``(sin, cos)`` of ``2 pi a 2**-24`` in float32 arithmetic for uint32 ``a`` in
-    [0, 2**24): the nearest quarter turn ``q4`` and the rest ``y`` (``|y| <= 1/8`` turn,
-    exact), then ``y S(y**2)`` and ``1 + y**2 C(y**2)``."""
-    q4 = (a + np.uint32(1 << 21)) >> np.uint32(22)
-    d = a.view(np.int32) - (q4 << np.uint32(22)).view(np.int32)
-    y = d.astype(np.float32)
-    y *= np.float32(2.0**-24)
-    w = y * y
-    sn = _horner32(SIN_TURNS32, w)
+    [0, 2**24), as the rows of a (2, n) array: the nearest quarter turn ``q4`` and the rest
+    ``y`` (``|y| <= 1/8`` turn, exact), then ``y S(y**2)`` and ``1 + y**2 C(y**2)``."""
+    ws = Scratch() if ws is None else ws
+    n = a.shape[0]
+    f32 = np.float32
+    q4 = ws("s32_q4", _U32, n)
+    np.add(a, _U32(1 << 21), out=q4)
+    q4 >>= _U32(22)
+    d = ws("s32_d", np.int32, n)
+    np.left_shift(q4, _U32(22), out=d.view(_U32))
+    np.subtract(a.view(np.int32), d, out=d)
+    y = ws("s32_y", f32, n)
+    np.multiply(d, f32(2.0**-24), out=y, dtype=f32, casting="unsafe")
+    w = ws("s32_w", f32, n)
+    np.multiply(y, y, out=w)
+    sc = ws("sc32", f32, n, 2)
+    sn, cs = sc
+    _horner_into(sn, SIN_TURNS32_F, w)
+    _horner_into(cs, COS_TURNS32_F, w)
     sn *= y
-    cs = _horner32(COS_TURNS32, w)
     cs *= w
-    cs += np.float32(1.0)
-    return _quadrant(q4, sn, cs, np.uint32(30))
+    cs += f32(1.0)
+    _quadrant_into(q4, sc, ws, _SIGN32)
+    return sc
+
+
+#: the float32 coefficients as NumPy float32 scalars (a Python float would make the
+#: operations float64)
+LOG1P_R32_F = tuple(np.float32(c) for c in LOG1P_R32)
+SIN_TURNS32_F = tuple(np.float32(c) for c in SIN_TURNS32)
+COS_TURNS32_F = tuple(np.float32(c) for c in COS_TURNS32)
 
 
 # ---- C (the kernel body's language) --------------------------------------------------------

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ._math import np_log32, np_log_scaled, np_sincos_turns, np_sincos_turns32
+from ._math import Scratch, np_log32, np_log_scaled, np_sincos_turns, np_sincos_turns32
 
 #: Philox 4x64's multipliers and Weyl increments (Salmon et al. 2011, Random123)
 M0, M1 = 0xD2E7470EE14C6C93, 0xCA5A826395121157
@@ -46,7 +46,7 @@ _S11, _S32 = np.uint64(11), np.uint64(32)
 _EPS53 = 2.0**-53
 #: elements per NumPy pass of the normal and exponential transforms: their
 #: temporaries (a few arrays of this many float64) stay in the CPU's cache
-_CHUNK = 1 << 13
+_CHUNK = 1 << 15
 
 
 def unit_bytes(kind: str, itemsize: int) -> int:
@@ -179,6 +179,7 @@ def host_fill(stream: HostStream, kind: str, d: np.dtype, a0: int, n: int, param
         _normal(stream, d, a0, n, params, out)
         return
     pos = 0
+    ws = Scratch()
     for u in _chunks(stream, unit_bytes(kind, d.itemsize), a0, n):
         dst = out[pos:pos + len(u)]
         pos += len(u)
@@ -190,7 +191,7 @@ def host_fill(stream: HostStream, kind: str, d: np.dtype, a0: int, n: int, param
             off += np.uint64(low)
             dst[...] = off  # wraps into the dtype: low + off is in its range
         elif kind == "exp":
-            _exponential(u, d, params[0], dst)
+            _exponential(u, d, params[0], dst, ws)
         else:  # pragma: no cover
             raise AssertionError(kind)
 
@@ -206,41 +207,53 @@ def _normal(stream: HostStream, d: np.dtype, a0: int, n: int, params: tuple, out
     loc, scale = d.type(params[0]), d.type(params[1])
     p0 = a0 // 2
     skip, pos = a0 - 2 * p0, 0
+    ws = Scratch()
     for u in _chunks(stream, 2 * d.itemsize, p0, (a0 + n - 1) // 2 + 1 - p0):
+        k = len(u)
         if d.itemsize == 8:
-            rad = u[:, 0] >> _S11
-            rad += np.uint64(1)
-            r = np_log_scaled(rad, 53)
+            m = ws("bits", np.uint64, k)
+            np.right_shift(u[:, 0], _S11, out=m)
+            m += np.uint64(1)
+            r = np_log_scaled(m, 53, ws)
             r *= -2.0
             np.sqrt(r, out=r)
-            sn, cs = np_sincos_turns(u[:, 1] >> _S11, 53)
+            np.right_shift(u[:, 1], _S11, out=m)
+            sc = np_sincos_turns(m, 53, ws)
         else:
             halves = u.view(np.uint32).reshape(-1, 2)
-            r = np_log32(~halves[:, 0])  # the radius draw h: m = h + 1 = 2**32 - ~h
+            h = ws("bits", np.uint32, k)
+            np.invert(halves[:, 0], out=h)  # the radius draw: m = h + 1 = 2**32 - ~h
+            r = np_log32(h, ws)
             r *= np.float32(-2.0)
             np.sqrt(r, out=r)
-            sn, cs = np_sincos_turns32(halves[:, 1] >> np.uint32(8))
-        cs *= r
-        sn *= r
-        z = np.empty((len(r), 2), dtype=d)
-        z[:, 0] = cs
-        z[:, 1] = sn
-        z = z.reshape(-1)[skip:skip + n - pos]
-        skip = 0
-        z *= scale
-        z += loc
-        out[pos:pos + len(z)] = z
+            np.right_shift(halves[:, 1], np.uint32(8), out=h)
+            sc = np_sincos_turns32(h, ws)
+        whole = skip == 0 and n - pos >= 2 * k  # the chunk's pairs all land in out
+        z = out[pos:pos + 2 * k] if whole else ws("z", d.type, 2 * k)
+        np.multiply(sc[::-1].T, r[:, None], out=z.reshape(k, 2))  # rows (cos, sin) r
+        if not whole:
+            z = z[skip:skip + n - pos]
+            skip = 0
+        if scale != 1:  # z * 1 is z
+            z *= scale
+        z += loc  # (+0 for -0, as on the devices)
+        if not whole:
+            out[pos:pos + len(z)] = z
         pos += len(z)
 
 
-def _exponential(u: np.ndarray, d: np.dtype, scale: float, out: np.ndarray) -> None:
+def _exponential(u: np.ndarray, d: np.dtype, scale: float, out: np.ndarray, ws: Scratch
+                 ) -> None:
     """``-log(1 - u)`` for u uniform in [0, 1) (``1 - u`` exact: ``(2**53 - m) 2**-53`` for
     the top 53 bits ``m`` of a word, ``(2**32 - h) 2**-32`` for a half ``h``, in float32
     arithmetic), then ``scale * e`` in the dtype, into ``out``."""
     if d.itemsize == 8:
-        e = np_log_scaled(np.uint64(2**53) - (u >> _S11), 53)
+        m = ws("bits", np.uint64, len(u))
+        np.right_shift(u, _S11, out=m)
+        np.subtract(np.uint64(2**53), m, out=m)
+        e = np_log_scaled(m, 53, ws)
     else:
-        e = np_log32(u)
-    np.negative(e, out=e)
-    out[...] = e
-    out *= d.type(scale)
+        e = np_log32(u, ws)
+    np.negative(e, out=out)
+    if scale != 1:  # e * 1 is e
+        out *= d.type(scale)
