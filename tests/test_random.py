@@ -155,6 +155,27 @@ def test_normals_and_exponentials_agree_bit_for_bit(device, method, dtype):
     assert np.array_equal(got, want)
 
 
+@pytest.mark.parametrize("device", OTHERS)
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_host_transforms_in_chunks_give_the_devices_draws(device, dtype, monkeypatch):
+    """The NumPy backend transforms a draw a chunk of words at a time (forced here to 8
+    words): calls that start and end inside a pair or a chunk, with loc and scale, give
+    the device's values bit for bit."""
+    from usmarray.random import _philox
+
+    d = getattr(xp, dtype)
+    calls = [lambda g: g.standard_normal(1, dtype=d), lambda g: g.normal(1.5, 2.25, 97, dtype=d),
+             lambda g: g.exponential(1.75, 45, dtype=d), lambda g: g.standard_normal(64, dtype=d),
+             lambda g: g.normal(-3.0, 1.0, 33, dtype=d), lambda g: g.exponential(1.0, 3, dtype=d)]
+    on_device = ur.default_rng(9, device=device)
+    want = [host(c(on_device)) for c in calls]
+    monkeypatch.setattr(_philox, "_CHUNK", 8)
+    g = ur.default_rng(9, device="numpy")
+    got = [host(c(g)) for c in calls]
+    for k, (a, w) in enumerate(zip(got, want, strict=True)):
+        assert a.dtype == w.dtype and np.array_equal(a, w), k
+
+
 @pytest.mark.parametrize("device", DEVICES)
 def test_drawing_n_then_m_is_drawing_n_plus_m(device):
     calls = {
