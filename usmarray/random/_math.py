@@ -112,6 +112,24 @@ def _horner_into(p: np.ndarray, coeffs: tuple, z: np.ndarray) -> np.ndarray:
     return p
 
 
+def _horner_rows_into(sc: np.ndarray, first: tuple, second: tuple, z: np.ndarray) -> None:
+    """:func:`_horner_into` of ``first`` into ``sc[0]`` and of ``second`` (no longer than
+    ``first``) into ``sc[1]``, the same operations in the same order per element; the
+    steps the two share run as one pass over both rows."""
+    a, b = sc
+    np.multiply(z, first[-1], out=a)
+    np.multiply(z, second[-1], out=b)
+    extra = len(first) - len(second)
+    for c in first[-2:-2 - extra:-1]:  # the longer row's own first steps
+        a += c
+        a *= z
+    cols = np.array([first[-2 - extra::-1], second[-2::-1]], dtype=sc.dtype).T[:, :, None]
+    for i, col in enumerate(cols):
+        if i:
+            sc *= z
+        sc += col
+
+
 def _select_mask(dst: np.ndarray, bit: np.ndarray, width: type) -> np.ndarray:
     """``dst`` = all ones where the integer ``bit`` (0 or 1) is 1, else 0."""
     np.negative(bit.view(width), out=dst.view(width))
@@ -209,8 +227,7 @@ def np_sincos_turns(m: np.ndarray, bits: int, ws: Scratch | None = None) -> np.n
     np.multiply(x, x, out=z)
     sc = ws("sc", np.float64, n, 2)
     sn, cs = sc
-    _horner_into(sn, SIN_SERIES, z)
-    _horner_into(cs, COS_SERIES, z)
+    _horner_rows_into(sc, SIN_SERIES, COS_SERIES, z)
     t = d.view(np.float64)
     np.multiply(x, z, out=t)
     sn *= t
@@ -232,7 +249,8 @@ def np_log32(t: np.ndarray, ws: Scratch | None = None) -> np.ndarray:
     n = t.shape[0]
     f32 = np.float32
     sn = ws("l32_sn", f32, n)
-    np.multiply(t, f32(-(2.0**-32)), out=sn, dtype=f32, casting="unsafe")  # t rounded
+    # t rounded, where it is used (t <= NEAR_ONE < 2**31: as an int32, a faster conversion)
+    np.multiply(t.view(np.int32), f32(-(2.0**-32)), out=sn, dtype=f32, casting="unsafe")
     mu = ws("l32_m", _U32, n)
     np.subtract(_U32(0), t, out=mu)  # m (0 for m = 2**32, a near one)
     f = ws("l32_f", f32, n)
@@ -249,10 +267,14 @@ def np_log32(t: np.ndarray, ws: Scratch | None = None) -> np.ndarray:
     big <<= _U32(23)
     b -= big
     f -= f32(1.0)
-    near = big  # all ones where t <= NEAR_ONE: s = sn and k = 0 there
-    np.less_equal(t, _U32(NEAR_ONE), out=near, casting="unsafe")
-    _select_mask(near, near, _U32)
-    _swap_where(f, sn, near, ws("l32_tmp", f32, n))
+    # near: all ones where t <= NEAR_ONE (s = sn and k = 0 there): the sign bit of
+    # (t - NEAR_ONE - 1) & ~t (NEAR_ONE < 2**31), copied to every bit
+    near, tmp = big, ws("l32_tmp", f32, n)
+    np.invert(t, out=tmp.view(_U32))
+    np.subtract(t, _U32(NEAR_ONE + 1), out=near)
+    near &= tmp.view(_U32)
+    np.right_shift(near.view(np.int32), np.int32(31), out=near.view(np.int32))
+    _swap_where(f, sn, near, tmp)
     s = f
     np.invert(near, out=near)
     k -= _U32(127 + 32)
@@ -290,8 +312,7 @@ def np_sincos_turns32(a: np.ndarray, ws: Scratch | None = None) -> np.ndarray:
     np.multiply(y, y, out=w)
     sc = ws("sc32", f32, n, 2)
     sn, cs = sc
-    _horner_into(sn, SIN_TURNS32_F, w)
-    _horner_into(cs, COS_TURNS32_F, w)
+    _horner_rows_into(sc, SIN_TURNS32_F, COS_TURNS32_F, w)
     sn *= y
     cs *= w
     cs += f32(1.0)
