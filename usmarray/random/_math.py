@@ -147,7 +147,8 @@ def _swap_where(a: np.ndarray, b: np.ndarray, mask: np.ndarray, tmp: np.ndarray)
     bu ^= t
 
 
-def _quadrant_into(q4: np.ndarray, sc: np.ndarray, ws: Scratch, sign: type) -> None:
+def _quadrant_into(q4: np.ndarray, sc: np.ndarray, ws: Scratch, sign: np.unsignedinteger
+                   ) -> None:
     """``sc = (sin, cos)`` of ``x`` becomes those of ``x + q4 pi/2``, in place: swapped on odd
     quadrants, then negated (a flip of the sign bit) in quadrants 2 and 3 for the sine, 1
     and 2 for the cosine (bit 1 of ``q4``, of ``q4 + 1``)."""
@@ -160,8 +161,7 @@ def _quadrant_into(q4: np.ndarray, sc: np.ndarray, ws: Scratch, sign: type) -> N
     flips = ws("flips", ut.type, n, 2)
     shift = ut.type(ut.itemsize * 8 - 2)  # bit 1 to the sign bit
     np.left_shift(q4, shift, out=flips[0])
-    np.add(q4, one, out=flips[1])
-    flips[1] <<= shift
+    np.add(flips[0], ut.type(1 << int(shift)), out=flips[1])  # (q4 + 1) << shift
     flips &= sign
     scu = sc.view(ut)
     scu ^= flips
