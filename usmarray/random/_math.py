@@ -267,25 +267,25 @@ def np_log32(t: np.ndarray, ws: Scratch | None = None) -> np.ndarray:
     big <<= _U32(23)
     b -= big
     f -= f32(1.0)
-    # near: all ones where t <= NEAR_ONE (s = sn and k = 0 there): the sign bit of
-    # (t - NEAR_ONE - 1) & ~t (NEAR_ONE < 2**31), copied to every bit
-    near, tmp = big, ws("l32_tmp", f32, n)
-    np.invert(t, out=tmp.view(_U32))
-    np.subtract(t, _U32(NEAR_ONE + 1), out=near)
-    near &= tmp.view(_U32)
-    np.right_shift(near.view(np.int32), np.int32(31), out=near.view(np.int32))
-    _swap_where(f, sn, near, tmp)
-    s = f
-    np.invert(near, out=near)
+    # far: all ones where t > NEAR_ONE, 0 where s = sn and k = 0: the sign bit of
+    # (NEAR_ONE - t) | t (NEAR_ONE < 2**31), copied to every bit
+    far = big
+    np.subtract(_U32(NEAR_ONE), t, out=far)
+    far |= t
+    np.right_shift(far.view(np.int32), np.int32(31), out=far.view(np.int32))
+    s, fu, snu = f, f.view(_U32), sn.view(_U32)  # s = f where far, else sn
+    fu ^= snu
+    fu &= far
+    fu ^= snu
     k -= _U32(127 + 32)
-    k &= near
+    k &= far
     kf = sn
     np.copyto(kf, k.view(np.int32), casting="unsafe")
     z = ws("l32_z", f32, n)
     np.multiply(s, s, out=z)
-    z *= _horner_into(ws("l32_p", f32, n), LOG1P_R32_F, s)
+    lo = _horner_into(ws("l32_p", f32, n), LOG1P_R32_F, s)  # R(s), then the low part
+    z *= lo
     z += s
-    lo = ws("l32_lo", f32, n)
     np.multiply(kf, f32(LN2_LO32), out=lo)
     lo += z
     kf *= f32(LN2_HI32)
