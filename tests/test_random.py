@@ -158,8 +158,8 @@ def test_normals_and_exponentials_agree_bit_for_bit(device, method, dtype):
 @pytest.mark.parametrize("device", OTHERS)
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_host_transforms_in_chunks_give_the_devices_draws(device, dtype, monkeypatch):
-    """The NumPy backend transforms a draw a chunk of words at a time (forced here to 8
-    words): calls that start and end inside a pair or a chunk, with loc and scale, give
+    """The NumPy backend transforms a draw a chunk at a time (forced here to 8 elements
+    or pairs): calls that start and end inside a pair or a chunk, with loc and scale, give
     the device's values bit for bit."""
     from usmarray.random import _philox
 

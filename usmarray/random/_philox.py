@@ -44,9 +44,9 @@ _LAST_64 = 2**64 - 1
 _S11, _S32 = np.uint64(11), np.uint64(32)
 #: 2**-53 and 2**-32: a word's top 53 bits, or a half's 32 bits, scaled into [0, 1)
 _EPS53 = 2.0**-53
-#: words of the stream per chunk of the host transforms (each NumPy pass covers a
-#: chunk): 2**15 words, 2**14 float64 normal pairs (with 2**13, float64 normals took
-#: 1.6x as long, a pass's fixed cost; with 2**17, 1.05-1.15x: the work arrays leave L2)
+#: units (elements; pairs of normals) per chunk of the host transforms, each NumPy pass
+#: covering a chunk: with 2**13, float64 normals took 1.6x as long (a pass's fixed cost),
+#: with 2**16 1.05-1.15x (the work arrays leave the CPU's L2 cache)
 _CHUNK = 1 << 15
 
 
@@ -141,15 +141,16 @@ def offsets_below(kind: str, words: np.ndarray, r: int) -> np.ndarray:
 
 def _chunks(stream: HostStream, unit: int, first: int, count: int) -> Iterator[np.ndarray]:
     """The bits of units ``first .. first + count - 1`` of ``unit`` bytes (1, 4, 8 or 16),
-    in order, :data:`_CHUNK` words at a time (so that the transforms' work arrays stay in
+    in order, :data:`_CHUNK` units at a time (so that the transforms' work arrays stay in
     the CPU's cache): uint8, uint32, uint64, or uint64 pairs (shape (k, 2)) for 16 bytes."""
     w0 = first * unit // 8
     w1 = -(-(first + count) * unit // 8)
     skip = (first * unit - 8 * w0) // unit
     left = count
+    step = max(_CHUNK * unit // 8, 1)
     stream.seek(w0)
-    for at in range(w0, w1, _CHUNK):
-        w = stream.bitgen.random_raw(min(_CHUNK, w1 - at))
+    for at in range(w0, w1, step):
+        w = stream.bitgen.random_raw(min(step, w1 - at))
         u = w.reshape(-1, 2) if unit == 16 else w if unit == 8 else (
             w.astype("<u8", copy=False).view(f"<u{unit}"))
         if skip:
