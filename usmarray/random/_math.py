@@ -26,6 +26,7 @@ Both take the random bits as integers, so the reduction is exact:
 
 from __future__ import annotations
 
+import functools
 import math
 from decimal import Decimal, localcontext
 from fractions import Fraction
@@ -98,7 +99,9 @@ class Scratch:
         b = self._bufs.get((name, rows))
         if b is None or b.shape[-1] < n or b.dtype != dtype:
             b = self._bufs[name, rows] = np.empty((rows, n) if rows else n, dtype=dtype)
-        return b[..., :n]
+        if b.shape[-1] == n:
+            return b
+        return b[:, :n] if rows else b[:n]
 
 
 def _horner_into(p: np.ndarray, coeffs: tuple, z: np.ndarray) -> np.ndarray:
@@ -112,6 +115,12 @@ def _horner_into(p: np.ndarray, coeffs: tuple, z: np.ndarray) -> np.ndarray:
     return p
 
 
+@functools.cache
+def _columns(first: tuple, second: tuple, dtype: type) -> np.ndarray:
+    """``(first[i], second[i])`` as (2, 1) columns of ``dtype``, one per ``i``."""
+    return np.array([first, second], dtype=dtype).T[:, :, None].copy()
+
+
 def _horner_rows_into(sc: np.ndarray, first: tuple, second: tuple, z: np.ndarray) -> None:
     """:func:`_horner_into` of ``first`` into ``sc[0]`` and of ``second`` (no longer than
     ``first``) into ``sc[1]``, the same operations in the same order per element; the
@@ -123,8 +132,7 @@ def _horner_rows_into(sc: np.ndarray, first: tuple, second: tuple, z: np.ndarray
     for c in first[-2:-2 - extra:-1]:  # the longer row's own first steps
         a += c
         a *= z
-    cols = np.array([first[-2 - extra::-1], second[-2::-1]], dtype=sc.dtype).T[:, :, None]
-    for i, col in enumerate(cols):
+    for i, col in enumerate(_columns(first[-2 - extra::-1], second[-2::-1], sc.dtype.type)):
         if i:
             sc *= z
         sc += col
