@@ -116,7 +116,7 @@ def _horner_into(p: np.ndarray, coeffs: tuple, z: np.ndarray) -> np.ndarray:
 
 
 @functools.cache
-def _columns(first: tuple, second: tuple, dtype: type) -> np.ndarray:
+def _columns(first: tuple, second: tuple, dtype: np.dtype) -> np.ndarray:
     """``(first[i], second[i])`` as (2, 1) columns of ``dtype``, one per ``i``."""
     return np.array([first, second], dtype=dtype).T[:, :, None].copy()
 
@@ -132,7 +132,7 @@ def _horner_rows_into(sc: np.ndarray, first: tuple, second: tuple, z: np.ndarray
     for c in first[-2:-2 - extra:-1]:  # the longer row's own first steps
         a += c
         a *= z
-    for i, col in enumerate(_columns(first[-2 - extra::-1], second[-2::-1], sc.dtype.type)):
+    for i, col in enumerate(_columns(first[-2 - extra::-1], second[-2::-1], sc.dtype)):
         if i:
             sc *= z
         sc += col
