@@ -45,8 +45,8 @@ _S11, _S32 = np.uint64(11), np.uint64(32)
 #: 2**-53 and 2**-32: a word's top 53 bits, or a half's 32 bits, scaled into [0, 1)
 _EPS53 = 2.0**-53
 #: units (elements; pairs of normals) per chunk of the host transforms, each NumPy pass
-#: covering a chunk: with 2**13, float64 normals took 1.6x as long (a pass's fixed cost),
-#: with 2**16 1.05-1.15x (the work arrays leave the CPU's L2 cache)
+#: covering a chunk: with 2**13, normals took 1.2-1.5x as long (a pass's fixed cost), with
+#: 2**17 1.1-1.25x (the work arrays leave the CPU's L2 cache)
 _CHUNK = 1 << 15
 
 
