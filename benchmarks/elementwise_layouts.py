@@ -144,6 +144,28 @@ def _operand(d: str, n: int, k: int) -> np.ndarray:
     return (rng.random(2 * n, dtype=np.float32) + 0.5).astype(np.float32)
 
 
+def _medians(calls: dict[str, Callable[[], Any]], rounds: int, inner: int) -> dict[str, float]:
+    """Each call's median time in us (CUDA events around ``inner`` back-to-back calls),
+    the calls interleaved round by round, each round starting at the next one."""
+    import cupy
+    import torch
+
+    start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+    times: dict[str, list[float]] = {k: [] for k in calls}
+    for r in range(rounds):
+        order = list(calls)
+        for k in order[r % len(order):] + order[:r % len(order)]:
+            f = calls[k]
+            torch.cuda.synchronize()
+            start.record()
+            for _ in range(inner):
+                f()
+            stop.record()
+            stop.synchronize()
+            times[k].append(cupy.cuda.get_elapsed_time(start, stop) * 1e3 / inner)
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
 def _address(a: Any) -> int:
     """The device address of a CuPy array's or PyTorch tensor's first element."""
     return a.data_ptr() if hasattr(a, "data_ptr") else a.data.ptr
@@ -160,7 +182,6 @@ def run_functions(size: int, rounds: int, inner: int) -> list[dict[str, Any]]:
              "torch": lambda a: torch.from_numpy(a).cuda()}
     mods = {"usmarray": (xp, {}), "cupy": (cupy, _CUPY_NAMES), "torch": (torch, _TORCH_NAMES)}
     rows = []
-    start, stop = cupy.cuda.Event(), cupy.cuda.Event()
     device: dict[tuple, Any] = {}
     for name, d, unary in _function_cases():
         keys = [(d, k) for k in range(1 if unary else 2)]
@@ -187,20 +208,7 @@ def run_functions(size: int, rounds: int, inner: int) -> list[dict[str, Any]]:
             if "usmarray" not in calls:
                 continue
             calls["usmarray_b"] = calls["usmarray"]
-            times: dict[str, list[float]] = {k: [] for k in calls}
-            for r in range(rounds):
-                order = list(calls)
-                order = order[r % len(order):] + order[:r % len(order)]
-                for k in order:
-                    f = calls[k]
-                    torch.cuda.synchronize()
-                    start.record()
-                    for _ in range(inner):
-                        f()
-                    stop.record()
-                    stop.synchronize()
-                    times[k].append(cupy.cuda.get_elapsed_time(start, stop) * 1e3 / inner)
-            med = {k: statistics.median(v) for k, v in times.items()}
+            med = _medians(calls, rounds, inner)
             u = med["usmarray"]
             peers = [med[p] for p in ("cupy", "torch") if p in med]
             row = {"case": f"{name} ({d}, {lay})", "us": {k: round(v, 2) for k, v in med.items()},
@@ -246,21 +254,7 @@ def run(size: int, rounds: int, inner: int, host: bool) -> dict[str, Any]:
                 calls[k] = f
         if "usmarray" in calls:
             calls["usmarray_b"] = calls["usmarray"]
-        times: dict[str, list[float]] = {k: [] for k in calls}
-        start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-        for r in range(rounds):
-            order = list(calls)
-            order = order[r % len(order):] + order[:r % len(order)]
-            for k in order:
-                f = calls[k]
-                torch.cuda.synchronize()
-                start.record()
-                for _ in range(inner):
-                    f()
-                stop.record()
-                stop.synchronize()
-                times[k].append(cupy.cuda.get_elapsed_time(start, stop) * 1e3 / inner)
-        med = {k: statistics.median(v) for k, v in times.items()}
+        med = _medians(calls, rounds, inner)
         u = med.get("usmarray", float("nan"))
         peers = [med[p] for p in ("cupy", "torch") if p in med]
         row = {"case": name, "us": {k: round(v, 2) for k, v in med.items()},

@@ -9,10 +9,9 @@ cuda-bindings)."""
 from __future__ import annotations
 
 import shutil
-import subprocess
 
 import numpy as np
-import pytest
+from cuda_compile import assert_sources_compile
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.lib.stride_tricks import as_strided
@@ -200,47 +199,11 @@ def _sources() -> list[str]:
     return out
 
 
-def _nvrtc_compile(src: str) -> str | None:
-    from cuda.bindings import nvrtc  # type: ignore[import-not-found]
-
-    err, prog = nvrtc.nvrtcCreateProgram(src.encode(), b"k.cu", 0, [], [])
-    opts = [b"--gpu-architecture=compute_90", b"-std=c++17"]
-    (err,) = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
-    if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
-        _, size = nvrtc.nvrtcGetProgramLogSize(prog)
-        log = b" " * size
-        nvrtc.nvrtcGetProgramLog(prog, log)
-        return log.decode(errors="replace")
-    return None
-
-
 def test_sources_compile(tmp_path) -> None:
     sources = _sources()
     assert len(sources) == 2 * len(_SIGS)
     # nvcc takes seconds a source: every other one covers each loop and signature kind
-    sources = sources[::2] if shutil.which("nvcc") else sources
-    nvcc = shutil.which("nvcc")
-    if nvcc is not None:
-        procs = []
-        for i, src in enumerate(sources):
-            f = tmp_path / f"k{i}.cu"
-            f.write_text(src)
-            procs.append((src, subprocess.Popen(
-                [nvcc, "-arch=sm_90", "-std=c++17", "-c", "-o", str(f) + ".o", str(f)],
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)))
-            if len(procs) >= 4 or i == len(sources) - 1:
-                for src_, proc in procs:
-                    _, err = proc.communicate()
-                    assert proc.returncode == 0, err + src_
-                procs = []
-        return
-    try:
-        import cuda.bindings.nvrtc  # type: ignore[import-not-found]  # noqa: F401
-    except Exception:
-        pytest.skip("no CUDA compiler here (nvcc or cuda-bindings' NVRTC)")
-    for src in sources:
-        log = _nvrtc_compile(src)
-        assert log is None, log
+    assert_sources_compile(sources[::2] if shutil.which("nvcc") else sources, tmp_path)
 
 
 #: dtypes whose elementwise calls the generator leaves to the CUDA backend's own kernels

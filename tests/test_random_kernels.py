@@ -10,6 +10,7 @@ import subprocess
 
 import numpy as np
 import pytest
+from cuda_compile import assert_sources_compile
 from test_reliability_common import device_params
 
 import usmarray as xp
@@ -24,49 +25,12 @@ _SOURCES = [("f", "float32"), ("f", "float64"), ("uniform", "float32"),
             ("u8", "uint8"), ("u64", "uint64")]
 
 
-def _nvrtc_log(src: str) -> str | None:
-    from cuda.bindings import nvrtc  # type: ignore[import-not-found]
-
-    _, prog = nvrtc.nvrtcCreateProgram(src.encode(), b"k.cu", 0, [], [])
-    opts = [b"--gpu-architecture=compute_90", b"-std=c++17", b"-ftz=false",
-            b"-prec-div=true", b"-prec-sqrt=true"]
-    (err,) = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
-    if err == nvrtc.nvrtcResult.NVRTC_SUCCESS:
-        return None
-    _, size = nvrtc.nvrtcGetProgramLogSize(prog)
-    log = b" " * size
-    nvrtc.nvrtcGetProgramLog(prog, log)
-    return log.decode(errors="replace")
-
-
 def test_the_cuda_sources_compile(tmp_path) -> None:
     sources = [_kernels.cuda_source(kind, d, low) for kind, d in _SOURCES
                for low in (False, True)]
     for (kind, d), (e, _src) in zip([s for s in _SOURCES for _ in (0, 1)], sources, strict=True):
         assert e == _kernels.elements_per_block(kind, np.dtype(d))
-    nvcc = shutil.which("nvcc")
-    if nvcc is not None:
-        procs = []
-        for i, (_e, src) in enumerate(sources):
-            f = tmp_path / f"k{i}.cu"
-            f.write_text(src)
-            procs.append((src, subprocess.Popen(
-                [nvcc, "-arch=sm_90", "-std=c++17", "-ftz=false", "-prec-div=true",
-                 "-prec-sqrt=true", "-c", "-o", str(f) + ".o", str(f)],
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)))
-            if len(procs) >= 4 or i == len(sources) - 1:
-                for src_, proc in procs:
-                    _, err = proc.communicate()
-                    assert proc.returncode == 0, err + src_
-                procs = []
-        return
-    try:
-        import cuda.bindings.nvrtc  # type: ignore[import-not-found]  # noqa: F401
-    except Exception:
-        pytest.skip("no CUDA compiler here (nvcc or cuda-bindings' NVRTC)")
-    for _e, src in sources:
-        log = _nvrtc_log(src)
-        assert log is None, log
+    assert_sources_compile([src for _e, src in sources], tmp_path)
 
 
 #: (name, call): each reads a different number of bytes per element

@@ -1,0 +1,58 @@
+"""Compile CUDA sources without a GPU, for the tests that check generated kernels: with
+nvcc where it is installed (four at a time), else with NVRTC through cuda-bindings, with
+the options of the CUDA backend's one compile path; the test is skipped where neither
+exists."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+#: the CUDA backend's NVRTC options (usmarray/_backend/_cuda/kernels/_launch.py)
+OPTIONS = ("-std=c++17", "-ftz=false", "-prec-div=true", "-prec-sqrt=true")
+#: the architecture the sources are compiled for
+ARCH = "90"
+
+
+def _nvrtc_log(src: str) -> str | None:
+    from cuda.bindings import nvrtc  # type: ignore[import-not-found]
+
+    _, prog = nvrtc.nvrtcCreateProgram(src.encode(), b"k.cu", 0, [], [])
+    opts = [f"--gpu-architecture=compute_{ARCH}".encode(), *(o.encode() for o in OPTIONS)]
+    (err,) = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
+    if err == nvrtc.nvrtcResult.NVRTC_SUCCESS:
+        return None
+    _, size = nvrtc.nvrtcGetProgramLogSize(prog)
+    log = b" " * size
+    nvrtc.nvrtcGetProgramLog(prog, log)
+    return log.decode(errors="replace")
+
+
+def assert_sources_compile(sources: list[str], tmp_path: Path) -> None:
+    """Every source of ``sources`` compiles (the compiler's log and the source where one
+    does not)."""
+    nvcc = shutil.which("nvcc")
+    if nvcc is not None:
+        procs: list[tuple[str, subprocess.Popen]] = []
+        for i, src in enumerate(sources):
+            f = tmp_path / f"k{i}.cu"
+            f.write_text(src)
+            procs.append((src, subprocess.Popen(
+                [nvcc, f"-arch=sm_{ARCH}", *OPTIONS, "-c", "-o", str(f) + ".o", str(f)],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)))
+            if len(procs) >= 4 or i == len(sources) - 1:
+                for src_, proc in procs:
+                    _, err = proc.communicate()
+                    assert proc.returncode == 0, err + src_
+                procs = []
+        return
+    try:
+        import cuda.bindings.nvrtc  # type: ignore[import-not-found]  # noqa: F401
+    except Exception:
+        pytest.skip("no CUDA compiler here (nvcc or cuda-bindings' NVRTC)")
+    for src in sources:
+        log = _nvrtc_log(src)
+        assert log is None, log
