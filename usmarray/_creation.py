@@ -24,7 +24,7 @@ from ._placement import (
     scalar_default_dtype,
 )
 from ._scalars import py_scalar
-from ._serial import locks_itself
+from ._serial import LOCK, locks_itself
 
 _new = object.__new__
 
@@ -373,6 +373,7 @@ def ones(shape: Any, *, dtype: Any = None, device: Any = None, usm_type: Any = N
     return _filled("ones", shape, 1, dtype, device, usm_type, sycl_queue)
 
 
+@locks_itself
 def full(
     shape: Any,
     fill_value: bool | int | float | complex | usm_ndarray,
@@ -434,6 +435,51 @@ def full(
     --------
     [array_api.full](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.full.html): the standard's specification.
     """
+    if type(fill_value) is float and usm_type is None and sycl_queue is None:
+        made = _full_float(shape, fill_value, dtype, device)
+        if made is not None:
+            return made
+    if LOCK is None:
+        return _full(shape, fill_value, dtype, device, usm_type, sycl_queue)
+    with LOCK:  # as every call whose placement is not known before it runs
+        return _full(shape, fill_value, dtype, device, usm_type, sycl_queue)
+
+
+def _full_float(shape: Any, fill_value: float, dtype: Any, device: Any) -> usm_ndarray | None:
+    """``full`` of a Python float on a Device (or the default device) of a lock-free
+    one-queue backend, by its plan (:func:`_made`), where the dtype is floating (no
+    integer conversion to check); None elsewhere: the general path decides.  The checks
+    in the general path's order: device and dtype (the plan), then shape."""
+    dev = device if type(device) is Device else default_device() if device is None else None
+    if dev is None or dev._be.lock is not None or dev._be.multi_queue:
+        return None
+    plan = _MADE.get(("full", id(dev._q), id(dtype), None))
+    if plan is None:
+        plan = _made("full", dev, dtype, None, None)
+    be, q, d, cap, make = plan[:5]
+    if d.kind not in "fc":
+        return None
+    if type(shape) is int and shape >= 0:
+        shape = (shape,)
+        nbytes = shape[0] * d.itemsize
+    else:
+        shape = _shape(shape, "full")
+        nbytes = math.prod(shape) * d.itemsize
+    if nbytes > cap:
+        raise be.memory_error(nbytes, q)
+    try:
+        raw = make(shape, fill_value, d)
+    except be.alloc_errors as exc:
+        raise be.memory_error(nbytes, q) from exc
+    out = _new(usm_ndarray)
+    out._arr = raw
+    out._be = be
+    return out
+
+
+def _full(shape: Any, fill_value: Any, dtype: Any, device: Any, usm_type: Any, sycl_queue: Any
+          ) -> usm_ndarray:
+    """``full`` by the general path: any fill value, device and keyword."""
     if type(fill_value) is usm_ndarray:
         fv = fill_value._arr
         if fv.ndim != 0:
