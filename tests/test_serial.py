@@ -97,6 +97,9 @@ def test_creation_and_setitem_lock_themselves_around_the_backend_call():
     for f, want in ((assign, [0, 1, 7, 8, 4, 5, 6, 7, 8, 9]),
                     (lambda: xp.asnumpy(xp.zeros(3)), [0.0, 0.0, 0.0]),
                     (lambda: xp.asnumpy(xp.concat([v, v])), [7, 8, 7, 8]),
+                    (lambda: xp.asnumpy(xp.stack([v, v])).tolist(), [[7, 8], [7, 8]]),
+                    (lambda: xp.asnumpy(xp.full(2, 1.5)).tolist(), [1.5, 1.5]),
+                    (lambda: xp.asnumpy(xp.asarray(1.5)).tolist(), 1.5),
                     (lambda: xp.empty((2, 2)).shape, (2, 2))):
         blocked, res = _blocked_while_locked(f)
         assert blocked
@@ -139,7 +142,9 @@ def test_lock_free_backends_do_not_take_the_lock():
     for f in (lambda: a + 1, lambda: xp.sum(a), lambda: a[idx], lambda: xp.sort(a),
               lambda: xp.sin(xp.astype(a, xp.float64)), lambda: a.to_device("numpy"),
               lambda: a.__setitem__(slice(0, 2), idx), lambda: xp.zeros(3, device="numpy"),
-              lambda: xp.empty(3, device=a.device), lambda: xp.concat([a, a])):
+              lambda: xp.empty(3, device=a.device), lambda: xp.concat([a, a]),
+              lambda: xp.stack([a, a]), lambda: xp.full(3, 1.5, device=a.device),
+              lambda: xp.asarray(1.5, device=a.device), lambda: xp.reshape(a, (2, -1))):
         blocked, _ = _blocked_while_locked(f)
         assert not blocked
 

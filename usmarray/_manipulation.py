@@ -377,6 +377,7 @@ def _concat(arrays: Any, axis: int | None) -> usm_ndarray:
         alloc_failed(exc, be, raws[0], nbytes, "concat")
 
 
+@locks_itself
 def stack(arrays: Any, /, *, axis: int = 0) -> usm_ndarray:
     """Arrays of one shape joined along a new axis, with the standard's type promotion.
 
@@ -418,6 +419,52 @@ def stack(arrays: Any, /, *, axis: int = 0) -> usm_ndarray:
     --------
     [array_api.stack](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.stack.html): the standard's specification.
     """
+    if (type(arrays) is list or type(arrays) is tuple) and len(arrays) > 1 and type(axis) is int:
+        lean = _lean_stack(arrays, axis)
+        if lean is not None:
+            return lean
+    lk = _serial.LOCK  # the general path: under the lock, as every sequence call
+    if lk is None:
+        return _stack(arrays, axis)
+    with lk:
+        return _stack(arrays, axis)
+
+
+def _lean_stack(arrays: Sequence[Any], axis: int) -> usm_ndarray | None:
+    """``stack`` of arrays of one shape and dtype on a lock-free backend with one queue,
+    along an axis in range: the backend's kernel at once; None for any other call, or
+    where the kernel fails (the general path names the error)."""
+    a0 = arrays[0]
+    if type(a0) is not usm_ndarray:
+        return None
+    be, r0 = a0._be, a0._arr
+    d, s0 = r0.dtype, r0.shape
+    if axis < 0:
+        axis += len(s0) + 1
+    if be.lock is not None or be.multi_queue or not 0 <= axis <= len(s0):
+        return None
+    raws = [r0]
+    for a in arrays[1:]:
+        if type(a) is not usm_ndarray or a._be is not be:
+            return None
+        r = a._arr
+        if r.dtype is not d or r.shape != s0:
+            return None
+        raws.append(r)
+    if r0.size * len(raws) * d.itemsize > MAX_NBYTES:
+        return None
+    try:
+        raw = be.stack(raws, axis=axis)
+    except Exception:
+        return None
+    out = _new(usm_ndarray)
+    out._arr = raw
+    out._be = be
+    return out
+
+
+def _stack(arrays: Any, axis: int) -> usm_ndarray:
+    """``stack`` by the general path: any arrays, dtypes and axis."""
     arrs = _array_sequence(arrays, "stack")
     first = arrs[0]._arr.shape
     for i, a in enumerate(arrs[1:], 1):

@@ -394,8 +394,22 @@ def _permute_dims(a: np.ndarray, axes: Any) -> np.ndarray:
     return a.transpose(axes)
 
 
+def _stack(arrays: Any, axis: int = 0) -> np.ndarray:
+    """``np.stack(arrays, axis)`` for arrays of one shape (the callers check it): each
+    array viewed with the new axis, then one ``np.concatenate`` (``np.stack``'s Python
+    checks cost 0.6 us of 1.9)."""
+    if axis < 0:
+        axis += arrays[0].ndim + 1
+    key = (_FULL,) * axis + (None,)
+    return np.concatenate([a[key] for a in arrays], axis=axis)
+
+
+_FULL = slice(None)
+
+
 _SPECIAL = {
     "astype": _astype,
+    "stack": _stack,
     "reshape": _reshape,
     # always an array: no check of the result (a frame of a 0.5 us ``concat``)
     "concat": np.concatenate,
