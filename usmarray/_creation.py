@@ -151,6 +151,13 @@ def _plan(device: Any, dtype: Any, usm_type: Any, sycl_queue: Any, fname: str
 _MADE: dict[tuple[str, int, int, Any], tuple[Any, Any, np.dtype, int, Any, Any, Any]] = {}
 
 
+#: kernel name -> (queue, dtype argument, plan) of its last call by a Device or None with
+#: no usm_type or sycl_queue: two identity tests where the ``_MADE`` lookup builds and
+#: hashes a key (0.13 us of a 0.74 us ``zeros`` on the NumPy backend)
+_LAST: dict[str, tuple[Any, Any, Any]] = dict.fromkeys(("zeros", "empty", "full"),
+                                                        (object(), None, None))
+
+
 def _made(fname: str, device: Any, dtype: Any, usm_type: Any, sycl_queue: Any
           ) -> tuple[Any, Any, np.dtype, int, Any, Any, Any]:
     """The plan of ``zeros``/``empty``/``full`` (``fname``) for these keywords, from
@@ -184,7 +191,14 @@ def _make(fname: str, shape: Any, dtype: Any, device: Any, usm_type: Any, sycl_q
     dev = device if type(device) is Device else default_device() if device is None else None
     plan = None
     if dev is not None and sycl_queue is None and usm_type is None:  # the commonest case
-        plan = _MADE.get((fname, id(dev._q), id(dtype), None))
+        q = dev._q
+        last = _LAST[fname]
+        if last[0] is q and last[1] is dtype:
+            plan = last[2]
+        else:
+            plan = _MADE.get((fname, id(q), id(dtype), None))
+            if plan is not None:
+                _LAST[fname] = (q, dtype, plan)
     if plan is None:
         plan = _made(fname, device, dtype, usm_type, sycl_queue)
     be, q, d, cap, make = plan[:5]
@@ -453,9 +467,13 @@ def _full_float(shape: Any, fill_value: float, dtype: Any, device: Any) -> usm_n
     dev = device if type(device) is Device else default_device() if device is None else None
     if dev is None or dev._be.lock is not None or dev._be.multi_queue:
         return None
-    plan = _MADE.get(("full", id(dev._q), id(dtype), None))
-    if plan is None:
-        plan = _made("full", dev, dtype, None, None)
+    q = dev._q
+    last = _LAST["full"]
+    if last[0] is q and last[1] is dtype:
+        plan = last[2]
+    else:
+        plan = _MADE.get(("full", id(q), id(dtype), None)) or _made("full", dev, dtype, None, None)
+        _LAST["full"] = (q, dtype, plan)
     be, q, d, cap, make = plan[:5]
     if d.kind not in "fc":
         return None
