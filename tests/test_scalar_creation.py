@@ -116,4 +116,4 @@ def test_creation_plans_follow_the_device_and_dtype_of_each_call():
         for make in (lambda s, **k: xp.zeros(s, **k), lambda s, **k: xp.empty(s, **k),
                      lambda s, **k: xp.full(s, 1.5, **k)):
             x = make(3, dtype=dtype, device=dev)
-            assert x.device == dev and x.dtype == want and x.shape == (3,)
+            assert x.device == dev and x.dtype == np.dtype(want) and x.shape == (3,)
