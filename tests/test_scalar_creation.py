@@ -110,10 +110,10 @@ def test_creation_plans_follow_the_device_and_dtype_of_each_call():
     xp.register_backend("toy32p", _NoFp64())
     toy = xp.asarray(np.zeros(1, np.float32), device="toy32p").device
     host = _device("numpy")
-    for dev, dtype, want in ((host, None, np.float64), (toy, None, np.float32),
-                             (host, None, np.float64), (host, xp.float32, np.float32),
-                             (toy, xp.complex64, np.complex64), (host, None, np.float64)):
+    for dev, dtype, want in ((host, None, xp.float64), (toy, None, xp.float32),
+                             (host, None, xp.float64), (host, xp.float32, xp.float32),
+                             (toy, xp.complex64, xp.complex64), (host, None, xp.float64)):
         for make in (lambda s, **k: xp.zeros(s, **k), lambda s, **k: xp.empty(s, **k),
                      lambda s, **k: xp.full(s, 1.5, **k)):
             x = make(3, dtype=dtype, device=dev)
-            assert x.device == dev and x.dtype == np.dtype(want) and x.shape == (3,)
+            assert x.device == dev and x.dtype == want and x.shape == (3,)
