@@ -407,9 +407,24 @@ def _stack(arrays: Any, axis: int = 0) -> np.ndarray:
 _FULL = slice(None)
 
 
+def _matmul_kernel() -> Any:
+    """``np.matmul`` with ``out=...`` (a 0-D product an array without a second call or a
+    wrapper's frame, 0.1 us of a 2.3 us 8x8 ``matmul``); the checked wrapper on a NumPy
+    without ``out=...``."""
+    if not _OUT_ELLIPSIS:  # pragma: no cover - NumPy without out=...
+        return _arrayify(np.matmul)
+    mm = np.matmul
+
+    def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return mm(a, b, out=...)  # type: ignore[no-any-return]
+
+    return matmul
+
+
 _SPECIAL = {
     "astype": _astype,
     "stack": _stack,
+    "matmul": _matmul_kernel(),
     "reshape": _reshape,
     # always an array: no check of the result (a frame of a 0.5 us ``concat``)
     "concat": np.concatenate,
