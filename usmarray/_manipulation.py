@@ -437,11 +437,14 @@ def _lean_stack(arrays: Sequence[Any], axis: int) -> usm_ndarray | None:
     a0 = arrays[0]
     if type(a0) is not usm_ndarray:
         return None
-    be, r0 = a0._be, a0._arr
+    be = a0._be
+    if be.lock is not None or be.multi_queue:
+        return None
+    r0 = a0._arr
     d, s0 = r0.dtype, r0.shape
     if axis < 0:
         axis += len(s0) + 1
-    if be.lock is not None or be.multi_queue or not 0 <= axis <= len(s0):
+    if not 0 <= axis <= len(s0):
         return None
     raws = [r0]
     for a in arrays[1:]:
