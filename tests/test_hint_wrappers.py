@@ -58,3 +58,14 @@ def test_wrapped_calls_give_the_functions_results():
     assert xp.asnumpy(xp.full(3, 2.0, dtype=xp.float32, device="numpy")).tolist() == [2.0] * 3
     assert xp.reshape(X, (3, 1)).shape == (3, 1)
     assert float(xp.sum(X, axis=0, keepdims=False)) == 6.0
+
+
+@pytest.mark.parametrize("name", ["zeros", "sum", "reshape"])
+def test_wrapper_code_is_usmarrays(name):
+    """Fusion's guard and warn_at_caller take code under the package as usmarray's."""
+    import os
+
+    package = os.path.dirname(os.path.abspath(xp.__file__)) + os.sep
+    public = getattr(xp, name)
+    assert os.path.abspath(public.__code__.co_filename).startswith(package)
+    assert public.__globals__["__name__"].startswith("usmarray")

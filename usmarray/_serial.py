@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
+import os
 import types
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -183,9 +184,10 @@ def _exact_wrapper(f: Callable[..., Any], *, locking: bool) -> Callable[..., Any
               "        raise _better from None"]
     env["_call"] = functools.partial(_refused_call, [p.name for p in positional],
                                      {p.name: p.default for p in kwonly})
-    # S102: the source is built above from f's signature; __name__ marks the frame as
-    # usmarray's for warn_at_caller
-    exec(compile("\n".join(lines), f"<wrapper of {f.__module__}.{name}>", "exec"), env)  # noqa: S102
+    # S102: the source is built above from f's signature.  __name__ and a file name
+    # inside the package mark the code as usmarray's (warn_at_caller, fusion's guard)
+    where = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"<wrapper of {name}>")
+    exec(compile("\n".join(lines), where, "exec"), env)  # noqa: S102
     return functools.wraps(f)(env[name])
 
 
