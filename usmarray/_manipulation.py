@@ -298,7 +298,7 @@ def concat(arrays: Any, /, *, axis: int | None = 0) -> usm_ndarray:
     [array_api.concat](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.concat.html): the standard's specification.
     """
     if (type(arrays) is list or type(arrays) is tuple) and len(arrays) > 1 and type(axis) is int:
-        lean = _lean_concat(arrays, axis)
+        lean = _lean_join(arrays, axis, 0, "concat")
         if lean is not None:
             return lean
     lk = _serial.LOCK  # the general path: under the lock, as every sequence call
@@ -308,16 +308,23 @@ def concat(arrays: Any, /, *, axis: int | None = 0) -> usm_ndarray:
         return _concat(arrays, axis)
 
 
-def _lean_concat(arrays: Sequence[Any], axis: int) -> usm_ndarray | None:
-    """``concat`` of arrays of one shape and dtype on a lock-free backend with one queue,
-    along a non-negative axis: the backend's kernel at once; None for any other call, or
-    where the kernel fails (the general path names the error)."""
+def _lean_join(arrays: Sequence[Any], axis: int, new_axis: int, kernel: str) -> usm_ndarray | None:
+    """``concat`` (``new_axis`` 0) or ``stack`` (1) of arrays of one shape and dtype on a
+    lock-free backend with one queue, along an axis in range: the backend's ``kernel`` at
+    once; None for any other call, or where the kernel fails (the general path names the
+    error)."""
     a0 = arrays[0]
     if type(a0) is not usm_ndarray:
         return None
-    be, r0 = a0._be, a0._arr
+    be = a0._be
+    if be.lock is not None or be.multi_queue:
+        return None
+    r0 = a0._arr
     d, s0 = r0.dtype, r0.shape
-    if be.lock is not None or be.multi_queue or not 0 <= axis < len(s0):
+    ndim = len(s0) + new_axis
+    if axis < 0:
+        axis += ndim
+    if not 0 <= axis < ndim:
         return None
     raws = [r0]
     for a in arrays[1:]:
@@ -330,7 +337,7 @@ def _lean_concat(arrays: Sequence[Any], axis: int) -> usm_ndarray | None:
     if r0.size * len(raws) * d.itemsize > MAX_NBYTES:
         return None
     try:
-        raw = be.concat(raws, axis=axis)
+        raw = getattr(be, kernel)(raws, axis=axis)
     except Exception:
         return None
     out = _new(usm_ndarray)
@@ -420,7 +427,7 @@ def stack(arrays: Any, /, *, axis: int = 0) -> usm_ndarray:
     [array_api.stack](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.stack.html): the standard's specification.
     """
     if (type(arrays) is list or type(arrays) is tuple) and len(arrays) > 1 and type(axis) is int:
-        lean = _lean_stack(arrays, axis)
+        lean = _lean_join(arrays, axis, 1, "stack")
         if lean is not None:
             return lean
     lk = _serial.LOCK  # the general path: under the lock, as every sequence call
@@ -428,42 +435,6 @@ def stack(arrays: Any, /, *, axis: int = 0) -> usm_ndarray:
         return _stack(arrays, axis)
     with lk:
         return _stack(arrays, axis)
-
-
-def _lean_stack(arrays: Sequence[Any], axis: int) -> usm_ndarray | None:
-    """``stack`` of arrays of one shape and dtype on a lock-free backend with one queue,
-    along an axis in range: the backend's kernel at once; None for any other call, or
-    where the kernel fails (the general path names the error)."""
-    a0 = arrays[0]
-    if type(a0) is not usm_ndarray:
-        return None
-    be = a0._be
-    if be.lock is not None or be.multi_queue:
-        return None
-    r0 = a0._arr
-    d, s0 = r0.dtype, r0.shape
-    if axis < 0:
-        axis += len(s0) + 1
-    if not 0 <= axis <= len(s0):
-        return None
-    raws = [r0]
-    for a in arrays[1:]:
-        if type(a) is not usm_ndarray or a._be is not be:
-            return None
-        r = a._arr
-        if r.dtype is not d or r.shape != s0:
-            return None
-        raws.append(r)
-    if r0.size * len(raws) * d.itemsize > MAX_NBYTES:
-        return None
-    try:
-        raw = be.stack(raws, axis=axis)
-    except Exception:
-        return None
-    out = _new(usm_ndarray)
-    out._arr = raw
-    out._be = be
-    return out
 
 
 def _stack(arrays: Any, axis: int) -> usm_ndarray:

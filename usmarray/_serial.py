@@ -90,8 +90,8 @@ def serialized(f: F) -> F:
 
 
 def _refused(f: Callable[..., Any], args: tuple, kwargs: dict[str, Any]) -> Any:
-    """Call ``f`` as the caller did, for a call its binding refuses, and raise that
-    TypeError, or :func:`call_error`'s better one."""
+    """Call ``f`` as the caller did; a TypeError it raises becomes :func:`call_error`'s
+    better one where there is one."""
     try:
         return f(*args, **kwargs)
     except TypeError as exc:
@@ -227,13 +227,7 @@ def hinted(f: F) -> F:
     if call is None:
         @functools.wraps(f)
         def call(*args: Any, **kwargs: Any) -> Any:
-            try:
-                return f(*args, **kwargs)
-            except TypeError as exc:
-                better = call_error(f, exc, args)
-                if better is None:
-                    raise
-                raise better from None
+            return _refused(f, args, kwargs)
 
     if hasattr(f, "_usmarray_lock"):
         call._usmarray_lock = f._usmarray_lock  # type: ignore[attr-defined, union-attr]
