@@ -70,11 +70,18 @@ def parse(text: str, name: str) -> list[FilePatch]:
     return out
 
 
+def _found_once(lines: list[str], block: list[str]) -> bool:
+    n = len(block)
+    return sum(lines[i:i + n] == block for i in range(len(lines) - n + 1)) == 1
+
+
 def apply(source: str, fp: FilePatch) -> str:
     """``source`` with every hunk of ``fp`` applied (its old lines found exactly once)."""
     lines = source.splitlines()
     for old, new in fp.hunks:
         at = [i for i in range(len(lines) - len(old) + 1) if lines[i:i + len(old)] == old]
+        if not at and _found_once(lines, new):
+            continue  # the installed version has this change already
         if len(at) != 1:
             raise RuntimeError(
                 f"clients/upstream/{fp.patch}: a hunk for {fp.path} matches {len(at)} places "

@@ -46,6 +46,13 @@ def test_a_patch_that_no_longer_applies_names_itself_and_the_file():
         _upstream.apply("x = 1\ny = 5\n", fp)
 
 
+def test_a_change_the_installed_version_already_has_is_left_as_it_is():
+    fp = _upstream.parse(
+        "--- a/pkg/mod.py\n+++ b/pkg/mod.py\n@@ -1,2 +1,2 @@\n x = 1\n-y = 2\n+y = 3\n",
+        "demo.patch")[0]
+    assert _upstream.apply("w = 0\nx = 1\ny = 3\n", fp) == "w = 0\nx = 1\ny = 3\n"
+
+
 _PROBE = """
 import clients.plugin
 import numpy as np
