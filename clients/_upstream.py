@@ -37,6 +37,9 @@ class FilePatch:
     patch: str  # the patch file's name
     path: str  # relative to the site-packages root, e.g. "scipy/conftest.py"
     hunks: list[tuple[list[str], list[str]]] = field(default_factory=list)
+    #: the release that has the change (the patch's ``Fixed upstream in:`` line), where
+    #: one does: its hunks are skipped where the installed file no longer has their lines
+    fixed_upstream: str = ""
 
     @property
     def module(self) -> str:
@@ -51,9 +54,12 @@ def parse(text: str, name: str) -> list[FilePatch]:
     cur: FilePatch | None = None
     old: list[str] = []
     new: list[str] = []
+    fixed = ""
     for line in text.splitlines():
-        if line.startswith("+++ "):
-            cur = FilePatch(name, line[4:].strip().removeprefix("b/"))
+        if cur is None and line.startswith("Fixed upstream in:"):
+            fixed = line.partition(":")[2].strip()
+        elif line.startswith("+++ "):
+            cur = FilePatch(name, line[4:].strip().removeprefix("b/"), fixed_upstream=fixed)
             out.append(cur)
         elif line.startswith(("--- ", "\\")) or cur is None:
             continue
@@ -82,6 +88,8 @@ def apply(source: str, fp: FilePatch) -> str:
         at = [i for i in range(len(lines) - len(old) + 1) if lines[i:i + len(old)] == old]
         if not at and _found_once(lines, new):
             continue  # the installed version has this change already
+        if not at and fp.fixed_upstream:
+            continue  # a later version changed these lines: the patch is for older ones
         if len(at) != 1:
             raise RuntimeError(
                 f"clients/upstream/{fp.patch}: a hunk for {fp.path} matches {len(at)} places "

@@ -53,6 +53,15 @@ def test_a_change_the_installed_version_already_has_is_left_as_it_is():
     assert _upstream.apply("w = 0\nx = 1\ny = 3\n", fp) == "w = 0\nx = 1\ny = 3\n"
 
 
+def test_a_patch_fixed_upstream_skips_a_release_that_changed_the_lines():
+    text = "--- a/pkg/mod.py\n+++ b/pkg/mod.py\n@@ -1,1 +1,1 @@\n-y = 2\n+y = 3\n"
+    fixed = _upstream.parse("Fixed upstream in: pkg 2.0\n" + text, "demo.patch")[0]
+    assert fixed.fixed_upstream == "pkg 2.0"
+    assert _upstream.apply("y = (3)\n", fixed) == "y = (3)\n"
+    with pytest.raises(RuntimeError, match="matches 0 places"):
+        _upstream.apply("y = (3)\n", _upstream.parse(text, "demo.patch")[0])
+
+
 _PROBE = """
 import clients.plugin
 import numpy as np
