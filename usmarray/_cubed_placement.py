@@ -25,7 +25,10 @@ processes started later inherit it; :func:`configure` sets both):
 - ``USMARRAY_CUBED_USM_TYPE``: ``auto`` (the default) allocates chunks with the first
   USM kind of the device's backend whose arrays NumPy can read (``np.asarray``, which
   cubed uses to write chunks to Zarr, is refused for memory the host cannot access):
-  ``device`` on a CPU device, ``shared`` on a GPU.  Or ``device``/``shared``/``host``.
+  ``device`` on a CPU device, ``shared`` on a GPU; once a device store
+  (:mod:`usmarray._cubed_store`) is in use in the process, the device's own memory
+  (``device``), since cubed's chunk writes then copy to the host explicitly.  Or
+  ``device``/``shared``/``host``.
 - ``USMARRAY_CUBED_POOL_BYTES``: the most bytes of idle chunk memory a process keeps for
   reuse (default 256 MiB; 0 switches reuse off).  Chunks read from Zarr (``asarray`` of a
   NumPy array) are copied into the memory of a dead chunk of the same size where the
@@ -45,6 +48,7 @@ from typing import Any
 
 import numpy as np
 
+from ._cubed_store import installed
 from ._env import env_int
 
 ENV_DEVICES = "USMARRAY_CUBED_DEVICES"
@@ -167,12 +171,16 @@ class Placement:
         return d
 
     def usm_type_for(self, device: Any) -> str | None:
-        """The USM kind of new chunks on ``device`` (None: the backend's default)."""
+        """The USM kind of new chunks on ``device`` (None: the backend's default).
+        ``auto``: the device's first kind (its memory) once a device store is in use
+        (cubed then copies a chunk for Zarr explicitly), else the first one NumPy reads."""
         if self.usm_type != "auto":
             return self.usm_type
         import usmarray
 
         d = device if device is not None else usmarray.Device.create_device(None)
+        if installed():
+            return str(d._be.usm_types[0])
         ut = self._usm_by_device.get(d)
         if ut is None:
             ut = host_readable_usm_type(d)

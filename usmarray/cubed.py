@@ -23,7 +23,12 @@ is the adapter, outside the strict namespace:
   :mod:`usmarray._cubed_placement`'s policy (the default device, or a device per
   worker thread round-robin over several), in host-readable memory, because cubed writes
   chunks to Zarr with ``np.asarray(chunk)`` and usmarray's ``__array__`` refuses memory
-  the host cannot read.  :func:`configure` sets the policy.
+  the host cannot read.  :func:`configure` sets the policy;
+- intermediates on the devices: ``cubed.Spec(intermediate_store=device_store())`` keeps
+  the chunks one task writes and another reads as ``usm_ndarray`` arrays on their devices
+  (:mod:`usmarray._cubed_store`), and such plans are optimized by :func:`optimize`
+  (:mod:`usmarray._cubed_optimize`), which runs a chain of chunk-wise operations and a
+  reduction's first step as one task per chunk.
 
 Everything else is usmarray's own function, unchanged: same strictness, same errors.
 """
@@ -43,8 +48,11 @@ import usmarray as _xp
 
 from . import _dtypes as _dt
 from ._array import wrap_with
+from ._cubed_optimize import optimize as optimize  # re-exported: the plan optimizer
 from ._cubed_placement import configure as configure  # re-exported: the policy setter
 from ._cubed_placement import policy
+from ._cubed_store import DeviceStore as DeviceStore  # re-exported: the device store
+from ._cubed_store import device_store as device_store
 from ._placement import check_device_dtype
 from ._serial import locked
 
