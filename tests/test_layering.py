@@ -25,7 +25,8 @@ FLOORS: list[tuple[str, ...]] = [
     ("_array",),
     ("_device",),
     ("_backend",),
-    ("_dtypes", "_constants", "_env", "_scalars", "_name", "_hints", "_trace", "_docstrings"),
+    ("_dtypes", "_constants", "_env", "_scalars", "_name", "_hints", "_trace", "_docstrings",
+     "_form"),
 ]
 BACKEND_FLOOR = next(i for i, f in enumerate(FLOORS) if f == ("_backend",))
 RUNTIMES = ("dpctl", "dpnp", "cupy", "cupyx", "torch", "jax")

@@ -22,6 +22,7 @@ from . import _backend, _trace
 from . import _dtypes as dt
 from ._backend import _construct
 from ._device import Device, default_device
+from ._form import core as _core
 from ._hints import (
     ARRAY_METHODS,
     ImplicitConversionWarning,
@@ -136,7 +137,11 @@ class _DefaultKind(str):
 _DEFAULT_KIND = _DefaultKind("device")
 
 
-class usm_ndarray:  # noqa: N801 - the name the design gives the type
+#: the base of usm_ndarray: the compiled core's C fields and slots, or none
+_Base: Any = object if _core is None else _core.ArrayBase
+
+
+class usm_ndarray(_Base):  # noqa: N801 - the name the design gives the type
     """An N-dimensional array in Unified Shared Memory of one device: the array type of the
     namespace.
 
@@ -197,7 +202,8 @@ class usm_ndarray:  # noqa: N801 - the name the design gives the type
     [The array object](https://data-apis.org/array-api/2025.12/API_specification/array_object.html): the standard's specification of its attributes and operators.
     """
 
-    __slots__ = ("_arr", "_be", "_writable_raw", "__weakref__")
+    # the compiled base holds _arr and _be as C fields
+    __slots__ = (("_arr", "_be") if _core is None else ()) + ("_writable_raw", "__weakref__")
     _arr: Any
     _be: Any
     #: NumPy defers operators to a type of higher priority, so ``np.float64(2) * x`` and
@@ -624,11 +630,21 @@ def _check_dlpack_args(max_version: Any, dl_device: Any, copy: Any,
         )
 
 
+#: ``new_array(usm_ndarray)``: an array with no fields set yet, to be set at once
+new_array: Any = object.__new__ if _core is None else _core.ArrayBase.__new__
+
+
 def wrap_with(be: Any, raw: Any) -> usm_ndarray:
-    out = object.__new__(usm_ndarray)
+    """A new array of ``raw``, an array of backend ``be``."""
+    out = new_array(usm_ndarray)
     out._arr = raw
     out._be = be
     return out
+
+
+if _core is not None:
+    wrap_with = _core.wrap_with  # noqa: F811 - the same function, compiled
+    _core.bind(usm_ndarray, vars(_trace))
 
 
 def _constructor_placement(buffer: Any, kwargs: dict | None) -> tuple[Any, Any]:
@@ -664,4 +680,4 @@ def _constructor_placement(buffer: Any, kwargs: dict | None) -> tuple[Any, Any]:
     return be, q
 
 
-__all__ = ["usm_ndarray", "wrap_with"]
+__all__ = ["new_array", "usm_ndarray", "wrap_with"]

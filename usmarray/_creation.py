@@ -9,7 +9,7 @@ from typing import Any, cast
 import numpy as np
 
 from . import _dtypes as dt
-from ._array import usm_ndarray, wrap_with
+from ._array import new_array, usm_ndarray, wrap_with
 from ._backend._protocol import BackendBase
 from ._device import Device, default_device
 from ._helpers import MAX_NBYTES, alloc_failed, check_array, check_scalar, fill_scalar, same_device
@@ -26,7 +26,7 @@ from ._placement import (
 from ._scalars import py_scalar
 from ._serial import LOCK, locks_itself
 
-_new = object.__new__
+_new = new_array
 
 __all__ = [
     "arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like",

@@ -16,7 +16,7 @@ import numpy as np
 
 from . import _docstrings, _trace
 from . import _dtypes as dt
-from ._array import usm_ndarray, wrap_with
+from ._array import new_array, usm_ndarray, wrap_with
 from ._device import placement_error
 from ._helpers import (
     alloc_failed,
@@ -34,7 +34,7 @@ from ._special_cases import FIXUPS
 from .kernels import _direct
 
 _PROMOTION = dt.PROMOTION_TABLE
-_new = object.__new__
+_new = new_array
 
 # (category, name used in messages)
 _NUMERIC = (dt.NUMERIC, "numeric")
@@ -202,6 +202,7 @@ def _make_unary(name: str) -> Callable[..., usm_ndarray]:
 
     func.__name__ = func.__qualname__ = name
     func.__doc__ = _docstrings.elementwise(name, catname, unary=True)
+    func._lean = (plans, category)  # type: ignore[attr-defined]
     return locks_itself(func)
 
 
@@ -258,7 +259,18 @@ def _make_binary(name: str) -> Callable[..., usm_ndarray]:
     func = _binary_function(name, plans, None)
     func._operator = lambda opname: _binary_function(  # type: ignore[attr-defined]
         name, plans, opname)
+    func._lean = _lean_table(plans[0], BINARY[name][0])  # type: ignore[attr-defined]
     return func
+
+
+def _lean_table(plans: dict[Any, Plan], dtypes: frozenset) -> tuple[Any, frozenset, frozenset]:
+    """The compiled core's table for a binary function (``usmarray/_core.pyx``):
+    its plans, the dtypes of two array operands that its small kernel computes as the
+    function does (one dtype for both), and the array dtypes that take a Python float
+    or int operand there (floating dtypes: no range check, no other result dtype)."""
+    scalars = frozenset(d for d in dtypes if d in dt.FLOATING and dt.scalar_allowed(d, 0)
+                        and dt.scalar_allowed(d, 0.0))
+    return plans, dtypes, scalars
 
 
 def _binary_function(name: str, plans_plan: tuple[dict[Any, Plan], Callable[[Any], Plan]],
@@ -482,6 +494,9 @@ def divide(x1: Any, x2: Any, /) -> usm_ndarray:
     if _trace.ACTIVE:
         _trace.note("divide", (x1, x2), res)
     return res
+
+
+divide._lean = _float_divide._lean  # type: ignore[attr-defined]  # floating: the same
 equal = _make_binary("equal")
 floor_divide = _make_binary("floor_divide")
 greater = _make_binary("greater")
@@ -544,6 +559,8 @@ def pow(x1: Any, x2: Any, /) -> usm_ndarray:
 
 
 pow.__doc__ = _pow.__doc__
+# floating operands: _pow itself (the check above is for integer ones)
+pow._lean = _lean_table(_pow._lean[0], dt.FLOATING)  # type: ignore[attr-defined]
 remainder = _make_binary("remainder")
 subtract = _make_binary("subtract")
 assert set(UNARY) | set(BINARY) <= set(globals()), "a table entry has no function"

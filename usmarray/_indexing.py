@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _dtypes as dt
 from . import _trace
-from ._array import usm_ndarray
+from ._array import new_array, usm_ndarray
 from ._device import Device, placement_error
 from ._helpers import alloc_failed, check_scalar, not_an_operand
 from ._hints import bad_key
@@ -22,7 +22,7 @@ from ._index_rules import bad_index
 from ._scalars import py_scalar
 from ._serial import locks_itself
 
-_new = object.__new__
+_new = new_array
 
 _SIMPLE = frozenset({int, slice, type(None), type(Ellipsis), bool})
 

@@ -15,7 +15,7 @@ from typing import Any, cast
 from . import _dtypes as dt
 from . import _index_rules as rules
 from . import _serial
-from ._array import usm_ndarray, wrap_with
+from ._array import new_array, usm_ndarray, wrap_with
 from ._helpers import (
     MAX_NBYTES,
     alloc_failed,
@@ -35,7 +35,7 @@ __all__ = [
 ]
 
 _PROMOTION = dt.PROMOTION_TABLE
-_new = object.__new__
+_new = new_array
 _ALL = slice(None)
 _REVERSE = slice(None, None, -1)
 #: the key that reverses every axis of an array of n dimensions, by n (``flip``)

@@ -8,7 +8,7 @@ import numpy as np
 
 from . import _backend, _trace
 from . import _dtypes as dt
-from ._array import usm_ndarray, wrap_with
+from ._array import new_array, usm_ndarray, wrap_with
 from ._backend import _dlpack_import as _dl
 from ._backend import _host_memory
 from ._backend._protocol import BackendBase
@@ -25,7 +25,7 @@ from ._placement import (
 from ._serial import locked, locks_itself
 
 _SCALARS = (bool, int, float, complex)
-_new = object.__new__
+_new = new_array
 
 
 def to_device(x: usm_ndarray, device: Any, /, *, stream: Any = None) -> usm_ndarray:

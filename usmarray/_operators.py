@@ -13,11 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from . import _dtypes as dt
 from . import _elementwise as ew
-from . import _indexing, _migration
+from . import _form, _indexing, _migration
 from . import _linalg_main as la
 from ._array import usm_ndarray
-from ._serial import serialize_methods
+from ._serial import serialize_methods, serialized
 
 #: methods that may submit work or wait for it; __getitem__ locks itself
 SUBMITTING_METHODS = (
@@ -34,7 +35,9 @@ def _to_device(self: usm_ndarray, device: Any, /, *, stream: Any = None) -> usm_
 
 def install(array_namespace: Callable[..., Any]) -> None:
     """Install the computing methods on ``usm_ndarray``; ``array_namespace`` is its
-    ``__array_namespace__`` method."""
+    ``__array_namespace__`` method.  In the compiled form (``usmarray/_form.py``) the
+    operators and indexing are slots of the array's C base: their Python forms below
+    go to the core instead, with the lean-path tables of the elementwise functions."""
     binary = {
         "add": ew.add, "sub": ew.subtract, "mul": ew.multiply, "truediv": ew.divide,
         "floordiv": ew.floor_divide, "mod": ew.remainder, "pow": ew.pow,
@@ -42,31 +45,45 @@ def install(array_namespace: Callable[..., Any]) -> None:
         "lshift": ew.bitwise_left_shift, "rshift": ew.bitwise_right_shift,
         "matmul": la.matmul,
     }
-    cls: Any = usm_ndarray
+    methods: dict[str, Any] = {}
+    lean: dict[str, Any] = {}
     for name, fn in binary.items():
-        setattr(cls, f"__{name}__", ew.make_operator(fn, f"__{name}__"))
-        setattr(cls, f"__r{name}__", ew.make_reflected(fn, f"__r{name}__"))
-        setattr(cls, f"__i{name}__", ew.make_inplace(fn, f"__i{name}__"))
+        methods[f"__{name}__"] = ew.make_operator(fn, f"__{name}__")
+        methods[f"__r{name}__"] = ew.make_reflected(fn, f"__r{name}__")
+        methods[f"__i{name}__"] = ew.make_inplace(fn, f"__i{name}__")
+        lean[f"__{name}__"] = lean[f"__r{name}__"] = getattr(fn, "_lean", None)
     comparisons = {
         "lt": ew.less, "le": ew.less_equal, "gt": ew.greater, "ge": ew.greater_equal,
         "eq": ew.equal, "ne": ew.not_equal,
     }
     for name, fn in comparisons.items():
-        setattr(cls, f"__{name}__", ew.make_operator(fn, f"__{name}__"))
-    cls.__neg__ = ew.make_unary_operator(ew.negative, "__neg__")
-    cls.__pos__ = ew.make_unary_operator(ew.positive, "__pos__")
-    cls.__abs__ = ew.make_unary_operator(ew.abs, "__abs__")
-    cls.__invert__ = ew.make_unary_operator(ew.bitwise_invert, "__invert__")
-    cls.__getitem__ = _indexing.getitem
-    cls.__setitem__ = _indexing.setitem
+        methods[f"__{name}__"] = ew.make_operator(fn, f"__{name}__")
+        lean[f"__{name}__"] = getattr(fn, "_lean", None)
+    for name, fn in (("neg", ew.negative), ("pos", ew.positive), ("abs", ew.abs),
+                     ("invert", ew.bitwise_invert)):
+        methods[f"__{name}__"] = ew.make_unary_operator(fn, f"__{name}__")
+        lean[f"__{name}__"] = getattr(fn, "_lean", None)
+    operators = tuple(methods)
+    methods["__getitem__"] = _indexing.getitem
+    methods["__setitem__"] = _indexing.setitem
+    cls: Any = usm_ndarray
+    core: Any = _form.core
+    slots = frozenset(core.SLOTS) if core is not None else frozenset()
+    for name, fn in methods.items():
+        if name in slots:
+            locking = name in operators or name in SUBMITTING_METHODS
+            core.install(name, serialized(fn) if locking else fn, lean.get(name))
+        else:
+            setattr(cls, name, fn)
+    if core is not None:
+        core.install_indexing(_indexing._LONE_KEYS, dt.bool)
     cls.to_device = _to_device
     cls.__array_namespace__ = array_namespace
-    operators = tuple(
-        [f"__{p}{n}__" for n in binary for p in ("", "r", "i")]
-        + [f"__{n}__" for n in (*comparisons, "neg", "pos", "abs", "invert")]
-    )
-    serialize_methods(usm_ndarray, operators + SUBMITTING_METHODS)
+    serialize_methods(usm_ndarray, tuple(n for n in operators + SUBMITTING_METHODS
+                                         if n not in slots))
     for name in operators:
+        if name in slots:
+            continue  # a slot of the C base: pickled by reference as the base's method
         # a generated operator is found by name as a method of the class, as one written
         # in its body would be: pickle (and cloudpickle, which cubed's and Dask's tasks
         # use) stores it by reference, not its closure (per-backend plans, locks)

@@ -9,7 +9,7 @@ from typing import Any
 from . import _dtypes as dt
 from . import _index_rules as rules
 from . import _trace
-from ._array import usm_ndarray, wrap_with
+from ._array import new_array, usm_ndarray, wrap_with
 from ._data_type_functions import scalar_result_dtype
 from ._device import placement_error
 from ._helpers import (
@@ -23,7 +23,7 @@ from ._scalars import py_scalar
 from ._statistical import check_bool, check_x, kept_size, reduction_axes
 from .kernels import _direct
 
-_new = object.__new__
+_new = new_array
 
 __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]
 

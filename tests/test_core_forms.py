@@ -1,0 +1,182 @@
+"""The two forms of the array core (``usmarray/_form.py``): which one loads under each
+setting, and that the compiled core's lean paths (operators, ``x[slice]``, ``x[index
+array]``, ``x[key] = array``) give NumPy's values and the pure-Python form's errors,
+on every backend.  CI runs the suite in both forms; this file's value checks run in
+whichever form the process has."""
+
+from __future__ import annotations
+
+import importlib.util
+import operator
+import os
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+from test_reliability_common import device_params
+
+import usmarray as xp
+from usmarray import _form
+from usmarray._array import usm_ndarray
+
+COMPILED_BUILT = importlib.util.find_spec("usmarray._core") is not None
+#: CI sets it where the install must have built the compiled core
+EXPECT_COMPILED = os.environ.get("USMARRAY_EXPECT_COMPILED", "") not in ("", "0")
+DEVICES = device_params("numpy", "cpu", "cuda:0")
+
+
+def _form_in_child(pure: str | None) -> str:
+    env = {k: v for k, v in os.environ.items() if k != _form.PURE_ENV}
+    if pure is not None:
+        env[_form.PURE_ENV] = pure
+    code = ("import usmarray, usmarray._form as f; from usmarray._array import usm_ndarray; "
+            "print(f.FORM, usm_ndarray.__mro__[1].__name__)")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, timeout=300, check=True)
+    return out.stdout.split("\n")[-2]
+
+
+def test_the_environment_variable_forces_the_pure_python_form() -> None:
+    assert _form_in_child("1") == "pure object"
+
+
+def test_the_compiled_form_loads_where_it_was_built() -> None:
+    want = "compiled ArrayBase" if COMPILED_BUILT else "pure object"
+    assert _form_in_child(None) == want
+    assert _form_in_child("0") == want  # "0" does not force the pure-Python form
+    if EXPECT_COMPILED:
+        assert COMPILED_BUILT, "this install should have built usmarray._core"
+
+
+def test_this_process_runs_the_form_its_setting_asks_for() -> None:
+    forced = os.environ.get(_form.PURE_ENV, "") not in ("", "0")
+    assert _form.FORM == ("compiled" if COMPILED_BUILT and not forced else "pure"), _form.REASON
+    assert (usm_ndarray.__mro__[1] is object) == (_form.FORM == "pure")
+
+
+@pytest.mark.skipif(not COMPILED_BUILT, reason="no compiled core in this install")
+def test_a_core_built_from_another_source_is_not_loaded(tmp_path) -> None:
+    other = tmp_path / "_core.pyx"
+    other.write_text("# an edit made after the build\n")
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        core, reason = _form._load(other)
+    assert core is None and "older than _core.pyx" in reason
+    assert any("rebuilt" in str(w.message) for w in seen)
+
+
+_BINARY = [operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
+           operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne,
+           operator.floordiv, operator.mod]
+_BITS = [operator.and_, operator.or_, operator.xor, operator.lshift, operator.rshift]
+_SIZES = [7, 100_000]  # below and above the small kernels' size
+
+
+def _pair(dtype: str, n: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(n)
+    if dtype.startswith("int") or dtype.startswith("uint"):
+        return (rng.integers(1, 9, n).astype(dtype), rng.integers(1, 5, n).astype(dtype))
+    a, b = rng.uniform(0.5, 2.0, n), rng.uniform(0.5, 2.0, n)
+    if dtype.startswith("complex"):
+        return (a + 1j * b).astype(dtype), (b - 0.5j * a).astype(dtype)
+    return a.astype(dtype), b.astype(dtype)
+
+
+def _same(got: usm_ndarray, want: np.ndarray) -> None:
+    g = xp.asnumpy(got)
+    assert g.dtype == want.dtype and g.shape == want.shape
+    np.testing.assert_allclose(g, want, rtol=1e-5 if g.dtype in (np.float32, np.complex64)
+                               else 1e-12)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("n", _SIZES)
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "int32", "complex128"])
+def test_operators_of_two_arrays_give_numpys_values(device: str, n: int, dtype: str) -> None:
+    a, b = _pair(dtype, n)
+    x, y = xp.asarray(a, device=device), xp.asarray(b, device=device)
+    for op in _BINARY:
+        if dtype.startswith("complex") and op in (operator.lt, operator.le, operator.gt,
+                                                  operator.ge, operator.floordiv,
+                                                  operator.mod):
+            continue
+        if dtype.startswith("int") and op is operator.truediv:
+            continue  # integer division: the device's default float (test_elementwise)
+        _same(op(x, y), op(a, b))
+    if dtype.startswith("int"):
+        for op in _BITS:
+            _same(op(x, y), op(a, b))
+    _same(-x, -a)
+    _same(abs(x), abs(a))
+    _same(+x, +a)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("n", _SIZES)
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("scalar", [2.5, 3, -0.0])
+def test_operators_with_a_python_scalar_give_numpys_values(device: str, n: int, dtype: str,
+                                                           scalar: float) -> None:
+    a, _ = _pair(dtype, n)
+    x = xp.asarray(a, device=device)
+    for op in (operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
+               operator.lt, operator.eq):
+        _same(op(x, scalar), op(a, a.dtype.type(scalar)))
+        _same(op(scalar, x), op(a.dtype.type(scalar), a))  # the reflected operator
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_the_lean_operators_refuse_as_the_python_form_does(device: str) -> None:
+    x = xp.asarray(np.arange(6.0), device=device)
+    with pytest.raises(TypeError, match="float64 with int64|int64 and float64|promot"):
+        x + xp.asarray(np.arange(6), device=device)
+    with pytest.raises(ValueError, match="broadcast"):
+        x + xp.asarray(np.arange(4.0), device=device)
+    with pytest.raises(TypeError, match="float scalar|cannot be combined"):
+        xp.asarray(np.arange(6), device=device) + 1.5
+    with pytest.raises(TypeError, match="numpy.ndarray"):
+        x + np.arange(6.0)
+    assert (x == "a") is False and (x != None) is True  # noqa: E711 - NotImplemented
+    assert x.__add__(object()) is NotImplemented
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_slices_index_arrays_and_masks_give_numpys_values(device: str) -> None:
+    a = np.arange(20.0)
+    x = xp.asarray(a, device=device)
+    _same(x[2:15], a[2:15])
+    _same(x[::3], a[::3])
+    _same(x[-5:], a[-5:])
+    for idx in (np.array([0, 3, -1, 19]), np.array([], dtype=np.int64),
+                np.array([1, 1], dtype=np.int32)):
+        _same(x[xp.asarray(idx, device=device)], a[idx])
+    m = a > 7
+    _same(x[xp.asarray(m, device=device)], a[m])
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[xp.asarray(np.array([20]), device=device)]
+    with pytest.raises(IndexError, match="boolean index"):
+        x[xp.asarray(np.array([True, False]), device=device)]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_setitem_of_an_array_gives_numpys_values(device: str) -> None:
+    a = np.arange(10.0)
+    x = xp.asarray(a, device=device)
+    x[2:5] = xp.asarray(np.array([7.0, 8.0, 9.0]), device=device)
+    a[2:5] = [7.0, 8.0, 9.0]
+    x[0] = xp.asarray(np.array(-1.0), device=device)
+    a[0] = -1.0
+    x[...] = x[::-1]  # the value overlaps the target: copied first
+    a[...] = a[::-1].copy()
+    _same(x, a)
+    with pytest.raises(ValueError):
+        x[2:5] = xp.asarray(np.arange(4.0), device=device)
+    with pytest.raises(TypeError, match="promote"):
+        x[0:2] = xp.asarray(np.array([1 + 1j, 2j]), device=device)
+    r = xp.broadcast_to(xp.asarray(np.array([1.0]), device=device), (3,))
+    with pytest.raises(ValueError, match="read-only"):
+        r[0:1] = xp.asarray(np.array([2.0]), device=device)
+    with pytest.raises(AttributeError):
+        del x[0]

@@ -1,0 +1,472 @@
+# cython: language_level=3, binding=True, embedsignature=False
+"""The compiled form of ``usm_ndarray``'s core (see ``usmarray/_form.py``).
+
+``ArrayBase`` is the C base of ``usm_ndarray`` in the compiled form: it holds the two
+fields (``_arr``, the backend's raw array; ``_be``, its backend) as C fields, and its
+operator, ``__getitem__`` and ``__setitem__`` slots run the namespace's lean paths
+without a Python frame: two arrays of one backend and one dtype of the function's
+category (or one array and a Python float or int where that dtype is floating),
+below the size of the backend's small kernel, call that kernel at once; a slice
+without a step is a view; one index array that the backend checks itself goes to its
+gather; an array of the target's dtype written under a basic key goes to its scatter.
+
+Every other call, and every call that fails here, goes to the operator's
+pure-Python form (installed by ``usmarray._operators``), which decides everything the
+lean paths leave out and words every error: this module raises none of its own.  The
+lean paths read the same per-backend plans as the Python forms
+(``usmarray._elementwise``), so both forms compute with the same kernels.
+"""
+
+cdef extern from *:
+    """
+    #ifndef USMARRAY_CORE_SOURCE
+    #define USMARRAY_CORE_SOURCE ""
+    #endif
+    """
+    const char* USMARRAY_CORE_SOURCE
+
+cdef extern from *:
+    """
+    #include "structmember.h"
+    #if PY_VERSION_HEX >= 0x030C0000
+    #define USMARRAY_T_OBJECT_EX Py_T_OBJECT_EX
+    #else
+    #define USMARRAY_T_OBJECT_EX T_OBJECT_EX
+    #endif
+    static PyMemberDef usmarray_fields[3];
+
+    /* _arr and _be as member descriptors, as __slots__ makes them: Python code reads
+       and writes them as fast as a pure-Python class's slots */
+    static int usmarray_add_fields(PyTypeObject *t, Py_ssize_t arr, Py_ssize_t be) {
+        PyMemberDef a = {"_arr", USMARRAY_T_OBJECT_EX, arr, 0, NULL};
+        PyMemberDef b = {"_be", USMARRAY_T_OBJECT_EX, be, 0, NULL};
+        int i;
+        usmarray_fields[0] = a;
+        usmarray_fields[1] = b;
+        for (i = 0; i < 2; i++) {
+            PyObject *d = PyDescr_NewMember(t, &usmarray_fields[i]);
+            if (d == NULL) return -1;
+            if (PyDict_SetItemString(t->tp_dict, usmarray_fields[i].name, d) < 0) {
+                Py_DECREF(d);
+                return -1;
+            }
+            Py_DECREF(d);
+        }
+        PyType_Modified(t);
+        return 0;
+    }
+    /* the offsets of the fields in Cython's struct of ArrayBase (its name is Cython's
+       mangling of usmarray._core.ArrayBase), expanded where the struct is complete */
+    #define USMARRAY_OFFSET_ARR offsetof(struct __pyx_obj_8usmarray_5_core_ArrayBase, _arr)
+    #define USMARRAY_OFFSET_BE offsetof(struct __pyx_obj_8usmarray_5_core_ArrayBase, _be)
+    """
+    int usmarray_add_fields(object t, Py_ssize_t arr, Py_ssize_t be) except -1
+    Py_ssize_t USMARRAY_OFFSET_ARR
+    Py_ssize_t USMARRAY_OFFSET_BE
+
+#: the SHA-256 of the _core.pyx this module was built from (the build passes it)
+SOURCE_SHA256 = USMARRAY_CORE_SOURCE.decode("ascii")
+#: the contract with the Python modules (usmarray/_form.py checks it)
+API = 1
+
+#: the slots of ArrayBase that call a pure-Python form outside their lean path, in
+#: the order of their indices below
+SLOTS = (
+    "__add__", "__radd__", "__iadd__", "__sub__", "__rsub__", "__isub__",
+    "__mul__", "__rmul__", "__imul__", "__truediv__", "__rtruediv__", "__itruediv__",
+    "__floordiv__", "__rfloordiv__", "__ifloordiv__", "__mod__", "__rmod__", "__imod__",
+    "__pow__", "__rpow__", "__ipow__", "__and__", "__rand__", "__iand__",
+    "__or__", "__ror__", "__ior__", "__xor__", "__rxor__", "__ixor__",
+    "__lshift__", "__rlshift__", "__ilshift__", "__rshift__", "__rrshift__", "__irshift__",
+    "__matmul__", "__rmatmul__", "__imatmul__",
+    "__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__",
+    "__neg__", "__pos__", "__abs__", "__invert__",
+    "__getitem__", "__setitem__",
+)
+
+cdef list _python = [None] * len(SLOTS)  # slot index -> its pure-Python form
+cdef list _lean = [None] * len(SLOTS)    # slot index -> lean-path table, or None
+cdef object _usm = None                  # the class usm_ndarray
+cdef dict _trace = None                  # usmarray._trace's globals (ACTIVE)
+cdef dict _backends = {}                 # backend -> (multi_queue, queue_of)
+cdef dict _lone = None                   # usmarray._indexing._LONE_KEYS
+cdef object _bool = None                 # the bool dtype
+cdef Py_ssize_t _MAX_NDIM = 64
+
+
+cdef class ArrayBase:
+    """The C fields of ``usm_ndarray`` and its compiled slots (see the module)."""
+
+    cdef object _arr
+    cdef object _be
+
+    def __add__(self, other):
+        return _binary(0, self, other)
+
+    def __radd__(self, other):
+        return _reflected(1, self, other)
+
+    def __iadd__(self, other):
+        return _python[2](self, other)
+
+    def __sub__(self, other):
+        return _binary(3, self, other)
+
+    def __rsub__(self, other):
+        return _reflected(4, self, other)
+
+    def __isub__(self, other):
+        return _python[5](self, other)
+
+    def __mul__(self, other):
+        return _binary(6, self, other)
+
+    def __rmul__(self, other):
+        return _reflected(7, self, other)
+
+    def __imul__(self, other):
+        return _python[8](self, other)
+
+    def __truediv__(self, other):
+        return _binary(9, self, other)
+
+    def __rtruediv__(self, other):
+        return _reflected(10, self, other)
+
+    def __itruediv__(self, other):
+        return _python[11](self, other)
+
+    def __floordiv__(self, other):
+        return _binary(12, self, other)
+
+    def __rfloordiv__(self, other):
+        return _reflected(13, self, other)
+
+    def __ifloordiv__(self, other):
+        return _python[14](self, other)
+
+    def __mod__(self, other):
+        return _binary(15, self, other)
+
+    def __rmod__(self, other):
+        return _reflected(16, self, other)
+
+    def __imod__(self, other):
+        return _python[17](self, other)
+
+    def __pow__(self, other, modulo=None):
+        if modulo is not None:
+            return NotImplemented  # pow(x, y, z): as a Python __pow__ of two arguments
+        return _binary(18, self, other)
+
+    def __rpow__(self, other, modulo=None):
+        if modulo is not None:
+            return NotImplemented
+        return _reflected(19, self, other)
+
+    def __ipow__(self, other):
+        return _python[20](self, other)
+
+    def __and__(self, other):
+        return _binary(21, self, other)
+
+    def __rand__(self, other):
+        return _reflected(22, self, other)
+
+    def __iand__(self, other):
+        return _python[23](self, other)
+
+    def __or__(self, other):
+        return _binary(24, self, other)
+
+    def __ror__(self, other):
+        return _reflected(25, self, other)
+
+    def __ior__(self, other):
+        return _python[26](self, other)
+
+    def __xor__(self, other):
+        return _binary(27, self, other)
+
+    def __rxor__(self, other):
+        return _reflected(28, self, other)
+
+    def __ixor__(self, other):
+        return _python[29](self, other)
+
+    def __lshift__(self, other):
+        return _binary(30, self, other)
+
+    def __rlshift__(self, other):
+        return _reflected(31, self, other)
+
+    def __ilshift__(self, other):
+        return _python[32](self, other)
+
+    def __rshift__(self, other):
+        return _binary(33, self, other)
+
+    def __rrshift__(self, other):
+        return _reflected(34, self, other)
+
+    def __irshift__(self, other):
+        return _python[35](self, other)
+
+    def __matmul__(self, other):
+        return _python[36](self, other)
+
+    def __rmatmul__(self, other):
+        return _python[37](self, other)
+
+    def __imatmul__(self, other):
+        return _python[38](self, other)
+
+    def __lt__(self, other):
+        return _binary(39, self, other)
+
+    def __le__(self, other):
+        return _binary(40, self, other)
+
+    def __gt__(self, other):
+        return _binary(41, self, other)
+
+    def __ge__(self, other):
+        return _binary(42, self, other)
+
+    def __eq__(self, other):
+        return _binary(43, self, other)
+
+    def __ne__(self, other):
+        return _binary(44, self, other)
+
+    def __neg__(self):
+        return _unary(45, self)
+
+    def __pos__(self):
+        return _unary(46, self)
+
+    def __abs__(self):
+        return _unary(47, self)
+
+    def __invert__(self):
+        return _unary(48, self)
+
+    def __getitem__(self, key):
+        cdef ArrayBase out
+        cdef ArrayBase k
+        tk = type(key)
+        if tk is slice:
+            if (<slice>key).step is None:
+                try:
+                    r = self._arr[key]
+                except OverflowError:  # a bound past the provider's index type
+                    return _python[49](self, key)
+                out = ArrayBase.__new__(_usm)
+                out._arr = r
+                out._be = self._be
+                return out
+        elif tk is _usm:  # one index array the backend gathers and checks itself
+            be = self._be
+            k = <ArrayBase>key
+            lone = _lone.get(be)
+            if lone is not None and k._be is be:
+                a = k._arr
+                d = a.dtype
+                if d in lone and (d is not _bool or a.shape == self._arr.shape):
+                    try:
+                        r = be.getitem(self._arr, a)
+                    except Exception:
+                        return _python[49](self, key)  # the general path names the error
+                    if r.ndim <= _MAX_NDIM:
+                        out = ArrayBase.__new__(_usm)
+                        out._arr = r if r.__class__ is be.array_type else be.as_array(r)
+                        out._be = be
+                        return out
+        return _python[49](self, key)
+
+    def __setitem__(self, key, value):
+        cdef ArrayBase v
+        if type(value) is _usm and not _trace["ACTIVE"]:
+            be = self._be
+            v = <ArrayBase>value
+            tk = type(key)
+            if (v._be is be and be.lock is None and not _plan_of(be)[0]
+                    and (tk is int or (tk is slice and (<slice>key).step is None)
+                         or key is Ellipsis)):
+                raw = self._arr
+                va = v._arr
+                if va.dtype is raw.dtype and not (va.ndim and be.may_share_memory(raw, va)):
+                    try:
+                        be.setitem(raw, key, va)
+                        return
+                    except (OverflowError, ValueError):
+                        pass  # the Python form words it
+        _python[50](self, key, value)
+
+    def __delitem__(self, key):
+        raise AttributeError("__delitem__")  # as for a Python class without one
+
+
+def _fields() -> None:
+    """Give ArrayBase its two fields as member descriptors, and check them."""
+    cdef ArrayBase probe = ArrayBase.__new__(ArrayBase)
+    usmarray_add_fields(ArrayBase, USMARRAY_OFFSET_ARR, USMARRAY_OFFSET_BE)
+    marks = (object(), object())
+    probe._arr, probe._be = marks
+    if (getattr(probe, "_arr"), getattr(probe, "_be")) != marks:
+        raise ImportError("usmarray._core: the fields of ArrayBase are not where its "
+                          "member descriptors read them")
+
+
+_fields()
+del _fields
+
+
+cdef tuple _plan_of(object be):
+    """(multi_queue, queue_of) of backend ``be``, read once."""
+    t = _backends.get(be)
+    if t is None:
+        t = _backends[be] = (bool(be.multi_queue), be.queue_of)
+    return <tuple>t
+
+
+cdef inline bint _same_queue(object be, object a1, object a2):
+    t = _plan_of(be)
+    if not t[0] or a1 is a2:
+        return True
+    q1 = t[1](a1)
+    q2 = t[1](a2)
+    return q1 is q2 or q1 == q2
+
+
+cdef object _binary(Py_ssize_t k, object x1, object x2):
+    """``x1 op x2`` for the slot of index ``k``, ``x1`` an array of the slot's class."""
+    cdef ArrayBase a
+    cdef ArrayBase b
+    cdef ArrayBase res
+    cdef Py_ssize_t n
+    info = _lean[k]
+    if info is None or _trace["ACTIVE"]:
+        return _python[k](x1, x2)
+    a = <ArrayBase>x1
+    be = a._be
+    p = (<dict>(<tuple>info)[0]).get(be)
+    if p is None:
+        return _python[k](x1, x2)  # the Python form works the plan out
+    n = (<tuple>p)[5]
+    if n == 0:
+        return _python[k](x1, x2)
+    t2 = type(x2)
+    a1 = a._arr
+    if t2 is _usm:
+        b = <ArrayBase>x2
+        a2 = b._arr
+        if b._be is not be or a1.dtype is not a2.dtype or a1.dtype not in (<tuple>info)[1]:
+            return _python[k](x1, x2)
+        if a1.size >= n or a2.size >= n or not _same_queue(be, a1, a2):
+            return _python[k](x1, x2)
+    elif t2 is float or t2 is int:
+        a2 = x2
+        if a1.dtype not in (<tuple>info)[2] or a1.size >= n:
+            return _python[k](x1, x2)
+    else:
+        return _python[k](x1, x2)
+    try:
+        r = (<tuple>p)[4](a1, a2)
+    except Exception:
+        return _python[k](x1, x2)  # the Python form names the error
+    res = ArrayBase.__new__(_usm)
+    res._arr = r
+    res._be = be
+    return res
+
+
+cdef object _reflected(Py_ssize_t k, object x1, object x2):
+    """``x2 op x1`` (the reflected slot ``k``, ``x1`` the array): a Python float or int
+    ``x2`` with a floating array takes the lean path."""
+    cdef ArrayBase a
+    cdef ArrayBase res
+    cdef Py_ssize_t n
+    info = _lean[k]
+    t2 = type(x2)
+    if info is None or (t2 is not float and t2 is not int) or _trace["ACTIVE"]:
+        return _python[k](x1, x2)
+    a = <ArrayBase>x1
+    be = a._be
+    p = (<dict>(<tuple>info)[0]).get(be)
+    if p is None:
+        return _python[k](x1, x2)
+    n = (<tuple>p)[5]
+    a1 = a._arr
+    if n == 0 or a1.dtype not in (<tuple>info)[2] or a1.size >= n:
+        return _python[k](x1, x2)
+    try:
+        r = (<tuple>p)[4](x2, a1)
+    except Exception:
+        return _python[k](x1, x2)
+    res = ArrayBase.__new__(_usm)
+    res._arr = r
+    res._be = be
+    return res
+
+
+cdef object _unary(Py_ssize_t k, object x):
+    cdef ArrayBase a
+    cdef ArrayBase res
+    cdef Py_ssize_t n
+    info = _lean[k]
+    if info is None or _trace["ACTIVE"]:
+        return _python[k](x)
+    a = <ArrayBase>x
+    be = a._be
+    p = (<dict>(<tuple>info)[0]).get(be)
+    if p is None:
+        return _python[k](x)
+    n = (<tuple>p)[5]
+    a1 = a._arr
+    if n == 0 or a1.dtype not in (<tuple>info)[1] or a1.size >= n:
+        return _python[k](x)
+    try:
+        r = (<tuple>p)[4](a1)
+    except Exception:
+        return _python[k](x)
+    res = ArrayBase.__new__(_usm)
+    res._arr = r
+    res._be = be
+    return res
+
+
+def wrap_with(be, raw):
+    """A new ``usm_ndarray`` of ``raw``, an array of backend ``be``."""
+    cdef ArrayBase out = ArrayBase.__new__(_usm)
+    out._arr = raw
+    out._be = be
+    return out
+
+
+def bind(cls, trace_globals):
+    """Tell the core its array class (a subclass of :class:`ArrayBase`) and the globals
+    of ``usmarray._trace`` (its lean paths step aside while a trace runs)."""
+    global _usm, _trace
+    if not issubclass(cls, ArrayBase):
+        raise TypeError(f"bind: {cls!r} is not a subclass of ArrayBase")
+    _usm = cls
+    _trace = trace_globals
+
+
+def install(name, python_form, lean=None):
+    """Make ``python_form`` the slot ``name``'s pure-Python form; ``lean``: its lean-path
+    table (binary slots: ``(plans, dtypes, scalar_dtypes)``, unary: ``(plans,
+    dtypes)``: the per-backend plans of ``usmarray._elementwise``, the dtypes of two
+    array operands that the plan's small kernel computes as the Python form does, and
+    the array dtypes that take a Python float or int operand there)."""
+    k = SLOTS.index(name)
+    _python[k] = python_form
+    _lean[k] = lean
+
+
+def install_indexing(lone_keys, bool_dtype):
+    """The table of ``usmarray._indexing``'s lone index-array keys, by backend."""
+    global _lone, _bool
+    _lone = lone_keys
+    _bool = bool_dtype
