@@ -219,7 +219,9 @@ def small_ops(calls: int, trials: int) -> dict[str, float]:
     fns["usm: backend add(raw, raw)"] = lambda: be.add(ra, ra)
     fns["usm: backend queue_of(raw)"] = lambda: be.queue_of(ra)
     fns["cupy.ndarray((100,), f4)"] = lambda: cupy.ndarray((100,), np.float32)
-    f = be.fast.kernel(((ra.dtype, False), (ra.dtype, False)), ra.dtype, "x + y")
+    from benchmarks.gpu_small import add_kernel
+
+    f = add_kernel(be, ra)
     fns["Function call (no alloc)"] = lambda: f((1,), (256,), (ra, ra, out, n64))
     res: dict[str, list[float]] = {k: [] for k in fns}
     for fn in fns.values():

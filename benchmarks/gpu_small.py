@@ -55,6 +55,14 @@ def measure(fns: dict[str, Any], calls: int, trials: int) -> dict[str, float]:
     return {k: statistics.median(v) for k, v in res.items()}
 
 
+def add_kernel(be: Any, a: Any) -> Any:
+    """The elementwise engine's compiled kernel of ``a + a`` (parameters: the two
+    pointers, the result's, the count), for timing its launch alone."""
+    engine = be.engine
+    return engine._kernel(engine._plan("z = a0 + a1", ["a0", "a1"], [a, a], [], a.dtype,
+                                       None, False))
+
+
 def small_op_fns(n: int = 100) -> dict[str, Any]:
     h = np.arange(n, dtype=np.float32)
     c = cupy.asarray(h)
@@ -69,18 +77,17 @@ def small_op_fns(n: int = 100) -> dict[str, Any]:
     fns["usm xp.add(x, x)"] = lambda: xp.add(u, u)
     fns["usm x + 1.0"] = lambda: u + 1.0
     fns["backend add(raw, raw)"] = lambda: be.add(ra, ra)
-    fast = getattr(be, "fast", None)
-    if fast is None or not hasattr(fast, "new_out"):  # a usmarray before the lean launch
+    if not hasattr(be, "spare"):  # a usmarray before the elementwise engine's one path
         return fns
-    from usmarray._backend._cuda import fast as cf
+    from usmarray._backend._cuda.kernels import _launch as cf
 
-    f = fast.kernel(((ra.dtype, False), (ra.dtype, False)), ra.dtype, "x + y")
+    f = add_kernel(be, ra)
     out = cupy.empty_like(c)
     n64 = np.int64(n)
     fns["launch: Function call"] = lambda: f((1,), (256,), (ra, ra, out, n64))
-    launch = cf._launch
+    launch = cf.driver_launch
     if launch is not None:
-        slots, pp = cf._ARGS.t
+        slots, pp = cf.SLOTS.t
         pack = struct.Struct("<QQQq").pack_into
         fp = f.ptr
         pa, po = ra.data.ptr, out.data.ptr
@@ -118,7 +125,7 @@ def small_op_fns(n: int = 100) -> dict[str, Any]:
     fns["alloc: cupy.ndarray((100,), f4)"] = lambda: cupy.ndarray((n,), np.float32)
     fns["alloc: pool.malloc(400)"] = lambda: pool.malloc(4 * n)
     shape, d = (n,), np.dtype(np.float32)
-    new_out = fast.new_out
+    new_out = be.spare.new_out
     fns["alloc: backend spare output"] = lambda: new_out(shape, d, n, 0)
     return fns
 
@@ -131,7 +138,7 @@ def sizes_fns(n: int) -> dict[str, Any]:
     u, u2 = xp.asarray(h), xp.asarray(h2)
     out = cupy.empty_like(c)
     be = u._be
-    f = be.fast.kernel(((c.dtype, False), (c.dtype, False)), c.dtype, "x + y")
+    f = add_kernel(be, c)
     grid = (((n + 3) // 4 + 255) // 256,)
     n64 = np.int64(n)
     fns = {"usm": lambda: u + u2, "cupy": lambda: c + c2,
@@ -201,10 +208,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"GPU: {name}; usmarray from {os.path.dirname(xp.__file__)}; cupy {cupy.__version__}; "
           f"torch {getattr(torch, '__version__', 'absent')}; python {sys.version.split()[0]}")
     be = xp.asarray([0.0])._be
-    fast = getattr(be, "fast", None)
-    if fast is not None:
-        print(f"fast path: lean={getattr(fast, 'lean', None)} spare={getattr(fast, 'spare_on', None)} "
-              f"refcounts={getattr(fast, 'free_refcounts', None)}")
+    spare = getattr(be, "spare", None)
+    if spare is not None:
+        print(f"spare outputs: {spare.on} refcounts={spare.free_refcounts}")
     out: dict[str, Any] = {"gpu": name}
     small = measure(small_op_fns(), args.calls, args.trials)
     out["small_us"] = small

@@ -509,13 +509,12 @@ def test_argmax_argmin_kernels_return_the_first_nan(dtype, n):
         assert int(xp.argmin(gb)) == int(np.argmin(b))
 
 
-# ---- the lean launch and the spare outputs ------------------------------------------------
+# ---- the spare outputs -------------------------------------------------------------------
 def test_spare_outputs_are_never_live():
     """Elementwise results come from the spare list of the default queue: a result that
     is still referenced (directly, by a view, or by a view of its memory alone) is never
     handed out again."""
-    fk = be.fast
-    assert fk.free_refcounts == (3, 2), fk.free_refcounts
+    assert be.spare.free_refcounts == (3, 2), be.spare.free_refcounts
     u = xp.asarray(np.arange(100, dtype=np.float32), device="cuda:0")
     kept = [u + u for _ in range(5)]  # all alive: five distinct arrays
     assert len({id(r) for r in kept}) == 5
@@ -538,22 +537,6 @@ def test_spare_outputs_are_never_live():
             outs.append((i, y))
     for i, y in outs:
         np.testing.assert_array_equal(xp.asnumpy(y), np.arange(100, dtype=np.float32) + i)
-
-
-@pytest.mark.parametrize("lean", [True, False])
-def test_lean_and_function_launch_agree(lean):
-    from usmarray._backend._cuda.fast import FastKernels
-
-    fk = FastKernels(be._is_fast, be._single, lean=lean, spare=lean)
-    astype = fk.make_astype(be.astype)
-    rng = np.random.default_rng(3)
-    for dtype in (np.int8, np.uint16, np.int32, np.int64, np.uint64, np.float32, np.float64):
-        for n in (1, 5, 4097):
-            a = (rng.random(n) * 50).astype(dtype)
-            ga = be.from_host(a, "device", None)
-            np.testing.assert_array_equal(be.to_host(astype(ga, np.float64)), a.astype(np.float64))
-    if lean:
-        assert fk.lean, "cupy.cuda.driver.launchKernel is missing: the lean launch is off"
 
 
 def test_engine_runs_on_the_current_stream():
@@ -745,7 +728,7 @@ def test_batched_small_svd_matches_numpy():
 
 @pytest.mark.parametrize("dtype", FLOAT)
 def test_fast_pow_matches_cupy_bit_for_bit(dtype):
-    """pow on the vectorized path (fast.py) gives CuPy's own kernel's bits, special
+    """pow on the elementwise engine gives CuPy's own kernel's bits, special
     values included, with array and scalar exponents."""
     rng = np.random.default_rng(11)
     a = np.concatenate([rng.uniform(0, 4, 1021), [0.0, -0.0, np.inf, -np.inf, np.nan, -2.0, 1.0]])

@@ -378,3 +378,115 @@ def test_no_cupy_elementwise_kernel() -> None:
     kernels = [n for n in names if not n.lower().startswith(("memcpy", "memset"))]
     assert len(kernels) >= len(calls)
     assert not [n for n in kernels if "cupy" in n.lower()], sorted(set(kernels))
+
+
+# ---- the backend's own copy, astype, full and sort keys on the engine ---------------------
+_BE = xp.asarray(0.0, device=DEV)._be if _ngpu else None
+
+
+def _host(raw) -> np.ndarray:
+    return _BE.to_host(raw)
+
+
+def _pair_of(base: np.ndarray, layout: str) -> tuple[np.ndarray, xp.usm_ndarray]:
+    view = LAYOUTS[layout][0]
+    return view(base), view(xp.asarray(base, device=DEV))
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "uint16", "int64", "bool"])
+def test_backend_copy_and_astype_of_every_layout(dtype: str, layout: str) -> None:
+    """The backend's ``copy`` and ``astype`` (what ``asarray(copy=True)``, ``to_device``
+    and the namespace's own conversions call) give NumPy's values in every layout, the
+    copy in the source's memory order."""
+    base = _data(dtype, LAYOUTS[layout][1])
+    h, u = _pair_of(base, layout)
+    c = _BE.copy(u._arr)
+    _check_host(_host(c), h)
+    if layout == "transposed":
+        assert c.flags.f_contiguous  # a transposed array keeps its layout
+    # float to integer only for values C defines (finite, in range)
+    tame = np.clip(np.nan_to_num(base), 0, 100).astype(base.dtype)
+    for dst in ("float64", "float32", "int32", "uint8", "bool"):
+        hs, us = (h, u) if dst in ("float64", "float32", "bool") else _pair_of(tame, layout)
+        _check_host(_host(_BE.astype(us._arr, np.dtype(dst))), hs.astype(dst))
+
+
+def _check_host(g: np.ndarray, want: np.ndarray) -> None:
+    assert g.dtype == want.dtype and g.shape == want.shape
+    np.testing.assert_array_equal(g, want)
+    if want.dtype.kind == "f":
+        ok = ~np.isnan(want)
+        assert np.array_equal(np.signbit(g[ok]), np.signbit(want[ok]))
+
+
+def test_copies_of_broadcast_views_are_c_order() -> None:
+    """A copy of ``broadcast_to(eye(3), (5, 3, 3))`` (a stride-0 leading axis over a
+    C-contiguous matrix) and of a column broadcast is C order, as NumPy's ufuncs lay out
+    such results."""
+    e = xp.eye(3, dtype=xp.float32, device=DEV)
+    b = xp.broadcast_to(e, (5, 3, 3))
+    c = _BE.copy(b._arr)
+    assert c.flags.c_contiguous
+    np.testing.assert_array_equal(_host(c), np.broadcast_to(np.eye(3, dtype=np.float32), (5, 3, 3)))
+    col = xp.asarray(np.arange(4.0), device=DEV)[:, None]
+    c = _BE.copy(xp.broadcast_to(col, (4, 6))._arr)
+    assert c.flags.c_contiguous
+    np.testing.assert_array_equal(_host(c), np.broadcast_to(np.arange(4.0)[:, None], (4, 6)))
+    t = xp.broadcast_to(xp.permute_dims(e, (1, 0))[None], (4, 3, 3))
+    np.testing.assert_array_equal(_host(_BE.copy(t._arr)),
+                                  np.broadcast_to(np.eye(3, dtype=np.float32).T, (4, 3, 3)))
+
+
+@pytest.mark.parametrize(("dtype", "value"), [
+    ("float32", 3.5), ("float32", -0.0), ("float32", 1e-45), ("float64", float("nan")),
+    ("float64", -float("inf")), ("int8", -128), ("uint8", 255), ("int64", -(2**63)),
+    ("uint64", 2**64 - 1), ("int16", 7), ("bool", True)])
+def test_full_on_the_engine(dtype: str, value) -> None:
+    """``full`` of a Python scalar stores the value's bits in every element (NumPy's
+    ``full``), at sizes below, at and past a vector."""
+    d = np.dtype(dtype)
+    for shape in ((1,), (3, 5), (1000, 33), (0, 4)):
+        got = xp.asnumpy(xp.full(shape, value, dtype=getattr(xp, dtype), device=DEV))
+        want = np.full(shape, value, dtype=d)
+        assert got.dtype == d and got.shape == want.shape
+        np.testing.assert_array_equal(got.view(f"u{d.itemsize}"), want.view(f"u{d.itemsize}"))
+
+
+@pytest.mark.parametrize("layout", ["C", "reversed", "step", "transposed"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_sort_puts_nans_of_either_sign_last(dtype: str, layout: str) -> None:
+    """Sort keys with every NaN made the canonical one (the engine's body): NaNs of
+    either sign sort last, as in NumPy, in views too."""
+    base = _data(dtype, LAYOUTS[layout][1])
+    base.reshape(-1)[::5] = -np.nan
+    h, u = _pair_of(base, layout)
+    np.testing.assert_array_equal(xp.asnumpy(xp.sort(u, axis=-1)), np.sort(h, axis=-1))
+    np.testing.assert_array_equal(xp.asnumpy(xp.argsort(u, axis=-1, stable=True)),
+                                  np.argsort(h, axis=-1, kind="stable"))
+
+
+def test_copy_astype_full_launch_only_usmarrays_kernels() -> None:
+    """copy and astype of strided, reversed, transposed and broadcast arrays, and full,
+    launch only usmarray's own kernels (all named ``k``) and memsets."""
+    torch = pytest.importorskip("torch")
+    from torch.profiler import ProfilerActivity, profile
+
+    raws = []
+    for dtype in ("float32", "int16", "bool"):
+        for layout in ("C", "offset", "step", "reversed", "transposed", "F-order-3d",
+                       "sliced-2d"):
+            raws.append(_pair(dtype, layout)[1]._arr)
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for r in raws:
+            _BE.copy(r)
+            _BE.astype(r, np.dtype("float64"))
+            _BE.astype(r, np.dtype("bool"))
+        xp.full((100, 7), 2.5, dtype=xp.float32, device=DEV)
+        xp.full((100, 7), -1, dtype=xp.int8, device=DEV)
+        torch.cuda.synchronize()
+    names = [e.name for e in prof.events() if e.device_type.name == "CUDA"]
+    kernels = [n for n in names if not n.lower().startswith(("memcpy", "memset"))]
+    assert len(kernels) >= 3 * len(raws)
+    assert set(kernels) == {"k"}, sorted(set(kernels))

@@ -104,6 +104,25 @@ def test_plans_address_what_numpy_broadcasts(ops: list[np.ndarray], out_itemsize
     _check_plan(ops, out_itemsize)
 
 
+@settings(deadline=None)
+@given(_views(), st.integers(0, 2), st.booleans())
+def test_results_are_laid_out_as_numpys_ufuncs(ops: list[np.ndarray], lead: int,
+                                               widen: bool) -> None:
+    """A call whose first operand has the call's shape writes its result as NumPy's
+    ufuncs lay out ``negative(that operand)``: the same stride on every axis longer than
+    1 (transposes, reversals and steps in memory order, broadcast axes in place)."""
+    x = np.broadcast_to(ops[0], (2,) * lead + ops[0].shape)
+    if widen:  # length-1 axes broadcast: stride 0 between the others
+        x = np.broadcast_to(x, tuple(3 if n == 1 else n for n in x.shape))
+    p = L.plan([_operand(x)], x.itemsize)
+    assert p is not None
+    out = np.empty(p.mem_shape, x.dtype)
+    got = out if p.inverse is None else out.transpose(p.inverse)
+    want = np.negative(x) if x.dtype.kind != "b" else np.logical_not(x)
+    for n, g, w in zip(x.shape, got.strides, want.strides, strict=True):
+        assert n == 1 or g == w, (x.shape, x.strides, got.strides, want.strides)
+
+
 def _aligned(n: int, dtype: str) -> np.ndarray:
     """n zeros whose first element sits at a multiple of 256 bytes (as CuPy's pool
     gives)."""

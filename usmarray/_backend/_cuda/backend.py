@@ -17,11 +17,12 @@ else (managed memory, another stream, pinned host memory, imported memory) is an
 kind (a ``ManagedMemory`` made elsewhere counts as "shared" too).
 
 Kernels.  Every name of ``KERNEL_NAMES`` with the array API's calling convention
-(built from CuPy by :mod:`._ndlike`).  Operands of plain device memory on the
-default queue call CuPy directly (and contiguous ones of add, subtract, multiply,
-divide, sin, copy, astype and where go to the vectorized kernels of
-:mod:`.fast`); anything else runs on the operands' queue (device and stream)
-with results allocated in the coerced memory kind (device > shared > host).
+(built from CuPy by :mod:`._ndlike`), where usmarray's own kernels do not take the
+call: elementwise calls, ``copy``, ``astype`` and ``full`` run on the elementwise
+engine (:mod:`.elementwise`), reductions, sorts, joins and others on
+:mod:`.kernels`.  Operands of plain device memory on the default queue call a kernel
+directly; anything else runs on the operands' queue (device and stream) with results
+allocated in the coerced memory kind (device > shared > host).
 
 Managed memory is never requested beyond the GPU's free memory, and no request of
 any kind beyond its total memory: both raise MemoryError naming the size first.
@@ -48,7 +49,6 @@ from .._ndlike import kernels as _ndlike_kernels
 from .._protocol import BackendBase, Capabilities, LinAlgError
 from . import interop as _io
 from .elementwise import ElementwiseEngine
-from .fast import FastKernels, make_argext
 from .kernels import triangle as _triangle
 from .kernels.broadcast import RowBroadcast
 from .kernels.compact import Compactions
@@ -62,6 +62,8 @@ from .kernels.scan import Scans
 from .kernels.search import Searches
 from .kernels.sort import Sorts
 from .kernels.unique import Uniques
+from .layout import CANONICAL_NAN_BODIES, FILL_BODY, convert_body
+from .spare import SpareOutputs
 
 _nd = cupy.ndarray
 _Unowned = _mem.UnownedMemory
@@ -212,8 +214,8 @@ class CudaBackend(BackendBase):
     alloc_errors: tuple[type[BaseException], ...] = (_mem.OutOfMemoryError,)
     ExecutionPlacementError = ValueError
     dlpack_device_types = _io.DEVICE_TYPES
-    #: argmax/argmin of floats are usmarray's reduction (fast.make_argext), which
-    #: returns the first NaN (CuPy's own misses it along an axis: tests/test_cuda.py)
+    #: argmax/argmin of every layout and queue are usmarray's reduction, which returns
+    #: the first NaN (CuPy's own misses it along an axis: tests/test_cuda.py)
     first_nan_argmax = True
     #: cuSOLVER's direct routines and cupy.linalg copy what they overwrite
     lapack_keeps_operands = True
@@ -249,12 +251,16 @@ class CudaBackend(BackendBase):
                 return m.__class__ in device_memory and m.device_id == get_device()
 
         self._is_fast = is_fast
-        self.fast = FastKernels(is_fast, single)
+        self.spare = SpareOutputs(single)
+        new_out = self.spare.new_out
+        self.engine = ElementwiseEngine(not single)
+        self.elementwise_engine = self.engine.available
+        self.reductions = Reductions(is_fast, single, new_out)
         ks = _ndlike_kernels(
             cupy, host_repeats=True, fast_mean=True, signed_nans=True,
-            canonical_nans=self.fast.make_canonical_nans)
+            canonical_nans=self._canonical_nans)
         for kname in ("argmax", "argmin"):
-            ks[kname] = make_argext(kname, ks[kname])
+            ks[kname] = self.reductions.wrap_arg(kname, self._c_order_copy, ks[kname])
         ks["matmul"] = _without_negative_strides(ks["matmul"])
         for kname, fn in ks.items():
             ks[kname] = self._placed(fn)
@@ -272,17 +278,14 @@ class CudaBackend(BackendBase):
             return (o.read_only and o.queue == default_queue and o.usm_type == "device"
                     and single)
 
-        self.row_broadcast = RowBroadcast(is_fast, single, self.fast.new_out, readable)
-        ks["copy"] = self.fast.make_copy(self.row_broadcast.wrap_copy(ks["copy"]))
+        self.row_broadcast = RowBroadcast(is_fast, single, new_out, readable)
+        ks["copy"] = self._engine_copy(ks["copy"])
         ks["tile"] = self.row_broadcast.wrap_tile(ks["tile"])
         ks["repeat"] = self.row_broadcast.wrap_repeat(ks["repeat"])
         ks["roll"] = self.row_broadcast.wrap_roll(ks["roll"])
-        ks["astype"] = self.fast.make_astype(ks["astype"])
-        self._fill = self.fast.make_fill()
-        self.engine = ElementwiseEngine(not single)
-        self.elementwise_engine = self.engine.available
+        ks["astype"] = self._engine_astype(ks["astype"])
         self.ramps = Ramps(not single)
-        self.joins = Joins(is_fast, single, self.fast.new_out)
+        self.joins = Joins(is_fast, single, new_out)
         self.gathers = Gathers(is_fast, single)
         self.compactions = Compactions(is_fast, single)
         self.sorts = Sorts(is_fast, single)
@@ -304,7 +307,6 @@ class CudaBackend(BackendBase):
         self.scans = Scans(is_fast, single)
         for kname in ("cumulative_sum", "cumulative_prod"):
             ks[kname] = self.scans.wrap(kname, ks[kname])
-        self.reductions = Reductions(is_fast, single, self.fast.new_out)
         for kname in REDUCTION_OPS:
             ks[kname] = self.reductions.wrap(kname, ks[kname])
         broadcast_to = ks["broadcast_to"]
@@ -318,7 +320,7 @@ class CudaBackend(BackendBase):
     # ---- the elementwise engine -----------------------------------------------------
     def elementwise(self, sig: Any, body: builtins.str, names: list[builtins.str],
                     arrays: list[Any], consts: list[tuple[Any, Any]],
-                    out_dtype: Any) -> Any:
+                    out_dtype: Any, c_order: bool = False) -> Any:
         is_fast = self._is_fast
         fast = True
         for a in arrays:
@@ -328,11 +330,92 @@ class CudaBackend(BackendBase):
                 fast = False
         if fast:  # a result on the default queue: a spare one where one is free
             return self.engine.run(sig, body, names, arrays, consts, out_dtype,
-                                   self.fast.new_out)
+                                   self.spare.new_out, c_order=c_order)
         q = self.queue_of(arrays[0])
         ut = self.coerced_usm_type([self.usm_type_of(a) for a in arrays])
         with self.placement(q, ut):
-            return self.engine.run(sig, body, names, arrays, consts, out_dtype, _placed_out)
+            return self.engine.run(sig, body, names, arrays, consts, out_dtype, _placed_out,
+                                   c_order=c_order)
+
+    def convert(self, raw: Any, d: np.dtype, c_order: bool = False) -> Any:
+        """``raw`` converted to dtype ``d`` (copied where ``d`` is its own) on the engine,
+        a new array on ``raw``'s queue in ``raw``'s memory order (``c_order``: in C
+        order); None where the engine does not take it (a complex dtype, a layout its
+        loops refuse, the engine off)."""
+        s = raw.dtype
+        if not self.elementwise_engine or s.kind not in "biuf" or d.kind not in "biuf":
+            return None
+        return self.elementwise(("convert", s.char, d.char, c_order), convert_body(s, d),
+                                ["a0"], [raw], [], d, c_order)
+
+    def _c_order_copy(self, raw: Any) -> Any:
+        return self.convert(raw, raw.dtype, True)
+
+    def _engine_copy(self, fallback: Any) -> Any:
+        """``copy(a, order="K")`` on the engine (a broadcast view of rows as rows of its
+        tail), else ``fallback``."""
+        rows = self.row_broadcast.copy_rows
+        convert = self.convert
+
+        def copy(a: Any, order: Any = "K") -> Any:
+            if a.__class__ is _nd and order == "K":
+                out = None if a._c_contiguous else rows(a)
+                if out is None:
+                    out = convert(a, a.dtype)
+                if out is not None:
+                    return out
+            return fallback(a, order=order)
+
+        return copy
+
+    def _engine_astype(self, fallback: Any) -> Any:
+        """``astype(a, dtype, copy=True)`` on the engine, else ``fallback``."""
+        convert = self.convert
+
+        def astype(a: Any, dtype: Any, copy: bool = True, **kw: Any) -> Any:
+            if a.__class__ is _nd and not kw:
+                d = np.dtype(dtype)
+                if d == a.dtype and not copy:
+                    return a
+                out = convert(a, d)
+                if out is not None:
+                    return out
+            return fallback(a, dtype, copy=copy, **kw)
+
+        return astype
+
+    def _canonical_nans(self, fallback: Any) -> Any:
+        """A copy of a float array with every NaN the canonical one, on the engine, else
+        ``fallback``."""
+        def canonical_nans(a: Any) -> Any:
+            body = CANONICAL_NAN_BODIES.get(a.dtype)
+            if body is not None and self.elementwise_engine:
+                out = self.elementwise(("canonical_nans", a.dtype.char), body, ["a0"], [a],
+                                       [], a.dtype)
+                if out is not None:
+                    return out
+            return fallback(a)
+
+        return canonical_nans
+
+    def _fill(self, shape: tuple, value: Any, d: np.dtype) -> Any:
+        """A new C-contiguous array of the Python scalar ``value`` on the default queue:
+        a memset for all-zero bits (any dtype), else the engine's store of a kernel
+        argument (OverflowError for an integer outside ``d``); None where neither
+        applies (a complex value other than zero, the engine off)."""
+        vc = value.__class__
+        zero = value == 0 and not (vc is float and math.copysign(1.0, value) < 0) \
+            and not (vc is complex and (math.copysign(1.0, value.real) < 0
+                                        or math.copysign(1.0, value.imag) < 0))
+        if zero:
+            out = _nd(shape, d)
+            if out.size:
+                out.data.memset_async(0, out.nbytes)
+            return out
+        if d.kind not in "biuf" or not self.elementwise_engine:
+            return None
+        return self.engine.run(("fill", d.char), FILL_BODY, [], [], [(d.type(value), d)], d,
+                               _placed_out, shape)
 
     # ---- placement ------------------------------------------------------------------
     def _placed(self, fn: Any) -> Any:
@@ -610,7 +693,7 @@ class CudaBackend(BackendBase):
                 out[...] = fill_value
             return out
         if (dtype is not None and (q is None or q is self._defaults[0]) and self._single
-                and usm_type in (None, "device") and self.fast.enabled and order == "C"
+                and usm_type in (None, "device") and order == "C"
                 and fill_value.__class__ in (bool, int, float, complex)):
             d = np.dtype(dtype)
             try:

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import ctypes
 import struct
-import threading
 from typing import Any
 
 import numpy as np
 
 from ..._env import env_flag
 from . import layout as _layout
-from .kernels._launch import compiled, driver_launch, stream_ptr
+from .kernels._launch import SLOTS, compiled, driver_launch, stream_ptr
 
 #: plans kept (a dict: cleared when full)
 MAX_PLANS = 4096
@@ -29,25 +28,6 @@ _CODES = {"?": "?", "b": "b", "B": "B", "h": "h", "H": "H", "i": "i", "I": "I", 
           "L": "Q", "q": "q", "Q": "Q", "f": "f", "d": "d"}
 _ALIGN = _layout.ALIGN_KEY
 _BLOCK = _layout.BLOCK
-
-
-class _Slots(threading.local):
-    """Per thread: a byte buffer for a launch's parameters and their addresses
-    (parameter i at byte 8 * i: every parameter but the layout takes one 8-byte slot;
-    the layout, last, starts at its slot and runs on)."""
-
-    SIZE = 1024
-
-    def __init__(self) -> None:
-        self.buf = ctypes.create_string_buffer(self.SIZE)
-        base = ctypes.addressof(self.buf)
-        self.base = base
-        self.params = (ctypes.c_void_p * (self.SIZE // 8))(
-            *[base + 8 * i for i in range(self.SIZE // 8)])
-        self.pp = ctypes.addressof(self.params)
-
-
-_SLOTS = _Slots()
 
 
 class _Call:
@@ -79,17 +59,17 @@ class _Call:
 
 #: the plan of a layout the loops do not take
 _REFUSED: Any = object()
-
-
 class ElementwiseEngine:
     """Runs generated elementwise bodies on CUDA arrays of any layout.
 
     ``run(sig, body, names, arrays, consts, out_dtype, alloc)``: ``sig`` a hashable
-    name of the body (its operation and operand types), ``names`` the generator's
-    name of each array operand, ``arrays`` raw CuPy arrays, ``consts`` the scalar
-    arguments as (value, dtype), ``alloc(shape, dtype, size, stream)`` the result's
-    allocator (on the operands' queue and memory kind, under the caller's placement).  Returns the
-    raw result, or None where the layout is outside what the loops take (then the
+    name of the body (its operation and operand types) and of the result's order,
+    ``names`` the generator's name of each array operand, ``arrays`` raw CuPy arrays,
+    ``consts`` the scalar arguments as (value, dtype), ``alloc(shape, dtype, size,
+    stream)`` the result's allocator (on the operands' queue and memory kind, under the
+    caller's placement); ``shape`` the result's shape where ``arrays`` is empty (a
+    fill); ``c_order``: a C-order result (else the operands' memory order).  Returns
+    the raw result, or None where the layout is outside what the loops take (then the
     caller computes it another way).
     """
 
@@ -102,43 +82,47 @@ class ElementwiseEngine:
         self._kernels: dict[tuple, Any] = {}
 
     def run(self, sig: Any, body: str, names: list[str], arrays: list[Any],
-            consts: list[tuple[Any, np.dtype]], out_dtype: np.dtype, alloc: Any) -> Any:
+            consts: list[tuple[Any, np.dtype]], out_dtype: np.dtype, alloc: Any,
+            shape: tuple[int, ...] | None = None, c_order: bool = False) -> Any:
         if len(arrays) == 1:
             a = arrays[0]
             p0 = a.data.ptr
             ptrs: Any = (p0,)
             key: tuple = (sig, a.shape, a.strides, p0 % _ALIGN)
-        else:
+        elif arrays:
             ptrs = [a.data.ptr for a in arrays]
             key = (sig, *[(a.shape, a.strides, p % _ALIGN)
                           for a, p in zip(arrays, ptrs, strict=True)])
+        else:
+            ptrs = ()
+            key = (sig, shape)
         calls = self._calls
         c = calls.get(key)
         if c is None:
             if len(calls) >= MAX_PLANS:
                 calls.clear()
             c = calls[key] = self._plan(body, names, arrays, [d for _, d in consts],
-                                        out_dtype)
+                                        out_dtype, shape, c_order)
         if c is _REFUSED:
             return None
         s = stream_ptr()
         out = alloc(c.mem_shape, out_dtype, c.n, s)
         if c.n:
             f = c.fn or self._kernel(c)
-            t = _SLOTS
+            t = SLOTS
             if consts:
-                c.pack(t.buf, 0, *ptrs, *[v for v, _ in consts], out.data.ptr, c.n)
+                c.pack(t.slots, 0, *ptrs, *[v for v, _ in consts], out.data.ptr, c.n)
             else:
-                c.pack(t.buf, 0, *ptrs, out.data.ptr, c.n)
+                c.pack(t.slots, 0, *ptrs, out.data.ptr, c.n)
             if c.layout:
                 ctypes.memmove(t.base + c.layout_at, c.layout, len(c.layout))
             driver_launch(f.ptr, c.blocks, 1, 1, _BLOCK, 1, 1, 0, s, t.pp, 0)
         return out if c.inverse is None else out.transpose(c.inverse)
 
-    def _plan(self, body: str, names: list[str], arrays: list[Any],
-              scalars: list[np.dtype], out: np.dtype) -> Any:
+    def _plan(self, body: str, names: list[str], arrays: list[Any], scalars: list[np.dtype],
+              out: np.dtype, shape: tuple[int, ...] | None, c_order: bool) -> Any:
         ops = [_layout.Operand(a.shape, a.strides, a.itemsize, a.data.ptr) for a in arrays]
-        p = _layout.plan(ops, out.itemsize)
+        p = _layout.plan(ops, out.itemsize, shape, c_order)
         if p is None:
             return _REFUSED
         dts = [a.dtype for a in arrays]

@@ -6,8 +6,9 @@ TensorIterator and CuPy's ``_reduce_dims`` do:
 
 1. the operands broadcast to the result's shape (stride 0 on a broadcast axis);
 2. the axes are ordered as the first operand that is not broadcast lays them out in
-   memory, and the result is laid out the same way (NumPy's ``order="K"``): an F-order
-   or transposed operand is read and written in memory order;
+   memory (its broadcast axes keep their places), and the result is laid out the same
+   way (NumPy's ``order="K"``): an F-order or transposed operand is read and written in
+   memory order; a C-order result may be asked for instead;
 3. axes of length 1 are dropped, and neighbours contiguous in every operand merge;
 4. the loop (``include/usmarray/elementwise.cuh`` holds their shared device code):
 
@@ -20,7 +21,9 @@ TensorIterator and CuPy's ``_reduce_dims`` do:
 Index arithmetic is 32-bit where every position and offset fits, else 64-bit.
 :func:`kernel_source` writes the kernel of a plan around a body of the kernel
 generator (``usmarray.kernels._fuse._Emitter``), the one that ``usmarray.fuse`` and
-the kernel factory use.
+the kernel factory use, or one of the backend's own bodies in the generator's form
+(:func:`convert_body` for ``copy`` and ``astype``, :data:`FILL_BODY` for ``full``,
+:data:`CANONICAL_NAN_BODIES` for the keys of a sort).
 """
 
 from __future__ import annotations
@@ -119,13 +122,38 @@ def merge_axes(shape: list[int], strides: list[list[int]]) -> tuple[list[int], l
     return mshape, mst
 
 
-def plan(operands: list[Operand], out_itemsize: int) -> LayoutPlan | None:
+def memory_order(strides: list[int]) -> list[int]:
+    """The axes of an operand of ``strides`` from outermost to innermost in memory, as
+    NumPy's iterator orders them for the results of its ufuncs: by decreasing absolute
+    stride, C order among equals, and a broadcast axis (stride 0) compared with no
+    other (an axis moves past it), which keeps it where it is."""
+    inner = list(range(len(strides)))[::-1]  # innermost first
+    for i in range(1, len(inner)):
+        ax, pos = inner[i], i
+        for j in range(i - 1, -1, -1):
+            other = inner[j]
+            if not strides[ax] or not strides[other]:
+                continue
+            if abs(strides[other]) <= abs(strides[ax]):
+                break
+            pos = j
+        if pos != i:
+            del inner[i]
+            inner.insert(pos, ax)
+    return inner[::-1]
+
+
+def plan(operands: list[Operand], out_itemsize: int, shape: tuple[int, ...] | None = None,
+         c_order: bool = False) -> LayoutPlan | None:
     """The layout of an elementwise call over ``operands`` writing elements of
     ``out_itemsize`` bytes, or None where the operands do not broadcast, a stride is
-    not a whole number of elements, or more than :data:`MAX_DIMS` axes remain."""
-    shape = broadcast_shape(*(op.shape for op in operands))
+    not a whole number of elements, or more than :data:`MAX_DIMS` axes remain.
+    ``shape``: the result's shape where no operand is an array (a fill); ``c_order``:
+    the result in C order whatever the operands' layout."""
     if shape is None:
-        return None
+        shape = broadcast_shape(*(op.shape for op in operands))
+        if shape is None:
+            return None
     st: list[list[int]] = []
     for op in operands:
         s = broadcast_strides(op, shape)
@@ -135,8 +163,8 @@ def plan(operands: list[Operand], out_itemsize: int) -> LayoutPlan | None:
     nd = len(shape)
     order = list(range(nd))
     for op, s in zip(operands, st, strict=True):
-        if op.shape == shape:
-            order = sorted(range(nd), key=lambda i, s=s: -abs(s[i]))  # type: ignore[misc]
+        if op.shape == shape and not c_order:
+            order = memory_order(s)
             break
     inverse = None
     if order != list(range(nd)):
@@ -172,6 +200,25 @@ def plan(operands: list[Operand], out_itemsize: int) -> LayoutPlan | None:
                       tuple(tuple(s) for s in mst), broadcast, loop, width, index, n, blocks)
 
 
+#: the body of a fill: every element the scalar argument
+FILL_BODY = "z = s0"
+#: the bodies of a copy of a float array with every NaN the canonical quiet NaN (sign
+#: clear, NumPy's payload): the keys of a sort that puts every NaN last
+CANONICAL_NAN_BODIES = {
+    np.dtype(np.float32): "z = (a0 != a0) ? __int_as_float(0x7fc00000) : a0",
+    np.dtype(np.float64): "z = (a0 != a0) ? __longlong_as_double(0x7ff8000000000000LL) : a0",
+}
+
+
+def convert_body(src: np.dtype, dst: np.dtype) -> str:
+    """The body of ``astype`` of ``a0`` from ``src`` to ``dst`` (real or bool dtypes), as
+    the kernel generator writes it: nonzero for a bool result, C's conversion else, a
+    copy where the dtypes are equal."""
+    if src == dst:
+        return "z = a0"
+    return "z = (a0 != 0)" if dst.kind == "b" else f"z = ({dst.name})(a0)"
+
+
 def _tname(d: np.dtype) -> str:
     """The generator's spelling of dtype ``d`` (the header's typedefs)."""
     return "bool" if d.kind == "b" else d.name
@@ -203,9 +250,9 @@ def kernel_source(body: str, names: list[str], arrays: list[np.dtype],
         params.append(f"const usm_layout<{ndim}, {na}> lay")
     ot = _tname(out)
     # the operation on element values v0, v1, ... (named as the generator named them)
-    op_args = ", ".join(f"const {_tname(d)} {nm}" for d, nm in zip(arrays, names, strict=True))
-    op_args += "".join(f", const {_tname(d)} s{j}" for j, d in enumerate(scalars))
-    call_scalars = "".join(f", s{j}" for j in range(len(scalars)))
+    op_args = ", ".join([f"const {_tname(d)} {nm}" for d, nm in zip(arrays, names, strict=True)]
+                        + [f"const {_tname(d)} s{j}" for j, d in enumerate(scalars)])
+    call_scalars = [f"s{j}" for j in range(len(scalars))]
     src = [HEADER,
            f"__device__ __forceinline__ {ot} usm_op({op_args}) {{\n  {ot} z;\n"
            f"  {{\n{body};\n  }}\n  return z;\n}}\n"]
@@ -213,7 +260,7 @@ def kernel_source(body: str, names: list[str], arrays: list[np.dtype],
     head = f'extern "C" __global__ void k({", ".join(params)}) {{\n'
 
     def op(vals: list[str]) -> str:
-        return f"usm_op({', '.join(vals)}{call_scalars})"
+        return f"usm_op({', '.join(vals + call_scalars)})"
 
     if loop == "vector":
         e = width
@@ -285,5 +332,6 @@ def kernel_source(body: str, names: list[str], arrays: list[np.dtype],
     return "".join(src)
 
 
-__all__ = ["ALIGN_KEY", "BLOCK", "HEADER", "MAX_DIMS", "LayoutPlan", "Operand", "kernel_key",
-           "kernel_source", "merge_axes", "plan"]
+__all__ = ["ALIGN_KEY", "BLOCK", "CANONICAL_NAN_BODIES", "FILL_BODY", "HEADER", "MAX_DIMS",
+           "LayoutPlan", "Operand", "convert_body", "kernel_key", "kernel_source", "memory_order",
+           "merge_axes", "plan"]

@@ -4,7 +4,7 @@
 the current device and loads it; :func:`compiled` keeps one function per (source, name,
 device).  CuPy's own compile path is not used: it appends ``-ftz=true`` after the
 caller's options, which flushes float32 subnormals to zero.
-:func:`launch` packs up to sixteen 8-byte arguments (``fmt``: ``struct`` codes ``Q`` for a
+:func:`launch` packs 8-byte arguments (``fmt``: ``struct`` codes ``Q`` for a
 pointer, ``q`` for an int64, ``d`` for a double) into per-thread slots and calls the
 driver's ``cuLaunchKernel`` on CuPy's current stream; where CuPy has no such binding it
 calls the ``Function`` with NumPy scalars.
@@ -54,8 +54,9 @@ _packers: dict[str, Any] = {}
 _SCALARS: dict[str, Any] = {"Q": np.uint64, "q": np.int64, "d": np.float64}
 
 
-#: kernel arguments a launch takes at most
-MAX_ARGS = 16
+#: bytes of one launch's parameters: 8-byte slots, and the elementwise engine's strided
+#: layout (a struct that starts at its slot and runs on) for up to eight axes
+ARG_BYTES = 1024
 
 #: element size -> the unsigned C type that moves an element of that size (kernels that
 #: only move bytes share one kernel per size; 16 bytes: two 8-byte words)
@@ -64,12 +65,14 @@ WORDS = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigne
 
 
 class _Slots(threading.local):
-    """MAX_ARGS 8-byte argument slots and the array of their addresses, per thread."""
+    """ARG_BYTES of 8-byte argument slots (``slots``, at address ``base``) and the array
+    of their addresses (at ``pp``), per thread: parameter i at byte 8 * i."""
 
     def __init__(self) -> None:
-        self.slots = (ctypes.c_uint64 * MAX_ARGS)()
-        base = ctypes.addressof(self.slots)
-        self.params = (ctypes.c_void_p * MAX_ARGS)(*[base + 8 * i for i in range(MAX_ARGS)])
+        n = ARG_BYTES // 8
+        self.slots = (ctypes.c_uint64 * n)()
+        self.base = base = ctypes.addressof(self.slots)
+        self.params = (ctypes.c_void_p * n)(*[base + 8 * i for i in range(n)])
         self.pp = ctypes.addressof(self.params)
         self.t = (self.slots, self.pp)
 

@@ -125,23 +125,19 @@ class RowBroadcast:
         return (a.__class__ is _nd and self.enabled and a.size > 0
                 and a.dtype.itemsize in WORDS and self._readable(a))
 
-    def wrap_copy(self, fallback: Any) -> Any:
-        """``copy(a)``: a broadcast view (leading stride-0 axes over a C-contiguous
-        tail) as ``rows`` copies of its tail; anything else to ``fallback``."""
-        def copy(a: Any, *args: Any, **kw: Any) -> Any:
-            if (self._plain(a) and not a._c_contiguous and not args
-                    and kw.get("order", "K") in ("K", "C", "A")):
-                st, sh = a.strides, a.shape
-                k = 0
-                while k < a.ndim and (st[k] == 0 or sh[k] == 1):
-                    k += 1
-                tail = sh[k:]
-                if k and _c_order(tail, st[k:], a.dtype.itemsize):
-                    m = math.prod(tail)
-                    return self._rows_of(a.data.ptr, a.dtype, _nd(sh, a.dtype), a.size // m, m)
-            return fallback(a, *args, **kw)
-
-        return copy
+    def copy_rows(self, a: Any) -> Any:
+        """A C-order copy of a broadcast view ``a`` whose leading axes have stride 0 over a
+        C-contiguous tail, as rows of that tail; None for any other array."""
+        if self._plain(a) and not a._c_contiguous:
+            st, sh = a.strides, a.shape
+            k = 0
+            while k < a.ndim and (st[k] == 0 or sh[k] == 1):
+                k += 1
+            tail = sh[k:]
+            if k and _c_order(tail, st[k:], a.dtype.itemsize):
+                m = math.prod(tail)
+                return self._rows_of(a.data.ptr, a.dtype, _nd(sh, a.dtype), a.size // m, m)
+        return None
 
     def wrap_tile(self, fallback: Any) -> Any:
         """``tile(a, reps)`` of a C-contiguous ``a`` repeated along one axis with only

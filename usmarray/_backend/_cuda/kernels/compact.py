@@ -20,8 +20,8 @@ from typing import Any
 import cupy
 import numpy as np
 
-from ..fast import _CTYPES
 from ._launch import WORDS, cached, grid_1d, launch, stream_ptr
+from .c_types import CTYPES
 from .scan import ROWS_SOURCE, SCAN_STORE, TILE, common
 
 _nd = cupy.ndarray
@@ -231,7 +231,7 @@ class Compactions:
 
     def _function(self, kind: str, t: np.dtype, v: np.dtype) -> Any:
         def source() -> str:
-            vdef = f"typedef {_CTYPES[v]} V;\n#define MAX_NDIM {MAX_NDIM}\n"
+            vdef = f"typedef {CTYPES[v]} V;\n#define MAX_NDIM {MAX_NDIM}\n"
             if kind == "count1":
                 return _BYTES + _COUNT_BYTES
             if kind in ("values1", "coords1"):
@@ -272,7 +272,7 @@ class Compactions:
 
     def _takes(self, x: Any) -> bool:
         return (self.enabled and x.__class__ is _nd and x.size > 0 and x._c_contiguous
-                and x.dtype in _CTYPES and self._is_fast(x))
+                and x.dtype in CTYPES and self._is_fast(x))
 
     def wrap_nonzero(self, fallback: Any) -> Any:
         def nonzero(a: Any) -> tuple[Any, ...]:
@@ -329,7 +329,7 @@ class Compactions:
                 n = s.size
                 firsts = _nd((n,), np.bool_)
                 f = cached(self._fns, ("firsts", s.dtype), self._multi,
-                           lambda: _FIRSTS.format(t=_CTYPES[s.dtype]))
+                           lambda: _FIRSTS.format(t=CTYPES[s.dtype]))
                 launch(f, grid_1d(n), (256, 1, 1), "QQq",
                        s.data.ptr, firsts.data.ptr, n, stream=stream_ptr())
                 out = self.masked(s, firsts)

@@ -16,8 +16,8 @@ from typing import Any
 import cupy
 import numpy as np
 
-from ..fast import _CTYPES
 from ._launch import SLOTS, WORDS, cached, driver_launch, stream_ptr
+from .c_types import CTYPES
 
 _nd = cupy.ndarray
 _SOURCE = r"""
@@ -79,7 +79,7 @@ class ElementStore:
             f = None if self._multi else self._fns.get(fk)
             if f is None:
                 f = cached(self._fns, fk, self._multi,
-                           lambda: _COPY.format(t=_CTYPES[d], s=_CTYPES[sd]))
+                           lambda: _COPY.format(t=CTYPES[d], s=CTYPES[sd]))
             arg = value.data.ptr
         elif vc in _SCALARS:
             size = d.itemsize

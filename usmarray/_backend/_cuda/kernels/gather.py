@@ -20,8 +20,8 @@ from typing import Any
 import cupy
 import numpy as np
 
-from ..fast import _CTYPES
 from ._launch import cached, grid_1d, launch, stream_ptr
+from .c_types import CTYPES
 
 _nd = cupy.ndarray
 
@@ -96,7 +96,7 @@ class Gathers:
         take the operands (the caller checks and gathers the old way)."""
         if not (self.enabled and a.__class__ is _nd and i.__class__ is _nd and a.size
                 and i.ndim == 1 and a._c_contiguous and i._c_contiguous
-                and a.dtype in _CTYPES and i.dtype in _SIGNED
+                and a.dtype in CTYPES and i.dtype in _SIGNED
                 and self._is_fast(a) and self._is_fast(i)):
             return None
         sh = a.shape
@@ -115,7 +115,7 @@ class Gathers:
         ``a``'s shape but along ``axis`` (no broadcasting); None otherwise."""
         if not (self.enabled and a.__class__ is _nd and i.__class__ is _nd and a.size
                 and i.ndim == a.ndim and a._c_contiguous and i._c_contiguous
-                and a.dtype in _CTYPES and i.dtype in _SIGNED
+                and a.dtype in CTYPES and i.dtype in _SIGNED
                 and self._is_fast(a) and self._is_fast(i)):
             return None
         sh, ish = a.shape, i.shape
@@ -138,7 +138,7 @@ class Gathers:
         rep = self._report(a.data.device_id if self._multi else 0, s)
         rep.data.memset_async(0, 24)
         f = cached(self._fns, (a.dtype, i.dtype, along), self._multi,
-                   lambda: _SOURCE.format(t=_CTYPES[a.dtype], i=_CTYPES[i.dtype],
+                   lambda: _SOURCE.format(t=CTYPES[a.dtype], i=CTYPES[i.dtype],
                                           pos="e" if along else "j"))
         total = out.size
         launch(f, grid_1d(total), (256, 1, 1), "QQQQqqqqq",
@@ -160,7 +160,7 @@ class Gathers:
         rep = self._report(i.data.device_id if self._multi else 0, s)
         rep.data.memset_async(0, 8)
         f = cached(self._fns, ("range", i.dtype), self._multi,
-                   lambda: _RANGE.format(i=_CTYPES[i.dtype]))
+                   lambda: _RANGE.format(i=CTYPES[i.dtype]))
         total = i.size
         launch(f, grid_1d(total), (256, 1, 1), "QQqq",
                i.data.ptr, rep.data.ptr, total, n, stream=s)

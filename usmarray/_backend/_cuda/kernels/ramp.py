@@ -18,8 +18,8 @@ from typing import Any
 import cupy
 import numpy as np
 
-from ..fast import _CTYPES
 from ._launch import cached, grid_1d, launch, stream_ptr
+from .c_types import CTYPES
 
 _nd = cupy.ndarray
 
@@ -94,7 +94,7 @@ class Ramps:
         if div <= 0:  # one element: start
             hi, step = lo, 0.0
         f = cached(self._fns, ("linspace", d), self._multi,
-                   lambda: _LINSPACE.format(t=_CTYPES[d]))
+                   lambda: _LINSPACE.format(t=CTYPES[d]))
         launch(f, grid_1d(num), (256, 1, 1), "Qqddddq", out.data.ptr, num, lo, hi,
                float(max(div, 1)), step, int(endpoint and num > 1), stream=stream_ptr())
         return out
@@ -118,7 +118,7 @@ class Ramps:
         if not n:
             return out
         f = cached(self._fns, ("arange", d), self._multi,
-                   lambda: _ARANGE.format(t=_CTYPES[d], w=w, p=p))
+                   lambda: _ARANGE.format(t=CTYPES[d], w=w, p=p))
         launch(f, grid_1d(n), (256, 1, 1), "Qq" + code * 2, out.data.ptr, n, *args,
                stream=stream_ptr())
         return out
@@ -128,10 +128,10 @@ class Ramps:
         diagonal: two launches and a view)."""
         d = np.dtype(dtype if dtype is not None else np.float64)
         m = n_rows if n_cols is None else n_cols
-        if d not in _CTYPES or d.kind == "c" or n_rows * m == 0:
+        if d not in CTYPES or d.kind == "c" or n_rows * m == 0:
             return cupy.eye(n_rows, n_cols, k=k, dtype=d)
         out = _nd((n_rows, m), d)
-        f = cached(self._fns, ("eye", d), self._multi, lambda: _EYE.format(t=_CTYPES[d]))
+        f = cached(self._fns, ("eye", d), self._multi, lambda: _EYE.format(t=CTYPES[d]))
         k = max(-n_rows, min(k, m))  # a diagonal outside the matrix: all zeros (int64 k)
         gx = -(-m // 256)
         # a block takes several rows: one short row a block ran at half the write speed

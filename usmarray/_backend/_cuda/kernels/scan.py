@@ -29,15 +29,15 @@ from typing import Any
 import cupy
 import numpy as np
 
-from ..fast import _CTYPES
 from ._launch import cached, launch, sm_count, stream_ptr
+from .c_types import CTYPES
 
 _nd = cupy.ndarray
 TILE = 8192
 _SUB = 1024
 #: result dtypes the kernels produce (a shuffle moves 4 or 8 bytes)
 _OUT: frozenset[np.dtype] = frozenset(np.dtype(c) for c in "iIqQfd")
-_IN: frozenset[np.dtype] = frozenset(d for d in _CTYPES)
+_IN: frozenset[np.dtype] = frozenset(d for d in CTYPES)
 _OPS = {"cumulative_sum": ("a + b", "0"), "cumulative_prod": ("a * b", "1")}
 
 #: how an element ``x[j]`` enters a scan, and what the scan stores for it (``r``: the
@@ -150,7 +150,7 @@ extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ x, O* 
 def common(t: np.dtype, o: np.dtype, expr: str, ident: str, store: dict[str, str]) -> str:
     """The block scan ``sub`` over elements of ``t`` into ``o`` with ``op`` = ``expr``
     (identity ``ident``) and the load/store/emit parts of ``store`` (see SCAN_STORE)."""
-    return _COMMON.format(t=_CTYPES[t], o=_CTYPES[o], ident=ident, expr=expr, **store)
+    return _COMMON.format(t=CTYPES[t], o=CTYPES[o], ident=ident, expr=expr, **store)
 
 
 ROWS_SOURCE = _ROWS

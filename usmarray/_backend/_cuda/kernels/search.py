@@ -18,8 +18,8 @@ from typing import Any
 import cupy
 import numpy as np
 
-from ..fast import _CTYPES
 from ._launch import cached, grid_1d, launch, stream_ptr
+from .c_types import CTYPES
 from .sort import KEYS, key_body
 
 _nd = cupy.ndarray
@@ -66,7 +66,7 @@ class Searches:
 
     def _function(self, d: np.dtype) -> Any:
         return cached(self._fns, d, self._multi, lambda: _SOURCE.format(
-            t=_CTYPES[d], k=KEYS[d.itemsize], key=key_body(d)))
+            t=CTYPES[d], k=KEYS[d.itemsize], key=key_body(d)))
 
     def _takes(self, x1: Any, x2: Any, sorter: Any) -> bool:
         is_fast = self._is_fast

@@ -25,8 +25,8 @@ from typing import Any
 import cupy
 import numpy as np
 
-from ..fast import _CTYPES
 from ._launch import cached, cub_options, launch, stream_ptr
+from .c_types import CTYPES
 
 _nd = cupy.ndarray
 MAX_ROW = 4096
@@ -178,18 +178,18 @@ class Sorts:
 
     def _function(self, d: np.dtype, arg: bool) -> Any:
         return cached(self._fns, (d, arg), self._multi, lambda: _SOURCE.format(
-            t=_CTYPES[d], k=KEYS[d.itemsize], key=key_body(d), write=_write(d, arg),
+            t=CTYPES[d], k=KEYS[d.itemsize], key=key_body(d), write=_write(d, arg),
             out_t="long long" if arg else "T"))
 
     def _radix(self, d: np.dtype, arg: bool, bt: int, ipt: int) -> Any:
         return cached(self._fns, ("radix", d, arg, bt, ipt), self._multi, lambda: _RADIX.format(
-            t=_CTYPES[d], k=KEYS[d.itemsize], key=key_body(d), bt=bt, ipt=ipt,
+            t=CTYPES[d], k=KEYS[d.itemsize], key=key_body(d), bt=bt, ipt=ipt,
             write=_write(d, arg, "pos[r]"), out_t="long long" if arg else "T"),
             self.cub or ())
 
     def _takes(self, a: Any, axis: int) -> bool:
         if not (self.enabled and a.__class__ is _nd and a.ndim and a.size
-                and a.dtype in _CTYPES and a._c_contiguous and self._is_fast(a)):
+                and a.dtype in CTYPES and a._c_contiguous and self._is_fast(a)):
             return False
         R = a.shape[-1]
         limit = MAX_ROW if a.dtype.itemsize <= 4 or self.cub else MAX_ROW // 2

@@ -13,8 +13,8 @@ from typing import Any
 
 import cupy
 
-from ..fast import _CTYPES
 from ._launch import cached, grid_1d, launch, stream_ptr
+from .c_types import CTYPES
 
 _nd = cupy.ndarray
 
@@ -46,7 +46,7 @@ def triangle(src: Any, shape: tuple[int, ...], strides: tuple[int, int, int], k:
     total = out.size
     if total:
         rows, cols = shape[-2], shape[-1]
-        f = cached(_fns, src.dtype, multi_gpu, lambda: _SOURCE.format(t=_CTYPES[src.dtype]))
+        f = cached(_fns, src.dtype, multi_gpu, lambda: _SOURCE.format(t=CTYPES[src.dtype]))
         launch(f, grid_1d(total), (256, 1, 1), "QQqqqqqqqq", src.data.ptr, out.data.ptr,
                total, rows, cols, *strides, k, int(lower), stream=stream_ptr())
     return out
@@ -58,7 +58,7 @@ def wrap(name: str, is_fast: Any, multi_gpu: bool, fallback: Any) -> Any:
     lower = name == "tril"
 
     def tri(a: Any, k: int = 0) -> Any:
-        if (a.__class__ is _nd and 2 <= a.ndim <= 3 and a.size and a.dtype in _CTYPES
+        if (a.__class__ is _nd and 2 <= a.ndim <= 3 and a.size and a.dtype in CTYPES
                 and is_fast(a) and k.__class__ is int and abs(k) < 2**62):
             it = a.dtype.itemsize
             st = a.strides

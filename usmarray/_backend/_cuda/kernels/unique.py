@@ -29,8 +29,8 @@ import cupy
 import numpy as np
 
 from ..._ndlike import UniqueAll, UniqueCounts, UniqueInverse
-from ..fast import _CTYPES
 from ._launch import cached, launch, sm_count, stream_ptr
+from .c_types import CTYPES
 
 _nd = cupy.ndarray
 _I64 = np.dtype(np.int64)
@@ -188,7 +188,7 @@ def _source(d: np.dtype, body: str) -> str:
         value = "(T)(long long)(k ^ 0x8000000000000000ULL)"
     lokey, hikey = key_range(d)
     topbase = max(lokey, hikey - (WINDOW - 1))
-    return _HEAD.format(t=_CTYPES[d], words=WINDOW // 32, half=WINDOW // 2, key=key,
+    return _HEAD.format(t=CTYPES[d], words=WINDOW // 32, half=WINDOW // 2, key=key,
                         value=value, lokey=lokey, topbase=topbase) + body
 
 
