@@ -37,6 +37,9 @@ class OptionalBuildExt(build_ext):
 def extensions() -> list[Extension]:
     """The core as an optional extension, its C source made by Cython (none without
     Cython, or where Cython fails)."""
+    if not SOURCE.is_file():
+        print(f"usmarray: no {SOURCE}: the compiled core is not built")
+        return []
     try:
         from Cython.Build import cythonize
     except ImportError:

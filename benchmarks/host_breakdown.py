@@ -31,7 +31,9 @@ elementwise, ``where``, reductions, indexing, creation, manipulation, small lina
 backend: CPU thread time per call, medians of interleaved rounds, the ratio of the
 medians, and the A/A ratio (usmarray's call timed twice as two variants).  ``--rev``
 adds usmarray at that git revision (extracted as ``benchmarks.ab`` does) to the same
-rounds.  On a SYCL device every call waits for its queue, as ``benchmarks.ab``'s do.
+rounds; an extraction has no compiled core, so it runs the pure-Python form
+(``usmarray/_form.py``), and ``--rev HEAD`` in the compiled form compares the two forms
+of the same code.  The report names the form each side runs.  On a SYCL device every call waits for its queue, as ``benchmarks.ab``'s do.
 Writes ``host_families.json`` and ``host_families.txt`` into ``--out``.
 """
 
@@ -291,6 +293,15 @@ def _load_rev(rev: str) -> Any:
     return importlib.import_module("usmarray_at_rev")
 
 
+def forms(rev: str | None) -> str:
+    """Which form of the array core each side of the host table runs."""
+    from usmarray import _form
+
+    text = f"usmarray {_form.FORM} ({_form.REASON})"
+    return text + (f"; at {rev}: pure-Python (an extraction has no compiled core)"
+                   if rev else "")
+
+
 def family_rows(device: str, only: str | None, rev: str | None = None,
                 budget_s: float = 1.5) -> list[dict[str, Any]]:
     """One row per family (``only``: comma-separated substrings of their names): the
@@ -339,7 +350,7 @@ def family_report(rows: list[dict[str, Any]], meta: dict[str, Any]) -> str:
             + (f" {rev[:12]:>12s} {'now/rev':>8s}" if rev else "")
             + f" | {'namespace':>9s} {'backend':>8s} {'provider':>8s} {'python':>7s}")
     lines = [f"Host time per call on {meta['device']}, {FAMILY_N} float64 elements",
-             meta["versions"],
+             meta["versions"], f"array core: {meta.get('form', 'not recorded')}",
              "CPU thread time, median us per call over interleaved rounds; ratio: "
              "usmarray / NumPy;", "A/A: usmarray timed twice; layers: cProfile self "
              "time scaled to the median", "", head]
@@ -385,7 +396,8 @@ def main(argv: list[str] | None = None) -> None:
         meta = {"device": str(usmarray.asarray([0.0], device=device).device),
                 "date": str(_dt.date.today()),
                 "versions": ", ".join(f"{k} {v}" for k, v in gm._versions(
-                    usmarray=usmarray).items())}
+                    usmarray=usmarray).items()),
+                "form": forms(args.rev)}
         args.out.mkdir(parents=True, exist_ok=True)
         text = family_report(rows, meta)
         (args.out / "host_families.json").write_text(json.dumps({**meta, "rows": rows},

@@ -15,6 +15,7 @@ build: a warning says to rebuild).  :data:`FORM` says which runs, :data:`REASON`
 from __future__ import annotations
 
 import hashlib
+import importlib
 import os
 import warnings
 from pathlib import Path
@@ -31,9 +32,13 @@ def _load(source: Path = Path(__file__).with_name("_core.pyx")) -> tuple[ModuleT
     if os.environ.get(PURE_ENV, "") not in ("", "0"):
         return None, f"{PURE_ENV} is set"
     try:
-        from . import _core  # type: ignore[attr-defined]
-    except ImportError as exc:
-        return None, f"no compiled core ({exc})"
+        _core = importlib.import_module(f"{__package__}._core")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{__package__}._core":
+            raise
+        return None, "no compiled core in this install"
+    except ImportError as exc:  # built for another Python, or broken
+        return None, f"the compiled core does not load ({exc})"
     if getattr(_core, "API", None) != API:
         return None, f"the compiled core has contract {getattr(_core, 'API', None)}, not {API}"
     if source.is_file():  # a checkout or an editable install: the build must match it
