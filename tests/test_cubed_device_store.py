@@ -145,6 +145,23 @@ def test_stored_chunks_stay_on_the_device_and_never_visit_the_host(placed, tmp_p
 
 
 @pytest.mark.parametrize("placed", DEVICES, indirect=True)
+def test_plans_storing_on_the_device_fuse_by_default(placed):
+    """Without optimize_function, a device-store plan is optimized by usmarray's
+    optimizer: the chain and the mean's first step are one task per chunk, and no
+    full-size array is stored; a Zarr-store plan keeps cubed's default."""
+    store = uc.device_store()
+    spec = cubed.Spec(allowed_mem="100MB", intermediate_store=store)
+    watch = _Watch(store)
+    got = cxp.mean(_chain(_x(spec))).compute(callbacks=[watch])
+    assert float(got) == pytest.approx(float(_chain_host(_x_host()).mean()), rel=1e-5)
+    assert watch.held and all(sum(h.values()) < N // CHUNK for h in watch.held.values())
+    from cubed.core.plan import arrays_to_plan
+
+    fin = arrays_to_plan(cxp.mean(_chain(_x(cubed.Spec(allowed_mem="100MB")))))._finalize()
+    assert fin.total_intermediate_nbytes >= N * 4  # cubed's default, as before
+
+
+@pytest.mark.parametrize("placed", DEVICES, indirect=True)
 def test_the_device_bound_spills_to_host_memory_then_to_disk(placed, tmp_path):
     chunk_bytes = CHUNK * 4
     store = uc.device_store(device_bytes=3 * chunk_bytes, host_bytes=2 * chunk_bytes,
@@ -278,3 +295,43 @@ def test_two_sub_devices_read_each_others_chunks(tmp_path, unhooked):
         assert len(store.peaks()["devices"]) == 2  # chunks were kept on both
     finally:
         pl._policy = saved
+
+
+@pytest.mark.parametrize("placed", DEVICES, indirect=True)
+def test_a_computation_ending_keeps_the_arrays_another_one_still_uses(placed):
+    """B runs inside A (from a callback of A) and shares A's stored arrays: B ending
+    drops none of them while A runs, and A ending drops them all."""
+    store = uc.device_store()
+    spec = cubed.Spec(allowed_mem="100MB", intermediate_store=store)
+    x = _x(spec)
+    y = _chain(x)
+    opt = dict(optimize_function=multiple_inputs_optimize_dag)  # stores x and y's parts
+    inner = []
+
+    class RunB(cubed.Callback):
+        def on_operation_end(self, event):
+            if not inner:
+                inner.append(float(cxp.sum(y).compute(**opt)))
+
+    got = float(cxp.mean(y).compute(callbacks=[RunB()], **opt))
+    want = _chain_host(_x_host())
+    assert inner and inner[0] == pytest.approx(float(want.sum()), rel=1e-5)
+    assert got == pytest.approx(float(want.mean()), rel=1e-5)
+    assert store.arrays() == []
+
+
+@pytest.mark.parametrize("placed", DEVICES, indirect=True)
+def test_reading_a_dropped_array_is_an_error_not_its_fill_value(placed):
+    from zarr.errors import ArrayNotFoundError
+
+    store = uc.device_store()
+    a = store.open_array("a", "w", (4,), np.float32, (2,))
+    a[0:2] = uc.asarray(np.ones(2, np.float32))
+    np.testing.assert_array_equal(xp.asnumpy(a[0:4]), [1, 1, 0, 0])  # unwritten: zarr's 0
+    store.drop("a")
+    with pytest.raises(ArrayNotFoundError, match="dropped from its device store"):
+        a[0:2]
+    with pytest.raises(ArrayNotFoundError, match="dropped"):
+        a[0:2] = uc.asarray(np.ones(2, np.float32))
+    with pytest.raises(ArrayNotFoundError):
+        store.open_array("a", "r+", (4,), np.float32, (2,))

@@ -18,7 +18,10 @@ operations in topological order, as cubed's does, and fuses into an operation:
 - the operation making an input that several operations read, when that operation is
   chunk-wise and reads virtual arrays only (``arange``, ``full``, ``linspace``, scalars
   ...): each reader recomputes it from its generated inputs instead of the plan storing
-  it (an array made from stored data is still stored once and read by each user);
+  it (an array made from stored data is still stored once and read by each user).
+  Within a task scope (:func:`task_scope`, which the device store opens around each
+  task) a recomputed chunk is computed once a task, however many readers the task
+  fused, and each chunk is read once;
 
 while the fused task reads at most :data:`MAX_SOURCE_ARRAYS` stored arrays and cubed
 projects it within ``allowed_mem``.  A reduction's later rounds, which read several
@@ -28,13 +31,80 @@ run in parallel.  Requested arrays are never fused away.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import sys
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 #: stored arrays one fused task may read (cubed's default is 4): a chain's
 #: operations on a few stored arrays fuse, each read costing one chunk of memory that
 #: cubed's projection counts
 MAX_SOURCE_ARRAYS = 32
+
+
+_task = threading.local()
+
+
+@contextlib.contextmanager
+def task_scope() -> Iterator[None]:
+    """The scope of one task in this thread: :func:`task_memo` is a dict for its
+    duration (an inner scope shares the outer one's)."""
+    if getattr(_task, "memo", None) is not None:
+        yield
+        return
+    _task.memo = {}
+    try:
+        yield
+    finally:
+        _task.memo = None
+
+
+def task_memo() -> dict[Any, Any] | None:
+    """This thread's task memo (None outside :func:`task_scope`)."""
+    return getattr(_task, "memo", None)
+
+
+def _key(a: Any) -> Any:
+    """A chunk function's arguments by the identity of their chunks (stable within a
+    task scope, which holds them), keeping cubed's nesting of fused inputs."""
+    from cubed.primitive.blockwise import FunctionArgs
+
+    if isinstance(a, FunctionArgs):
+        return (a.output_name, tuple(_key(x) for x in a.args))
+    if isinstance(a, (list, tuple)):
+        return tuple(_key(x) for x in a)
+    return id(a)
+
+
+class Shared:
+    """The chunk function of an operation that several fused readers recompute: within
+    a task scope, computed once for the same input chunks."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+
+    def __call__(self, *args: Any) -> Any:
+        memo = task_memo()
+        if memo is None:
+            return self.fn(*args)
+        k = (id(self), _key(args))
+        if k not in memo:
+            memo[k] = self.fn(*args)
+        return memo[k]
+
+
+def _shared(op: Any) -> Any:
+    """``op`` with its chunk function wrapped in :class:`Shared` (once)."""
+    cfg = op.pipeline.config
+    if isinstance(cfg.function, Shared):
+        return op
+    pipeline = dataclasses.replace(op.pipeline, config=dataclasses.replace(
+        cfg, function=Shared(cfg.function)))
+    return dataclasses.replace(op, pipeline=pipeline)
 
 
 def _producer(dag: Any, array: str) -> str:
@@ -72,9 +142,11 @@ def _absorbable(dag: Any, name: str, array: str, array_names: Any) -> Any:
     if me.num_tasks != op.num_tasks and not chunkwise:
         return None
     readers = {s for _, s in dag.out_edges(array)}
-    if len(readers) > 1 and not (chunkwise and all(_virtual(dag, a)
-                                                   for a in op.source_array_names)):
-        return None
+    if len(readers) > 1:
+        if not (chunkwise and all(_virtual(dag, a) for a in op.source_array_names)):
+            return None
+        op = node["primitive_op"] = _shared(op)  # every reader shares one function
+        node["pipeline"] = op.pipeline
     return op
 
 

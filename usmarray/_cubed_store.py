@@ -117,7 +117,8 @@ class DeviceStore:
         self._spill_root = Path(spill_dir) if spill_dir is not None else None
         self._spill_dir: Path | None = None
         self._arrays: dict[str, DeviceArray] = {}
-        self._read_once: set[str] = set()
+        self._live: dict[str, int] = {}  # running computations that use the array
+        self._owed: dict[str, int] = {}  # whole reads owed to computations that made it
         self._on_device: dict[Any, int] = {}
         self._on_host = 0
         self._on_disk = 0
@@ -191,15 +192,45 @@ class DeviceStore:
                 self.drop(name)
 
     def drop(self, name: str) -> None:
-        """Drop the array ``name`` if held."""
+        """Drop the array ``name`` if held (a task reading it afterwards gets an error,
+        not its fill value)."""
         with self._lock:
             a = self._arrays.pop(name, None)
-            self._read_once.discard(name)
+            self._live.pop(name, None)
+            self._owed.pop(name, None)
             if a is not None:
+                a._dropped = True
                 for chunks in a._fields.values():
                     for entry in chunks.values():
                         self._release(entry)
                     chunks.clear()
+
+    # ---- the lifetime of arrays: the computations that use them --------------------
+    def _begin(self, names: list[str]) -> None:
+        with self._lock:
+            for n in names:
+                self._live[n] = self._live.get(n, 0) + 1
+
+    def _end(self, names: list[str], outputs: set[str]) -> None:
+        """A computation that used ``names`` ended: each array no running computation
+        uses is dropped, unless it is one of the ``outputs``, which is dropped once read
+        whole."""
+        with self._lock:
+            for n in names:
+                self._live[n] = self._live.get(n, 1) - 1
+                if n in outputs and n in self._arrays:
+                    self._owed[n] = self._owed.get(n, 0) + 1
+                self._maybe_drop(n)
+
+    def _read_whole(self, name: str) -> None:
+        with self._lock:
+            if self._owed.get(name, 0) > 0:
+                self._owed[name] -= 1
+                self._maybe_drop(name)
+
+    def _maybe_drop(self, name: str) -> None:
+        if self._live.get(name, 0) <= 0 and self._owed.get(name, 0) <= 0:
+            self.drop(name)
 
     # ---- cubed's side: open, create -------------------------------------------------
     def open_array(self, name: str, mode: str, shape: tuple[int, ...], dtype: Any,
@@ -320,6 +351,7 @@ class DeviceArray:
         self.shape = shape
         self.dtype = dtype
         self.chunks = chunks
+        self._dropped = False
         names = dtype.names
         self._fields: dict[str | None, dict[tuple[int, ...], Any]] = (
             {f: {} for f in names} if names else {None: {}})
@@ -375,12 +407,20 @@ class DeviceArray:
     def __getitem__(self, sel: Any) -> Any:
         region = _region(sel, self.shape)
         out = {f: self._read(f, region) for f in self._fields}
-        if self.path in self.store._read_once and all(
-                b - a == n for (a, b), n in zip(region, self.shape, strict=True)):
-            self.store.drop(self.path)  # a computed result, read whole: the caller has it
+        if all(b - a == n for (a, b), n in zip(region, self.shape, strict=True)):
+            self.store._read_whole(self.path)  # a computed result: the caller has it now
         return out[None] if None in out else out
 
+    def _check_live(self) -> None:
+        if self._dropped:
+            from zarr.errors import ArrayNotFoundError
+
+            raise ArrayNotFoundError(
+                f"{self!r} was dropped from its device store (its computation ended, or "
+                "clear() was called); compute it again")
+
     def _read(self, field: str | None, region: tuple[tuple[int, int], ...]) -> Any:
+        self._check_live()
         chunks = self._fields[field]
         key = self._exact(region)
         if key is not None:
@@ -418,6 +458,7 @@ class DeviceArray:
         into the selection of ``fields`` (None: the array itself)."""
         if fields not in self._fields:
             raise KeyError(f"{self!r} has no field {fields!r}")
+        self._check_live()
         ns = _ns()
         region = _region(sel, self.shape)
         shape = tuple(b - a for a, b in region)
@@ -496,7 +537,10 @@ def _results(inner: Callable[..., Any]) -> Callable[..., Any]:
     copied to the host, and those for device arrays left as they are."""
 
     def get_results(out_coords: Any, *, config: Any) -> Any:
-        results = inner(out_coords, config=config)
+        from ._cubed_optimize import task_scope
+
+        with task_scope():
+            results = inner(out_coords, config=config)
         on_device = [_device_target(p) for p in config.writes_map.values()]
         if all(on_device):
             return results
@@ -508,6 +552,24 @@ def _results(inner: Callable[..., Any]) -> Callable[..., Any]:
         return _for_host(results)
 
     return get_results
+
+
+def _read_once(inner: Callable[..., Any]) -> Callable[..., Any]:
+    """cubed's ``get_chunk``, reading each chunk once a task: within a task scope, a
+    chunk several fused operations read is the same array for all."""
+
+    def get_chunk(in_key: Any, config: Any) -> Any:
+        from ._cubed_optimize import task_memo
+
+        memo = task_memo()
+        if memo is None:
+            return inner(in_key, config)
+        k = ("read", in_key.name, tuple(in_key.coords))
+        if k not in memo:
+            memo[k] = inner(in_key, config)
+        return memo[k]
+
+    return get_chunk
 
 
 def _lazy_open(inner: Callable[..., Any], mode: str | None) -> Callable[..., Any]:
@@ -537,28 +599,27 @@ def _stores_of(dag: Any) -> Iterator[tuple[str, DeviceStore]]:
 
 
 def _janitor() -> Any:
-    """A cubed callback: when a computation ends, its stored intermediate arrays are
-    dropped and its results marked to be dropped once read whole."""
+    """A cubed callback: when a computation ends, each array it kept in a device store
+    that no running computation uses is dropped, its results once read whole."""
     from cubed.runtime.types import Callback
 
     class Janitor(Callback):
         def __init__(self) -> None:
-            self._outputs: dict[str, set[str]] = {}
+            self._running: dict[str, tuple[dict[DeviceStore, list[str]], set[str]]] = {}
 
         def on_compute_start(self, event: Any) -> None:
+            by_store: dict[DeviceStore, list[str]] = {}
+            for name, store in _stores_of(event.dag):
+                by_store.setdefault(store, []).append(name)
+            for store, names in by_store.items():
+                store._begin(names)
             plan = getattr(event, "plan", None)
-            names = set(getattr(plan, "array_names", ()) or ())
-            self._outputs[event.compute_id] = names
+            self._running[event.compute_id] = (by_store, set(getattr(plan, "array_names", ())))
 
         def on_compute_end(self, event: Any) -> None:
-            outputs = self._outputs.pop(event.compute_id, set())
-            for name, store in _stores_of(event.dag):
-                if name in outputs:
-                    with store._lock:
-                        if name in store._arrays:
-                            store._read_once.add(name)
-                else:
-                    store.drop(name)
+            by_store, outputs = self._running.pop(event.compute_id, ({}, set()))
+            for store, names in by_store.items():
+                store._end(names, outputs)
 
     return Janitor()
 
@@ -584,6 +645,7 @@ def _hooks() -> list[tuple[Any, str, Callable[[Any], Any]]]:
 
     return [(bw, "get_results_in_different_scope", _results),
             (bw, "backend_array_to_numpy_array", lambda _: _to_storage),
+            (bw, "get_chunk", _read_once),
             (cz.LazyZarrArray, "create", lambda f: _lazy_open(f, None)),
             (cz.LazyZarrArray, "open", lambda f: _lazy_open(f, "r+")),
             (plan, "multiple_inputs_optimize_dag", _default_optimizer)]
