@@ -260,7 +260,8 @@ class CudaBackend(BackendBase):
             cupy, host_repeats=True, fast_mean=True, signed_nans=True,
             canonical_nans=self._canonical_nans)
         for kname in ("argmax", "argmin"):
-            ks[kname] = self.reductions.wrap_arg(kname, self._c_order_copy, ks[kname])
+            ks[kname] = self.reductions.wrap_arg(
+                kname, lambda a: self.convert(a, a.dtype, c_order=True), ks[kname])
         ks["matmul"] = _without_negative_strides(ks["matmul"])
         for kname, fn in ks.items():
             ks[kname] = self._placed(fn)
@@ -278,7 +279,7 @@ class CudaBackend(BackendBase):
             return (o.read_only and o.queue == default_queue and o.usm_type == "device"
                     and single)
 
-        self.row_broadcast = RowBroadcast(is_fast, single, new_out, readable)
+        self.row_broadcast = RowBroadcast(is_fast, single, readable)
         ks["copy"] = self._engine_copy(ks["copy"])
         ks["tile"] = self.row_broadcast.wrap_tile(ks["tile"])
         ks["repeat"] = self.row_broadcast.wrap_repeat(ks["repeat"])
@@ -348,9 +349,6 @@ class CudaBackend(BackendBase):
         return self.elementwise(("convert", s.char, d.char, c_order), convert_body(s, d),
                                 ["a0"], [raw], [], d, c_order)
 
-    def _c_order_copy(self, raw: Any) -> Any:
-        return self.convert(raw, raw.dtype, True)
-
     def _engine_copy(self, fallback: Any) -> Any:
         """``copy(a, order="K")`` on the engine (a broadcast view of rows as rows of its
         tail), else ``fallback``."""
@@ -403,19 +401,16 @@ class CudaBackend(BackendBase):
         a memset for all-zero bits (any dtype), else the engine's store of a kernel
         argument (OverflowError for an integer outside ``d``); None where neither
         applies (a complex value other than zero, the engine off)."""
-        vc = value.__class__
-        zero = value == 0 and not (vc is float and math.copysign(1.0, value) < 0) \
-            and not (vc is complex and (math.copysign(1.0, value.real) < 0
-                                        or math.copysign(1.0, value.imag) < 0))
-        if zero:
+        v = d.type(value)
+        if not any(v.tobytes()):
             out = _nd(shape, d)
             if out.size:
                 out.data.memset_async(0, out.nbytes)
             return out
         if d.kind not in "biuf" or not self.elementwise_engine:
             return None
-        return self.engine.run(("fill", d.char), FILL_BODY, [], [], [(d.type(value), d)], d,
-                               _placed_out, shape)
+        return self.engine.run(("fill", d.char), FILL_BODY, [], [], [(v, d)], d, _placed_out,
+                               shape)
 
     # ---- placement ------------------------------------------------------------------
     def _placed(self, fn: Any) -> Any:
@@ -926,9 +921,6 @@ class CudaBackend(BackendBase):
             raise ValueError("asarray: copy=False, but host data must be copied to the GPU")
         host = np.asarray(_host_nested(obj), dtype=dtype)
         return self.from_host(host, usm_type or "device", q or self._defaults[0])
-
-    def copy_array(self, raw: Any) -> Any:
-        return self.copy(raw)
 
     def to_queue(self, raw: Any, q: CudaQueue, stream: Any = None) -> Any:
         """``raw`` on queue ``q``.  Same GPU: a zero-copy view, ordered after the source

@@ -59,6 +59,8 @@ class _Call:
 
 #: the plan of a layout the loops do not take
 _REFUSED: Any = object()
+
+
 class ElementwiseEngine:
     """Runs generated elementwise bodies on CUDA arrays of any layout.
 

@@ -124,22 +124,18 @@ def merge_axes(shape: list[int], strides: list[list[int]]) -> tuple[list[int], l
 
 def memory_order(strides: list[int]) -> list[int]:
     """The axes of an operand of ``strides`` from outermost to innermost in memory, as
-    NumPy's iterator orders them for the results of its ufuncs: by decreasing absolute
-    stride, C order among equals, and a broadcast axis (stride 0) compared with no
-    other (an axis moves past it), which keeps it where it is."""
-    inner = list(range(len(strides)))[::-1]  # innermost first
-    for i in range(1, len(inner)):
-        ax, pos = inner[i], i
-        for j in range(i - 1, -1, -1):
-            other = inner[j]
-            if not strides[ax] or not strides[other]:
-                continue
-            if abs(strides[other]) <= abs(strides[ax]):
-                break
-            pos = j
-        if pos != i:
-            del inner[i]
-            inner.insert(pos, ax)
+    NumPy's iterator orders them for the results of its ufuncs: an insertion sort by
+    decreasing absolute stride (C order among equals) in which a broadcast axis
+    (stride 0) compares with no other, so an axis moves past it and it stays put."""
+    inner: list[int] = []  # innermost first
+    for ax in reversed(range(len(strides))):
+        pos = len(inner)
+        for j in range(len(inner) - 1, -1, -1):
+            if strides[ax] and strides[inner[j]]:
+                if abs(strides[inner[j]]) <= abs(strides[ax]):
+                    break
+                pos = j
+        inner.insert(pos, ax)
     return inner[::-1]
 
 

@@ -52,8 +52,7 @@ class SpareOutputs:
         want = env_flag("USMARRAY_CUDA_LEAN", True) if on is None else on
         self.on = want and single_gpu and gil and free_rc == 3 and mem_rc == 2
         self.free_refcounts = (free_rc, mem_rc)
-        self._spare: dict[tuple, list] = {}
-        spare = self._spare
+        spare: dict[tuple, list] = {}
         getrc = sys.getrefcount
         enabled = self.on
 
@@ -77,10 +76,6 @@ class SpareOutputs:
             return r
 
         self.new_out = new_out
-
-    def clear(self) -> None:
-        """Drop the outputs kept for reuse (their memory goes back to CuPy's pool)."""
-        self._spare.clear()
 
 
 __all__ = ["SPARE_BYTES", "SpareOutputs"]

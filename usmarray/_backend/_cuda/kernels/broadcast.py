@@ -91,13 +91,11 @@ class RowBroadcast:
     """Copies, tiles, rolls and repeats of C-contiguous arrays (see the module docstring)."""
 
     def __init__(self, is_fast: Callable[[Any], bool], single_gpu: bool,
-                 new_out: Callable[[tuple, np.dtype, int, int], Any],
                  readable: Callable[[Any], bool] | None = None) -> None:
         self._is_fast = is_fast
         #: what a kernel may read: is_fast, or also read-only views of such memory
         self._readable = readable or is_fast
         self._multi = not single_gpu
-        self._new_out = new_out
         self._fns: dict[tuple, Any] = {}
         self.enabled = True
 

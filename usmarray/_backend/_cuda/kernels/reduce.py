@@ -52,7 +52,6 @@ _MAX_SIZE = 2**33
 _FUSABLE = frozenset({"sum", "prod", "max", "min", "mean"})
 
 
-
 def _pow2(n: int) -> int:
     return 1 << max(0, (n - 1).bit_length())
 
@@ -474,6 +473,7 @@ class Reductions:
             shape = a.shape[:ax] + ((1,) if keepdims else ()) + a.shape[ax + 1:]
             p = self.plan(name, a.shape, a.dtype, (ax,), _I64, keepdims, 0.0, aligned)
         return (None if p is None else _Plan(p.steps, shape, p.dtype, p.size)), shape
+
 
 def _sum_dtype(d: np.dtype) -> np.dtype:
     """NumPy's (and CuPy's) default result dtype of a sum or product."""

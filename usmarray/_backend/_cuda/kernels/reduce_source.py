@@ -21,6 +21,7 @@ from .c_types import CTYPES
 #: threads a block of every reduction kernel
 BLOCK = 256
 
+
 @dataclass(frozen=True)
 class Op:
     """One reduction: C bodies over ``T`` (input element), ``S`` (accumulation scalar),
