@@ -1,7 +1,7 @@
 """Compile CUDA sources without a GPU, for the tests that check generated kernels: with
 nvcc where it is installed (four at a time), else with NVRTC through cuda-bindings, with
 the options of the CUDA backend's one compile path; the test is skipped where neither
-exists."""
+exists.  :func:`run_host` runs generated device logic as host C++."""
 
 from __future__ import annotations
 
@@ -15,6 +15,19 @@ import pytest
 OPTIONS = ("-std=c++17", "-ftz=false", "-prec-div=true", "-prec-sqrt=true")
 #: the architecture the sources are compiled for
 ARCH = "90"
+#: a host C++ compiler (None: the host tests skip)
+CXX = shutil.which("g++") or shutil.which("c++") or shutil.which("clang++")
+
+
+def run_host(source: str, stdin: bytes, tmp_path: Path) -> bytes:
+    """The standard output of ``source`` compiled as host C++ (no contraction into FMA,
+    as the generated CUDA) and run with ``stdin``; skipped without a C++ compiler."""
+    if CXX is None:
+        pytest.skip("no C++ compiler here")
+    src, exe = tmp_path / "host.cpp", tmp_path / "host"
+    src.write_text(source)
+    subprocess.run([CXX, "-O1", "-ffp-contract=off", "-o", str(exe), str(src)], check=True)
+    return subprocess.run([str(exe)], input=stdin, capture_output=True, check=True).stdout
 
 
 def _nvrtc_log(src: str) -> str | None:
