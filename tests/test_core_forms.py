@@ -67,6 +67,31 @@ def test_a_core_built_from_another_source_is_not_loaded(tmp_path) -> None:
     assert any("rebuilt" in str(w.message) for w in seen)
 
 
+@pytest.mark.skipif(_form.FORM != "compiled", reason="the pure-Python form runs")
+def test_the_compiled_slots_run_no_python_frame_on_their_lean_paths() -> None:
+    x = xp.asarray(np.arange(8.0), device="numpy")
+    i = xp.asarray(np.array([1, 3]), device="numpy")
+    v = xp.asarray(np.ones(2), device="numpy")
+
+    def calls() -> None:
+        x + x, x < x, x + 1.0, 2.0 * x, -x, x[1:3], x[2], x[i]
+        x[0:2] = v
+
+    calls()  # the first calls work out the plans in Python
+    frames: list[str] = []
+    sys.setprofile(lambda f, event, _: frames.append(f.f_code.co_filename)
+                   if event == "call" else None)
+    try:
+        calls()
+    finally:
+        sys.setprofile(None)
+    # the backend's kernels and methods only: no operator or indexing function in Python
+    package = os.path.dirname(xp.__file__)
+    namespace = [f for f in frames if f.startswith(package)
+                 and not f.startswith(os.path.join(package, "_backend"))]
+    assert not namespace and len(frames) >= 5, frames
+
+
 _BINARY = [operator.add, operator.sub, operator.mul, operator.truediv, operator.pow,
            operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne,
            operator.floordiv, operator.mod]
@@ -158,6 +183,24 @@ def test_slices_index_arrays_and_masks_give_numpys_values(device: str) -> None:
         x[xp.asarray(np.array([20]), device=device)]
     with pytest.raises(IndexError, match="boolean index"):
         x[xp.asarray(np.array([True, False]), device=device)]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_int_and_tuple_keys_give_numpys_values(device: str) -> None:
+    a = np.arange(24.0).reshape(4, 6)
+    x = xp.asarray(a, device=device)
+    for key in (3, -1, (2, 3), (1, slice(None)), (slice(None), 4), (None, 1, ...),
+                (..., 2), (slice(1, 3), None, slice(None, 2))):
+        _same(x[key], a[key])
+    with pytest.raises(IndexError, match="out of (bounds|range)"):  # the provider's words
+        x[4]
+    with pytest.raises(IndexError, match="out of (bounds|range)"):
+        x[1, -7]
+    with pytest.raises(IndexError):
+        x[2**70]
+    assert x[(None,) * 63 + (0,)].ndim == 64
+    with pytest.raises(IndexError, match="64"):
+        x[(None,) * 64 + (0,)]  # 65 dimensions
 
 
 @pytest.mark.parametrize("device", DEVICES)

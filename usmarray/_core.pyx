@@ -7,8 +7,10 @@ operator, ``__getitem__`` and ``__setitem__`` slots run the namespace's lean pat
 without a Python frame: two arrays of one backend and one dtype of the function's
 category (or one array and a Python float or int where that dtype is floating),
 below the size of the backend's small kernel, call that kernel at once; a slice
-without a step is a view; one index array that the backend checks itself goes to its
-gather; an array of the target's dtype written under a basic key goes to its scatter.
+without a step is a view; ints, ``None``, ``...`` and such slices go to the backend's
+indexing on a backend without a lock; one index array that the backend checks itself
+goes to its gather; an array of the target's dtype written under a basic key goes to
+its scatter.
 
 Every other call, and every call that fails here, goes to the operator's
 pure-Python form (installed by ``usmarray._operators``), which decides everything the
@@ -88,7 +90,7 @@ cdef list _python = [None] * len(SLOTS)  # slot index -> its pure-Python form
 cdef list _lean = [None] * len(SLOTS)    # slot index -> lean-path table, or None
 cdef object _usm = None                  # the class usm_ndarray
 cdef dict _trace = None                  # usmarray._trace's globals (ACTIVE)
-cdef dict _backends = {}                 # backend -> (multi_queue, queue_of)
+cdef dict _backends = {}                 # backend -> _facts(backend)
 cdef dict _lone = None                   # usmarray._indexing._LONE_KEYS
 cdef object _bool = None                 # the bool dtype
 cdef Py_ssize_t _MAX_NDIM = 64
@@ -265,6 +267,18 @@ cdef class ArrayBase:
                 out._arr = r
                 out._be = self._be
                 return out
+        elif tk is int or (tk is tuple and _basic(<tuple>key)):
+            be = self._be
+            if _facts(be)[2]:  # lock-free: the Python form takes no lock either
+                try:
+                    r = be.getitem(self._arr, key)
+                except Exception:
+                    return _python[49](self, key)  # the general path names the error
+                if r.ndim <= _MAX_NDIM:
+                    out = ArrayBase.__new__(_usm)
+                    out._arr = r if r.__class__ is be.array_type else be.as_array(r)
+                    out._be = be
+                    return out
         elif tk is _usm:  # one index array the backend gathers and checks itself
             be = self._be
             k = <ArrayBase>key
@@ -290,7 +304,7 @@ cdef class ArrayBase:
             be = self._be
             v = <ArrayBase>value
             tk = type(key)
-            if (v._be is be and be.lock is None and not _plan_of(be)[0]
+            if (v._be is be and _facts(be)[2] and not _facts(be)[0]
                     and (tk is int or (tk is slice and (<slice>key).step is None)
                          or key is Ellipsis)):
                 raw = self._arr
@@ -322,16 +336,27 @@ _fields()
 del _fields
 
 
-cdef tuple _plan_of(object be):
-    """(multi_queue, queue_of) of backend ``be``, read once."""
+cdef tuple _facts(object be):
+    """(multi_queue, queue_of, lock-free) of backend ``be``, read once."""
     t = _backends.get(be)
     if t is None:
-        t = _backends[be] = (bool(be.multi_queue), be.queue_of)
+        t = _backends[be] = (bool(be.multi_queue), be.queue_of, be.lock is None)
     return <tuple>t
 
 
+cdef bint _basic(tuple key):
+    """Whether ``key`` holds only ints, ``None``, ``...`` and slices without a step (the
+    keys the Python form passes to the backend unchanged)."""
+    for k in key:
+        tk = type(k)
+        if not (tk is int or k is None or k is Ellipsis
+                or (tk is slice and (<slice>k).step is None)):
+            return False
+    return True
+
+
 cdef inline bint _same_queue(object be, object a1, object a2):
-    t = _plan_of(be)
+    t = _facts(be)
     if not t[0] or a1 is a2:
         return True
     q1 = t[1](a1)
@@ -470,3 +495,8 @@ def install_indexing(lone_keys, bool_dtype):
     global _lone, _bool
     _lone = lone_keys
     _bool = bool_dtype
+
+
+def python_form(name):
+    """The pure-Python form installed for slot ``name`` (see :func:`install`)."""
+    return _python[SLOTS.index(name)]

@@ -33,6 +33,15 @@ def _to_device(self: usm_ndarray, device: Any, /, *, stream: Any = None) -> usm_
     return _migration.to_device(self, device, stream=stream)
 
 
+def python_form(name: str) -> Any:
+    """The Python function behind ``usm_ndarray``'s method ``name``: the method itself,
+    or in the compiled form, for a slot of the C base, the Python form it falls back to."""
+    core: Any = _form.core
+    if core is not None and name in core.SLOTS:
+        return core.python_form(name)
+    return getattr(usm_ndarray, name)
+
+
 def install(array_namespace: Callable[..., Any]) -> None:
     """Install the computing methods on ``usm_ndarray``; ``array_namespace`` is its
     ``__array_namespace__`` method.  In the compiled form (``usmarray/_form.py``) the
