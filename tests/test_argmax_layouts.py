@@ -182,11 +182,27 @@ def test_only_usmarrays_kernels_run(dev: str) -> None:
 def test_past_two_to_the_31(dev: str) -> None:
     """2**31 + 3 float32 elements (8 GiB): the first NaN, the largest subnormal, the
     extremes past the 32-bit range; sum and max of the same array on the same kernels."""
+    import cupy
+
     n = 2**31 + 3
+    # the array and the C-order copy a reversed view is reduced from, and a margin
+    need = 2 * 4 * n + (1 << 30)
+    pool = cupy.get_default_memory_pool()
+    pool.free_all_blocks()
+    free = cupy.cuda.runtime.memGetInfo()[0]
+    if free < need:
+        pytest.skip(f"needs {need} bytes of free device memory, {free} are free (other "
+                    "processes hold the rest)")
     try:
-        u = xp.zeros(n, dtype=xp.float32, device=dev)
-    except MemoryError:
-        pytest.skip("not enough device memory")
+        _past_two_to_the_31(dev, n)
+    except MemoryError as exc:  # another process took the memory after the check
+        pytest.skip(f"device memory taken by other processes during the test: {exc}")
+    finally:
+        pool.free_all_blocks()
+
+
+def _past_two_to_the_31(dev: str, n: int) -> None:
+    u = xp.zeros(n, dtype=xp.float32, device=dev)
     tiny = float(np.finfo(np.float32).smallest_subnormal)
     pos = {2**31 + 1: tiny, 5: -tiny, 2**31 + 2: -tiny}
     for i, v in pos.items():

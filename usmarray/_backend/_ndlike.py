@@ -55,13 +55,15 @@ def kernels(
     (CuPy's radix sort reads the bits); sorting gives such NaNs the sign of +NaN first,
     so every NaN sorts last, as the standard and NumPy have it.  ``canonical_nans``
     wraps that copy (three passes: ``isnan``, ``full``, ``where``) in the backend's
-    one-pass kernel, which gives it what it does not take.
+    one-pass kernel, which gives it what it does not take; either returns a new
+    C-contiguous array (``sort`` sorts it in place).
     """
     arr = xp.ndarray
 
     def canon(a: Any) -> Any:
         # the NaN made on the device: asarray of a host scalar would wait for a copy
-        return xp.where(xp.isnan(a), xp.full((), xp.nan, dtype=a.dtype), a)
+        return xp.ascontiguousarray(
+            xp.where(xp.isnan(a), xp.full((), xp.nan, dtype=a.dtype), a))
 
     nan_copy = canonical_nans(canon) if canonical_nans else canon
 
@@ -73,10 +75,11 @@ def kernels(
     def sort(a: Any, axis: int = -1, descending: bool = False, stable: bool = True) -> Any:
         k = keys(a)
         if not descending:
-            if k is not a:  # new memory: sorted in place, without sort's own copy
+            if k is not a and k.flags.c_contiguous:
+                # new C-ordered memory: sorted in place, without sort's own copy
                 k.sort(axis=axis, kind="stable")
                 return k
-            return xp.sort(a, axis=axis, kind="stable" if stable else None)
+            return xp.sort(k, axis=axis, kind="stable" if stable else None)
         a = k
         return xp.flip(xp.sort(xp.flip(a, axis=axis), axis=axis, kind="stable"), axis=axis)
 

@@ -285,6 +285,7 @@ class CudaBackend(BackendBase):
         ks["repeat"] = self.row_broadcast.wrap_repeat(ks["repeat"])
         ks["roll"] = self.row_broadcast.wrap_roll(ks["roll"])
         ks["astype"] = self._engine_astype(ks["astype"])
+        ks["reshape"] = self._engine_reshape(ks["reshape"])
         self.ramps = Ramps(not single)
         self.joins = Joins(is_fast, single, new_out)
         self.gathers = Gathers(is_fast, single)
@@ -382,26 +383,68 @@ class CudaBackend(BackendBase):
 
         return astype
 
+    def _engine_reshape(self, fallback: Any) -> Any:
+        """``reshape(a, shape, copy)`` in C order: a view where one serves (unless
+        ``copy``), else a view of a C-order copy by the engine (CuPy's reshape copies
+        with its own kernel); ``fallback`` for the rest."""
+        convert = self.convert
+
+        def reshape(a: Any, shape: Any, copy: Any = None, order: Any = "C") -> Any:
+            if a.__class__ is _nd and order == "C" and copy is not False and (
+                    copy or not a._c_contiguous):
+                if not copy:
+                    v = a.view()
+                    try:
+                        v.shape = shape
+                        return v
+                    except AttributeError:  # the layout needs a copy
+                        pass
+                c = convert(a, a.dtype, c_order=True)
+                if c is not None:
+                    return c.reshape(shape)
+            return fallback(a, shape, copy=copy, order=order)
+
+        return reshape
+
     def _canonical_nans(self, fallback: Any) -> Any:
-        """A copy of a float array with every NaN the canonical one, on the engine, else
+        """A C-order copy of a float array with every NaN the canonical one (sort keys,
+        sorted in place: CuPy sorts only C-contiguous arrays), on the engine, else
         ``fallback``."""
         def canonical_nans(a: Any) -> Any:
             body = CANONICAL_NAN_BODIES.get(a.dtype)
             if body is not None and self.elementwise_engine:
                 out = self.elementwise(("canonical_nans", a.dtype.char), body, ["a0"], [a],
-                                       [], a.dtype)
+                                       [], a.dtype, c_order=True)
                 if out is not None:
                     return out
             return fallback(a)
 
         return canonical_nans
 
-    def _fill(self, shape: tuple, value: Any, d: np.dtype) -> Any:
-        """A new C-contiguous array of the Python scalar ``value`` on the default queue:
-        a memset for all-zero bits (any dtype), else the engine's store of a kernel
-        argument (OverflowError for an integer outside ``d``); None where neither
-        applies (a complex value other than zero, the engine off)."""
-        v = d.type(value)
+    def _fill(self, shape: tuple, value: Any, d: np.dtype, order: Any = "C",
+              ut: builtins.str = "device", q: Any = None) -> Any:
+        """A new array of the Python scalar ``value`` in ``order`` ("F": Fortran order,
+        else C order) on queue ``q`` (None: the default one) in ``ut`` memory: a memset
+        for all-zero bits (any dtype), else the engine's store of a kernel argument,
+        which keeps float32 subnormals (CuPy's fill flushes them); None where neither
+        applies (a complex value other than zero, the engine off, an integer outside
+        ``d``)."""
+        if order == "F" and len(shape) > 1:
+            out = self._fill(shape[::-1], value, d, "C", ut, q)
+            return None if out is None else out.T
+        q = self._defaults[0] if q is None else q
+        if ut == "device" and q is self._defaults[0] and self._single:
+            return self._fill_here(shape, value, d)
+        self._check_size(math.prod(shape) * d.itemsize, ut, q)
+        with self.placement(q, ut):
+            return self._fill_here(shape, value, d)
+
+    def _fill_here(self, shape: tuple, value: Any, d: np.dtype) -> Any:
+        """``_fill`` in C order under the current placement (device, stream, allocator)."""
+        try:
+            v = d.type(value)
+        except OverflowError:
+            return None
         if not any(v.tobytes()):
             out = _nd(shape, d)
             if out.size:
@@ -687,14 +730,9 @@ class CudaBackend(BackendBase):
             with self.placement(self.queue_of(out), self.usm_type_of(out)):
                 out[...] = fill_value
             return out
-        if (dtype is not None and (q is None or q is self._defaults[0]) and self._single
-                and usm_type in (None, "device") and order == "C"
-                and fill_value.__class__ in (bool, int, float, complex)):
-            d = np.dtype(dtype)
-            try:
-                out = self._fill(_shape_tuple(shape), fill_value, d)
-            except OverflowError:
-                out = None
+        if dtype is not None and fill_value.__class__ in (bool, int, float, complex):
+            out = self._fill(_shape_tuple(shape), fill_value, np.dtype(dtype), order,
+                             usm_type or "device", q or self._defaults[0])
             if out is not None:
                 return out
         return self._create(_full, (shape, fill_value), {"dtype": dtype, "order": order},
@@ -943,8 +981,10 @@ class CudaBackend(BackendBase):
         return self._cross_device(raw, src, q, ut)
 
     def _cross_device(self, raw: Any, src: CudaQueue, q: CudaQueue, ut: str) -> Any:
-        with self.placement(src, ut):
-            c = raw if raw.flags.c_contiguous else cupy.ascontiguousarray(raw)
+        c = raw if raw._c_contiguous else self.convert(raw, raw.dtype, c_order=True)
+        if c is None:  # a complex dtype: CuPy's copy on the source's queue
+            with self.placement(src, ut):
+                c = cupy.ascontiguousarray(raw)
         out = self.empty(raw.shape, dtype=raw.dtype, usm_type=ut, queue=q)
         nbytes = c.nbytes
         if not nbytes:
