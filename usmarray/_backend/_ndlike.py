@@ -44,6 +44,7 @@ def kernels(
     xp: Any, scalar_to_array: Callable[[Any], Any] | None = None, host_repeats: bool = False,
     fast_mean: bool = False, signed_nans: bool = False,
     canonical_nans: Callable[[Callable[[Any], Any]], Callable[[Any], Any]] | None = None,
+    c_order_copy: Callable[[Any], Any] | None = None,
 ) -> dict[str, Any]:
     """The array-API kernels of module ``xp`` (see the module docstring).
 
@@ -56,7 +57,8 @@ def kernels(
     so every NaN sorts last, as the standard and NumPy have it.  ``canonical_nans``
     wraps that copy (three passes: ``isnan``, ``full``, ``where``) in the backend's
     one-pass kernel, which gives it what it does not take; either returns a new
-    C-contiguous array (``sort`` sorts it in place).
+    C-contiguous array (``sort`` sorts it in place).  ``c_order_copy``: the backend's
+    C-order copy for ``reshape`` (None where it does not take the array: the module's).
     """
     arr = xp.ndarray
 
@@ -95,20 +97,28 @@ def kernels(
     def astype(a: Any, dtype: Any, copy: bool = True, **_: Any) -> Any:
         return a.astype(dtype, copy=copy)
 
+    def c_copy(a: Any) -> Any:
+        out = None if c_order_copy is None else c_order_copy(a)
+        return a.copy(order="C") if out is None else out
+
     def reshape(a: Any, shape: Any, copy: Any = None, order: Any = "C") -> Any:
+        if order != "C":
+            return xp.reshape(a.copy(order="F") if copy else a, shape, order=order)
         if copy is True:
-            return xp.reshape(a.copy(order="C" if order == "C" else "F"), shape, order=order)
-        if copy is False:
+            return c_copy(a).reshape(shape)
+        if copy is False or not a.flags.c_contiguous:
             v = a.view()
             try:
                 v.shape = shape  # in place: only where no copy is needed
+                return v
             except AttributeError:
-                raise ValueError(
-                    f"reshape: copy=False, but an array of shape {a.shape} and strides "
-                    f"{a.strides} cannot be viewed with shape {shape}"
-                ) from None
-            return v
-        return xp.reshape(a, shape, order=order)
+                if copy is False:
+                    raise ValueError(
+                        f"reshape: copy=False, but an array of shape {a.shape} and strides "
+                        f"{a.strides} cannot be viewed with shape {shape}"
+                    ) from None
+            return c_copy(a).reshape(shape)
+        return xp.reshape(a, shape)
 
     def unique(a: Any) -> tuple[Any, Any, Any, Any]:
         values, index, inverse, counts = xp.unique(

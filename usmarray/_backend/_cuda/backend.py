@@ -73,9 +73,7 @@ _Placed = _io.Placed
 _DEVICE_MEMORY = frozenset({_mem.PooledMemory, _mem.Memory, _mem.MemoryAsync})
 #: memory objects that are a whole allocation of one queue's default stream
 _PLAIN = _DEVICE_MEMORY | {_Managed}
-_SCORE = {"device": 0, "shared": 1, "host": 2}
 _HOST_MEMORY = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-_BY_SCORE = ("device", "shared", "host")
 
 #: CuPy arrays have no read-only flag.  A read-only array (a broadcast view, a read-only
 #: import) is a view over memory whose owner is a ``Placed`` with ``read_only`` set, so
@@ -222,6 +220,7 @@ class CudaBackend(BackendBase):
     # kernels bound per instance in __init__ (every name of KERNEL_NAMES, copy, ...)
     copy: Any
     astype: Any
+    reshape: Any
 
     def __init__(self) -> None:
         try:
@@ -256,12 +255,12 @@ class CudaBackend(BackendBase):
         self.engine = ElementwiseEngine(not single)
         self.elementwise_engine = self.engine.available
         self.reductions = Reductions(is_fast, single, new_out)
+        c_order_copy = self.c_order_copy
         ks = _ndlike_kernels(
             cupy, host_repeats=True, fast_mean=True, signed_nans=True,
-            canonical_nans=self._canonical_nans)
+            canonical_nans=self._canonical_nans, c_order_copy=c_order_copy)
         for kname in ("argmax", "argmin"):
-            ks[kname] = self.reductions.wrap_arg(
-                kname, lambda a: self.convert(a, a.dtype, c_order=True), ks[kname])
+            ks[kname] = self.reductions.wrap_arg(kname, c_order_copy, ks[kname])
         ks["matmul"] = _without_negative_strides(ks["matmul"])
         for kname, fn in ks.items():
             ks[kname] = self._placed(fn)
@@ -285,7 +284,6 @@ class CudaBackend(BackendBase):
         ks["repeat"] = self.row_broadcast.wrap_repeat(ks["repeat"])
         ks["roll"] = self.row_broadcast.wrap_roll(ks["roll"])
         ks["astype"] = self._engine_astype(ks["astype"])
-        ks["reshape"] = self._engine_reshape(ks["reshape"])
         self.ramps = Ramps(not single)
         self.joins = Joins(is_fast, single, new_out)
         self.gathers = Gathers(is_fast, single)
@@ -339,6 +337,9 @@ class CudaBackend(BackendBase):
             return self.engine.run(sig, body, names, arrays, consts, out_dtype, _placed_out,
                                    c_order=c_order)
 
+    def c_order_copy(self, raw: Any) -> Any:
+        return self.convert(raw, raw.dtype, c_order=True)
+
     def convert(self, raw: Any, d: np.dtype, c_order: bool = False) -> Any:
         """``raw`` converted to dtype ``d`` (copied where ``d`` is its own) on the engine,
         a new array on ``raw``'s queue in ``raw``'s memory order (``c_order``: in C
@@ -383,33 +384,9 @@ class CudaBackend(BackendBase):
 
         return astype
 
-    def _engine_reshape(self, fallback: Any) -> Any:
-        """``reshape(a, shape, copy)`` in C order: a view where one serves (unless
-        ``copy``), else a view of a C-order copy by the engine (CuPy's reshape copies
-        with its own kernel); ``fallback`` for the rest."""
-        convert = self.convert
-
-        def reshape(a: Any, shape: Any, copy: Any = None, order: Any = "C") -> Any:
-            if a.__class__ is _nd and order == "C" and copy is not False and (
-                    copy or not a._c_contiguous):
-                if not copy:
-                    v = a.view()
-                    try:
-                        v.shape = shape
-                        return v
-                    except AttributeError:  # the layout needs a copy
-                        pass
-                c = convert(a, a.dtype, c_order=True)
-                if c is not None:
-                    return c.reshape(shape)
-            return fallback(a, shape, copy=copy, order=order)
-
-        return reshape
-
     def _canonical_nans(self, fallback: Any) -> Any:
         """A C-order copy of a float array with every NaN the canonical one (sort keys,
-        sorted in place: CuPy sorts only C-contiguous arrays), on the engine, else
-        ``fallback``."""
+        sorted in place), on the engine, else ``fallback``."""
         def canonical_nans(a: Any) -> Any:
             body = CANONICAL_NAN_BODIES.get(a.dtype)
             if body is not None and self.elementwise_engine:
@@ -423,24 +400,16 @@ class CudaBackend(BackendBase):
 
     def _fill(self, shape: tuple, value: Any, d: np.dtype, order: Any = "C",
               ut: builtins.str = "device", q: Any = None) -> Any:
-        """A new array of the Python scalar ``value`` in ``order`` ("F": Fortran order,
-        else C order) on queue ``q`` (None: the default one) in ``ut`` memory: a memset
-        for all-zero bits (any dtype), else the engine's store of a kernel argument,
-        which keeps float32 subnormals (CuPy's fill flushes them); None where neither
-        applies (a complex value other than zero, the engine off, an integer outside
-        ``d``)."""
+        """The Python scalar ``value`` in a new array in ``order`` on queue ``q`` (None: the
+        current placement) in ``ut`` memory: a memset of zero bits, else the engine's store
+        (CuPy's fill flushes float32 subnormals); None where neither applies."""
         if order == "F" and len(shape) > 1:
             out = self._fill(shape[::-1], value, d, "C", ut, q)
             return None if out is None else out.T
-        q = self._defaults[0] if q is None else q
-        if ut == "device" and q is self._defaults[0] and self._single:
-            return self._fill_here(shape, value, d)
-        self._check_size(math.prod(shape) * d.itemsize, ut, q)
-        with self.placement(q, ut):
-            return self._fill_here(shape, value, d)
-
-    def _fill_here(self, shape: tuple, value: Any, d: np.dtype) -> Any:
-        """``_fill`` in C order under the current placement (device, stream, allocator)."""
+        if q is not None and not (ut == "device" and q is self._defaults[0] and self._single):
+            self._check_size(math.prod(shape) * d.itemsize, ut, q)
+            with self.placement(q, ut):
+                return self._fill(shape, value, d)
         try:
             v = d.type(value)
         except OverflowError:
@@ -682,11 +651,6 @@ class CudaBackend(BackendBase):
             if o.__class__ is _Placed:
                 return o.usm_type
         return "device"
-
-    @staticmethod
-    def coerced_usm_type(types: Any) -> str:
-        """device > shared > host: the kind with the smallest score of all."""
-        return _BY_SCORE[min(_SCORE[t] for t in types)]
 
     def host_accessible(self, raw: Any) -> bool:
         return self.usm_type_of(raw) != "device"
@@ -981,10 +945,8 @@ class CudaBackend(BackendBase):
         return self._cross_device(raw, src, q, ut)
 
     def _cross_device(self, raw: Any, src: CudaQueue, q: CudaQueue, ut: str) -> Any:
-        c = raw if raw._c_contiguous else self.convert(raw, raw.dtype, c_order=True)
-        if c is None:  # a complex dtype: CuPy's copy on the source's queue
-            with self.placement(src, ut):
-                c = cupy.ascontiguousarray(raw)
+        with self.placement(src, ut):
+            c = raw if raw._c_contiguous else self.reshape(raw, raw.shape, copy=True)
         out = self.empty(raw.shape, dtype=raw.dtype, usm_type=ut, queue=q)
         nbytes = c.nbytes
         if not nbytes:
