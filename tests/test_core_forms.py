@@ -165,6 +165,10 @@ def test_the_lean_operators_refuse_as_the_python_form_does(device: str) -> None:
         x + np.arange(6.0)
     assert (x == "a") is False and (x != None) is True  # noqa: E711 - NotImplemented
     assert x.__add__(object()) is NotImplemented
+    with pytest.raises(TypeError, match=r"__pow__\(\) takes 2 positional arguments"):
+        pow(x, 2, 3)
+    with pytest.raises(TypeError, match="unsupported operand"):
+        pow(2, x, 3)
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -1,4 +1,4 @@
-# cython: language_level=3, binding=True, embedsignature=False
+# cython: language_level=3, binding=True, embedsignature=False, auto_pickle=False
 """The compiled form of ``usm_ndarray``'s core (see ``usmarray/_form.py``).
 
 ``ArrayBase`` is the C base of ``usm_ndarray`` in the compiled form: it holds the two
@@ -157,12 +157,12 @@ cdef class ArrayBase:
         return _python[17](self, other)
 
     def __pow__(self, other, modulo=None):
-        if modulo is not None:
-            return NotImplemented  # pow(x, y, z): as a Python __pow__ of two arguments
+        if modulo is not None:  # pow(x, y, z): the Python form refuses it, as it says
+            return _python[18](self, other, modulo)
         return _binary(18, self, other)
 
     def __rpow__(self, other, modulo=None):
-        if modulo is not None:
+        if modulo is not None:  # Python tries no reflected three-argument pow either
             return NotImplemented
         return _reflected(19, self, other)
 

@@ -81,7 +81,11 @@ def install(array_namespace: Callable[..., Any]) -> None:
     for name, fn in methods.items():
         if name in slots:
             locking = name in operators or name in SUBMITTING_METHODS
-            core.install(name, serialized(fn) if locking else fn, lean.get(name))
+            form = serialized(fn) if locking else fn
+            if name in operators:  # named as the method it stands for, in messages
+                form.__module__ = cls.__module__
+                form.__qualname__ = f"{cls.__qualname__}.{name}"
+            core.install(name, form, lean.get(name))
         else:
             setattr(cls, name, fn)
     if core is not None:
@@ -92,7 +96,7 @@ def install(array_namespace: Callable[..., Any]) -> None:
                                          if n not in slots))
     for name in operators:
         if name in slots:
-            continue  # a slot of the C base: pickled by reference as the base's method
+            continue  # a slot of the C base (named above): pickled as the base's method
         # a generated operator is found by name as a method of the class, as one written
         # in its body would be: pickle (and cloudpickle, which cubed's and Dask's tasks
         # use) stores it by reference, not its closure (per-backend plans, locks)
