@@ -98,3 +98,27 @@ def test_dask_executor_on_a_local_cluster(cluster, tmp_path):
     assert all(len(v) == 1 for v in by_pid.values())  # one device per worker process
     if os.environ.get(pl.ENV_DEVICES, _sub_devices()) != "default" and len(pids) == 2:
         assert len(set().union(*by_pid.values())) == 2  # the two workers, two sub-devices
+
+
+def test_a_device_store_is_refused_by_the_dask_executor_saying_why(cluster, tmp_path):
+    """A device store lives in one process: Dask's workers cannot share it, and the
+    error says to give the Spec a work_dir instead; the same plan with a work_dir runs."""
+    import usmarray.cubed as uc
+    from usmarray import _cubed_store as st
+
+    ex = create_executor("dask", dict(compute_kwargs={"address": cluster.scheduler_address}))
+    host = np.arange(64.0, dtype=np.float32)
+    try:
+        spec = cubed.Spec(allowed_mem="200MB", intermediate_store=uc.device_store())
+        with pytest.raises(Exception) as info:
+            cxp.sum(cxp.asarray(host, chunks=16, spec=spec) + 1).compute(executor=ex)
+        chain, e = [], info.value
+        while e is not None:
+            chain.append(str(e))
+            e = e.__cause__ or e.__context__
+        assert any("cannot go to another process" in m and "work_dir" in m for m in chain), chain
+    finally:
+        st.uninstall()
+    spec = cubed.Spec(work_dir=str(tmp_path), allowed_mem="200MB")
+    got = cxp.sum(cxp.asarray(host, chunks=16, spec=spec) + 1).compute(executor=ex)
+    assert float(got) == float((host + 1).sum())

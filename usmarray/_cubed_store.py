@@ -15,17 +15,22 @@ past that is copied to host memory, which holds at most ``host_bytes``
 (``USMARRAY_CUBED_STORE_HOST_BYTES``, default :data:`STORE_HOST_BYTES_DEFAULT`); past
 both, the chunk goes to a ``.npy`` file in ``spill_dir`` (a temporary directory made
 at the first such chunk and removed with the store).  A spilled chunk is read back
-onto the reader's device.  When a computation ends, the arrays it stored for its own
-use are dropped; an array it computed is dropped once it has been read whole (the
-result ``compute()`` returns).
+onto the reader's device.  When a computation ends, each array it stored that no
+running computation uses is dropped (an array it computed once read whole: the result
+``compute()`` returns); after a computation that failed, its arrays stay until
+:meth:`DeviceStore.clear` or until cubed's arrays that name them are collected.
 
 What the store changes in cubed, once per process, at the first :func:`device_store`
-(:func:`install`): its lazy Zarr arrays open as :class:`DeviceArray` when their store is
-a :class:`DeviceStore`; a task's result goes to a device array as it is and to a Zarr
-array through an explicit host copy (``usmarray.asnumpy``), so chunks may live in memory
-the host cannot read; plans whose intermediates go to a device store are optimized by
+(:func:`install`; :func:`uninstall` undoes it): its lazy Zarr arrays open as
+:class:`DeviceArray` when their store is a :class:`DeviceStore`; a task's result goes
+to a device array as it is and to a Zarr array through an explicit host copy
+(``usmarray.asnumpy``), so chunks may live in memory the host cannot read; each task
+runs in a task scope (:func:`usmarray._cubed_optimize.task_scope`) in which it reads
+each chunk once and computes an array its fused readers share once; plans whose
+intermediates go to a device store are optimized by
 :func:`usmarray._cubed_optimize.optimize` unless ``compute`` names another function;
-and a cubed callback frees each computation's arrays.
+a cubed callback frees each computation's arrays; and where Dask is installed, its
+tokenizer raises the store's refusal for an array kept in a device store.
 
 A device store lives in one process: cubed's multi-process executors (``processes``,
 Dask, Lithops...) pickle every task, and pickling a store raises TypeError saying to
@@ -261,12 +266,16 @@ class DeviceStore:
             return a
 
     # ---- chunks ----------------------------------------------------------------------
-    def _put(self, chunks: dict[tuple[int, ...], Any], key: tuple[int, ...], value: Any) -> None:
-        """Keep ``value`` (a usm_ndarray) as chunk ``key``: on its device within the
-        bound, else a host copy within ``host_bytes``, else a file."""
+    def _put(self, array: DeviceArray, field: str | None, key: tuple[int, ...],
+             value: Any) -> None:
+        """Keep ``value`` (a usm_ndarray) as chunk ``key`` of ``array``'s ``field``: on
+        its device within the bound, else a host copy within ``host_bytes``, else a
+        file."""
         n = int(value.nbytes)
         dev = value.device
+        chunks = array._fields[field]
         with self._lock:
+            array._check_live()
             old = chunks.pop(key, None)
             if old is not None:
                 self._release(old)
@@ -286,6 +295,9 @@ class DeviceStore:
             np.save(path, host, allow_pickle=False)
             entry = _Spilled(path, n)
         with self._lock:
+            if array._dropped:  # dropped while this chunk was being copied
+                self._release(entry)
+                return
             old = chunks.pop(key, None)
             if old is not None:
                 self._release(old)
@@ -482,7 +494,7 @@ class DeviceArray:
                 whole[tuple(slice(x - c0, y - c0) for x, y, (c0, _)
                             in zip(lo, hi, span, strict=True))] = piece
                 piece = whole
-            self.store._put(chunks, k, piece)
+            self.store._put(self, fields, k, piece)
 
 
 def _loaded(entry: Any) -> Any:
@@ -654,6 +666,25 @@ def _hooks() -> list[tuple[Any, str, Callable[[Any], Any]]]:
 _saved: list[tuple[Any, str, Any]] = []
 
 
+def _refuse_in_dask_tokens() -> Callable[[], None] | None:
+    """Where Dask is installed, teach its tokenizer (which hashes every task before the
+    Dask executor pickles it, and replaces a pickling error with a message of its own)
+    to raise a device store's refusal for a cubed array kept in one; returns the undo."""
+    try:
+        from dask.tokenize import normalize_object, normalize_token
+    except ImportError:
+        return None
+    from cubed.storage.zarr import LazyZarrArray
+
+    def tokenize(a: Any) -> Any:
+        if isinstance(a.store, DeviceStore):
+            a.store.__reduce__()  # raises TypeError, saying why and what to do
+        return normalize_object(a)
+
+    normalize_token.register(LazyZarrArray)(tokenize)
+    return lambda: normalize_token._lookup.pop(LazyZarrArray, None)
+
+
 def install() -> None:
     """Teach this process' cubed the device store (module docstring), once.  ImportError
     naming what is missing when cubed lacks the functions it hooks (cubed 0.27 and 0.28
@@ -678,6 +709,9 @@ def install() -> None:
         janitor = _janitor()
         Callback.active.add(janitor)
         _saved.append((Callback.active, "", janitor))
+        undo = _refuse_in_dask_tokens()
+        if undo is not None:
+            _saved.append((None, "", undo))
         _installed = True
 
 
@@ -690,6 +724,8 @@ def uninstall() -> None:
             owner, name, old = _saved.pop()
             if name:
                 setattr(owner, name, old)
+            elif owner is None:
+                old()
             else:
                 owner.discard(old)
         _installed = False
