@@ -21,13 +21,21 @@ wl = pytest.importorskip("benchmarks.cubed_workloads")
 HAS_SYCL = xp.provider is not None
 
 
-def _run(tmp_path, workload, n, configs):
+def _run(tmp_path, workload, n, configs, *extra):
     cmd = [sys.executable, "-m", "benchmarks.cubed_workloads", "--workload", workload,
            "--n", str(n), "--chunk", str(n // 4), "--allowed-mem", "20MB", "--workers", "2",
            "--repeats", "1", "--timeout", "300", "--configs", *configs,
-           "--work-dir", str(tmp_path), "--out", str(tmp_path)]
+           "--work-dir", str(tmp_path), "--out", str(tmp_path), *extra]
     subprocess.run(cmd, check=True, capture_output=True, timeout=900)
     return json.loads((tmp_path / f"{workload}.json").read_text())
+
+
+def _missing_gpu():
+    try:
+        xp.Device.create_device("cuda:0")
+    except ValueError:
+        return ["usmarray cuda:0", "usmarray all-cuda"]
+    return []
 
 
 def test_chain_reference_is_the_plan_in_float64():
@@ -41,27 +49,68 @@ def test_chain_reference_is_the_plan_in_float64():
 
 def test_chain_runs_on_every_backend_and_a_missing_device_is_reported(tmp_path):
     configs = ["numpy", "usmarray numpy"] + (["usmarray sycl-cpu"] if HAS_SYCL else [])
-    try:
-        xp.Device.create_device("cuda:0")
-        missing = None
-    except ValueError:
-        missing = "usmarray cuda:0"
-    res = _run(tmp_path, "chain", 400_000, configs + ([missing] if missing else []))
+    missing = _missing_gpu()
+    res = _run(tmp_path, "chain", 400_000, configs + missing)
     rows = {r["label"]: r for r in res["rows"]}
     want = wl.chain_reference(400_000)
     for c in configs:
         r = rows[c]
         assert "error" not in r, r
         assert r["value"] == pytest.approx(want, rel=2e-4)
-        assert len(r["times"]) == 1 and r["first_s"] > 0
+        assert len(r["times"]) == 1 and r["first_s"] > 0 and r["best_s"] == r["times"][0]
         assert r["peak_rss"] >= r["rss_before"] > 0
         assert r["device_peak"] is None  # measured on CUDA devices only
-    if missing:
-        assert "cuda:0" in rows[missing]["error"]
+        if c != "numpy":  # usmarray's recipe: the device store, bounded
+            assert 0 <= r["store_peak"] <= 4 << 30 and r.get("store_spilled", 0) == 0
+    for m in missing:
+        assert "cuda" in rows[m]["error"].lower()
     md = (tmp_path / "chain.md").read_text()
     assert "| numpy | 2 |" in md and "yes" in md and (tmp_path / "chain.png").exists()
-    if missing:
-        assert f"| {missing} | 2 | failed:" in md
+    for m in missing:
+        assert f"| {m} | - | failed:" in md
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(bool(_missing_gpu()), reason="needs CuPy and a CUDA GPU")
+def test_every_gpu_of_the_host_runs_and_records_device_memory(tmp_path):
+    import cupy
+
+    res = _run(tmp_path, "meanstd-gen", 400_000, ["numpy", "usmarray cuda:0",
+                                                  "usmarray all-cuda"], "--device-workers", "1")
+    want = wl.meanstd_reference(400_000)
+    rows = {r["label"]: r for r in res["rows"]}
+    ngpu = cupy.cuda.runtime.getDeviceCount()
+    for label, count in (("usmarray cuda:0", 1), ("usmarray all-cuda", ngpu)):
+        r = rows[label]
+        assert "error" not in r, r
+        np.testing.assert_allclose(r["value"], want, rtol=1e-5, atol=1e-6)
+        assert r["workers"] == count and len(r["devices"]) == count
+        assert all(d["in_use_peak"] >= d["in_use_before"] > 0 and d["pool_held_peak"] > 0
+                   for d in r["devices"])
+
+
+def test_meanstd_of_generated_data_is_one_plan_with_the_right_values(tmp_path):
+    configs = ["numpy", "usmarray numpy"] + (["usmarray sycl-cpu"] if HAS_SYCL else [])
+    res = _run(tmp_path, "meanstd-gen", 200_000, configs, "--store", "zarr")
+    for r in res["rows"]:
+        assert "error" not in r, r
+        np.testing.assert_allclose(r["value"], wl.meanstd_reference(200_000), rtol=1e-5,
+                                   atol=1e-6)
+        assert "store_peak" not in r  # --store zarr: intermediates in the work directory
+
+
+def test_several_workloads_in_one_command_and_the_beyond_device_defaults(tmp_path):
+    cmd = [sys.executable, "-m", "benchmarks.cubed_workloads", "--workload", "chain",
+           "chain-blocks", "--n", "100000", "--chunk", "25000", "--allowed-mem", "20MB",
+           "--workers", "2", "--repeats", "1", "--configs", "usmarray numpy", "--name", "r",
+           "--no-plot", "--work-dir", str(tmp_path), "--out", str(tmp_path)]
+    subprocess.run(cmd, check=True, capture_output=True, timeout=600)
+    for w in ("chain", "chain-blocks"):
+        row = json.loads((tmp_path / f"r_{w}.json").read_text())["rows"][0]
+        assert row["value"] == pytest.approx(wl.chain_reference(100_000), rel=2e-4)
+    out = subprocess.run([sys.executable, "-m", "benchmarks.cubed_workloads", "--help"],
+                         capture_output=True, text=True, check=True).stdout
+    assert "--beyond-device" in out and wl.BEYOND_DEVICE_N == "4e10"
 
 
 def test_meanstd_runs_the_profile_plan_on_zarr_input(tmp_path):
@@ -89,11 +138,13 @@ def test_wide_fusion_stores_less_and_blocks_store_nothing(tmp_path):
     spec = cubed.Spec(work_dir=str(tmp_path), allowed_mem=int(2e8))
     n, chunk = 400_000, 100_000
     wide = wl.optimize_function("wide")
-    assert wl.optimize_function("cubed") is None
-    default = _stored(wl.chain_plan(n, chunk, spec), None)
+    default = _stored(wl.chain_plan(n, chunk, spec), wl.optimize_function("cubed"))
+    assert default == _stored(wl.chain_plan(n, chunk, spec), None)  # cubed's default
     fused = _stored(wl.chain_plan(n, chunk, spec), wide)
     assert fused < default
     assert _stored(wl.chain_plan(n, chunk, spec, blocks=True), wide) == 0
+    # usmarray's optimizer: one task per 4 chunks, here the whole mean: nothing stored
+    assert _stored(wl.chain_plan(n, chunk, spec), wl.optimize_function("usmarray")) == 0
     want = wl.chain_reference(n)
     for blocks in (False, True):
         v = float(wl.chain_plan(n, chunk, spec, blocks=blocks).compute(optimize_function=wide))
