@@ -122,3 +122,19 @@ def test_a_device_store_is_refused_by_the_dask_executor_saying_why(cluster, tmp_
     spec = cubed.Spec(work_dir=str(tmp_path), allowed_mem="200MB")
     got = cxp.sum(cxp.asarray(host, chunks=16, spec=spec) + 1).compute(executor=ex)
     assert float(got) == float((host + 1).sum())
+
+
+def test_usmarrays_optimizer_on_the_dask_executor(cluster, tmp_path):
+    """The cluster recipe: Zarr intermediates and usmarray.cubed.optimize, whose fused
+    tasks (an array recomputed by several readers) Dask hashes and pickles."""
+    import usmarray.cubed as uc
+
+    ex = create_executor("dask", dict(compute_kwargs={"address": cluster.scheduler_address}))
+    spec = cubed.Spec(work_dir=str(tmp_path), allowed_mem="200MB")
+    i = cxp.arange(4000, dtype=cxp.int32, chunks=250, spec=spec)
+    x = cxp.astype(i, cxp.float64) * 1e-3
+    m = cxp.mean(x)
+    s = cxp.sqrt(cxp.mean(cxp.square(x - m)))
+    got = cubed.compute(m, s, executor=ex, optimize_function=uc.optimize)
+    h = np.arange(4000) * 1e-3
+    np.testing.assert_allclose([float(v) for v in got], [h.mean(), h.std()], rtol=1e-12)

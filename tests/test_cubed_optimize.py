@@ -156,3 +156,14 @@ def test_a_recomputed_array_is_computed_once_a_task_within_a_task_scope(spec):
         assert run(store_spec) == N // CHUNK
     finally:
         st.uninstall()
+
+
+def test_the_optimizer_and_a_shared_function_pickle():
+    import pickle
+
+    cloudpickle = pytest.importorskip("cloudpickle")
+    from usmarray._cubed_optimize import Shared
+
+    assert pickle.loads(cloudpickle.dumps(uc.optimize)) is uc.optimize
+    f = pickle.loads(cloudpickle.dumps(Shared(np.negative)))
+    assert type(f) is Shared and f(np.ones(2)).tolist() == [-1.0, -1.0]
