@@ -57,7 +57,8 @@ def test_this_process_runs_the_form_its_setting_asks_for() -> None:
 
 
 @pytest.mark.skipif(not COMPILED_BUILT, reason="no compiled core in this install")
-def test_a_core_built_from_another_source_is_not_loaded(tmp_path) -> None:
+def test_a_core_built_from_another_source_is_not_loaded(tmp_path, monkeypatch) -> None:
+    monkeypatch.delenv(_form.PURE_ENV, raising=False)
     other = tmp_path / "_core.pyx"
     other.write_text("# an edit made after the build\n")
     with warnings.catch_warnings(record=True) as seen:
