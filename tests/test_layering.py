@@ -14,7 +14,8 @@ PKG = Path(__file__).resolve().parent.parent / "usmarray"
 
 #: floors, top to bottom; a module not listed under _backend/ is on the backend floor
 FLOORS: list[tuple[str, ...]] = [
-    ("__main__", "_demo", "cubed", "_cubed_placement"),
+    ("__main__", "_demo", "cubed"),
+    ("_cubed_store", "_cubed_optimize", "_cubed_placement"),
     ("__init__",),
     ("_operators", "_versions"),
     ("linalg", "fft", "kernels", "random", "_elementwise", "_creation", "_manipulation",

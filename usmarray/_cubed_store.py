@@ -83,10 +83,22 @@ class _Spilled:
         self.nbytes = nbytes
 
 
-def _ns() -> Any:
-    from . import cubed as ns  # the adapter: NumPy dtypes in, the policy's device
+#: the adapter namespace (``usmarray.cubed``: NumPy dtypes in, the policy's device), bound
+#: by the adapter when it is imported (it sits above this module)
+_adapter: Any = None
 
-    return ns
+
+def bind_adapter(ns: Any) -> None:
+    """Make ``ns`` the namespace the store makes chunks with."""
+    global _adapter
+    _adapter = ns
+
+
+def _ns() -> Any:
+    if _adapter is None:
+        raise RuntimeError("usmarray's cubed device store needs the adapter: import "
+                           "usmarray.cubed (CUBED_BACKEND_ARRAY_API_MODULE=usmarray.cubed)")
+    return _adapter
 
 
 def _usm() -> Any:

@@ -52,6 +52,7 @@ from ._cubed_optimize import optimize as optimize  # re-exported: the plan optim
 from ._cubed_placement import configure as configure  # re-exported: the policy setter
 from ._cubed_placement import policy
 from ._cubed_store import DeviceStore as DeviceStore  # re-exported: the device store
+from ._cubed_store import bind_adapter
 from ._cubed_store import device_store as device_store
 from ._placement import check_device_dtype
 from ._serial import locked
@@ -335,3 +336,4 @@ for _mod in (linalg, fft):
     sys.modules.setdefault(_mod.__name__, _mod)
     _found_by_name(vars(_mod), _mod.__name__)
 _found_by_name(globals(), __name__)
+bind_adapter(sys.modules[__name__])
