@@ -7,9 +7,12 @@ before importing cubed and skips if cubed was imported with another backend."""
 
 from __future__ import annotations
 
+import collections
 import os
 import pickle
+import re
 import sys
+import traceback
 
 import numpy as np
 import pytest
@@ -95,22 +98,55 @@ class _Watch(cubed.Callback):
                     self.types |= {type(c) for c in chunks.values()}
 
 
+#: frames of each counted call's stack kept to name its caller
+_CALLER_FRAMES = 8
+#: cubed's asarray, as a caller frame names it
+_CUBED_ASARRAY = re.compile(r"creation_functions\.py:\d+ asarray ")
+
+
 class _HostCopies:
-    """Counts the chunk backend's copies and views to the host (``to_host`` under
-    ``asnumpy`` and cross-backend moves; ``host_accessible`` under ``__array__``)."""
+    """Counts the chunk backend's reads to the host, each with its caller: ``to_host``
+    (``asnumpy``, ``__array__(copy=True)``, moves to another backend), ``scalar`` (``int()``
+    and ``float()`` of a 0-D array), ``str``/``repr`` (formatting an array's values) and
+    ``host_accessible`` answering True (``__array__`` and DLPack to the host then read
+    the memory in place).  ``host_accessible`` answering False is a query that moves
+    nothing (the caller then refuses, or copies through ``to_host``, counted itself):
+    it goes to :attr:`queries` instead."""
 
     def __init__(self, monkeypatch, device):
-        self.n = 0
+        self.visits: list[str] = []
+        self.queries: list[str] = []
         be = xp.Device.create_device(device)._be
-        for name in ("to_host", "host_accessible"):
-            monkeypatch.setattr(be, name, self._counted(getattr(be, name)))
+        for name in ("to_host", "host_accessible", "scalar", "str", "repr"):
+            monkeypatch.setattr(be, name, self._counted(name, getattr(be, name)))
 
-    def _counted(self, f):
+    @property
+    def n(self):
+        return len(self.visits)
+
+    def reset(self):
+        self.visits.clear()
+        self.queries.clear()
+
+    def _counted(self, name, f):
         def call(*args, **kwargs):
-            self.n += 1
-            return f(*args, **kwargs)
+            got = f(*args, **kwargs)
+            frames = traceback.extract_stack(limit=_CALLER_FRAMES + 1)[:-1]
+            where = " <- ".join(f"{os.path.basename(fr.filename)}:{fr.lineno} {fr.name}"
+                                for fr in reversed(frames))
+            query = name == "host_accessible" and not got
+            (self.queries if query else self.visits).append(f"{name} <- {where}")
+            return got
 
         return call
+
+    def report(self):
+        """The distinct callers, most frequent first, for an assertion message."""
+        def lines(calls):
+            return "".join(f"\n  {n} x {c}" for c, n in collections.Counter(calls).most_common())
+
+        return (f"{self.n} host visits:{lines(self.visits)}\n{len(self.queries)} "
+                f"host_accessible queries answered False:{lines(self.queries)}")
 
 
 @pytest.mark.parametrize("placed", DEVICES, indirect=True)
@@ -132,9 +168,15 @@ def test_stored_chunks_stay_on_the_device_and_never_visit_the_host(placed, tmp_p
     spec = cubed.Spec(work_dir=str(tmp_path / "unused"), allowed_mem="100MB",
                       intermediate_store=store)
     watch = _Watch(store)
-    copies.n = 0
-    got = cxp.mean(_chain(_x(spec))).compute(executor=ex, callbacks=[watch], **opt)
-    assert copies.n == 0
+    copies.reset()
+    planned = cxp.mean(_chain(_x(spec)))
+    # building the plan, cubed labels each Python-scalar operand's node with str() of
+    # the 0-D array it made of it (cubed's asarray): a read of a value the host just
+    # gave, once per operand, and no chunk; the computation itself reads nothing back
+    assert all(_CUBED_ASARRAY.search(c + " ") for c in copies.visits), copies.report()
+    copies.reset()
+    got = planned.compute(executor=ex, callbacks=[watch], **opt)
+    assert copies.n == 0, copies.report()
     assert type(got) is xp.usm_ndarray and float(got) == pytest.approx(want, rel=1e-5)
     big = [n for n, h in watch.held.items() if h["device"] == N // CHUNK]
     assert big, watch.held  # full-size intermediates were stored, as device chunks
@@ -142,6 +184,21 @@ def test_stored_chunks_stay_on_the_device_and_never_visit_the_host(placed, tmp_p
     assert watch.types == {xp.usm_ndarray}
     assert not (tmp_path / "unused").exists()  # nothing went to the work_dir
     assert store.arrays() == [] and store.usage()["devices"] == {}  # freed at the end
+
+
+@pytest.mark.parametrize("placed", DEVICES, indirect=True)
+def test_block_numbers_stay_on_the_host_and_number_every_grid(placed, monkeypatch):
+    """A ``block_id`` function's block number (cubed's offsets array) reaches it without
+    a device round trip, right in a 2-D grid (``eye``) and a 1-D one (``linspace``)."""
+    store = uc.device_store()
+    spec = cubed.Spec(allowed_mem="100MB", intermediate_store=store)
+    e = cxp.eye(7, 10, k=2, dtype=cxp.float32, chunks=(3, 4), spec=spec)
+    line = cxp.linspace(-1.0, 2.0, 23, chunks=5, dtype=cxp.float64, spec=spec)
+    copies = _HostCopies(monkeypatch, placed)
+    ge, gl = cubed.compute(e, line)
+    assert copies.n == 0, copies.report()
+    np.testing.assert_array_equal(xp.asnumpy(ge), np.eye(7, 10, k=2, dtype=np.float32))
+    np.testing.assert_allclose(xp.asnumpy(gl), np.linspace(-1.0, 2.0, 23), rtol=1e-12)
 
 
 @pytest.mark.parametrize("placed", DEVICES, indirect=True)

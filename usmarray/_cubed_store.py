@@ -26,9 +26,11 @@ What the store changes in cubed, once per process, at the first :func:`device_st
 to a device array as it is and to a Zarr array through an explicit host copy
 (``usmarray.asnumpy``), so chunks may live in memory the host cannot read; each task
 runs in a task scope (:func:`usmarray._cubed_optimize.task_scope`) in which it reads
-each chunk once and computes an array its fused readers share once; plans whose
-intermediates go to a device store are optimized by
-:func:`usmarray._cubed_optimize.optimize` unless ``compute`` names another function;
+each chunk once and computes an array its fused readers share once; a task's block
+number (the ``block_id`` of ``arange``, ``linspace``...) is a 0-D NumPy array, not
+one on the device that the task reads back; plans whose intermediates go to a
+device store are optimized by :func:`usmarray._cubed_optimize.optimize` unless
+``compute`` names another function;
 a cubed callback frees each computation's arrays; and where Dask is installed, its
 tokenizer raises the store's refusal for an array kept in a device store.
 
@@ -596,6 +598,26 @@ def _read_once(inner: Callable[..., Any]) -> Callable[..., Any]:
     return get_chunk
 
 
+def _host_block_ids(inner: Callable[..., Any]) -> Callable[..., Any]:
+    """cubed's ``get_chunk``, giving a task's block number as a 0-D NumPy array.  cubed
+    numbers the blocks of a ``block_id`` function (``arange``, ``linspace``, ``eye``...)
+    with a virtual offsets array, computes the number on the host, puts it on the chunks'
+    device, and its wrapper of the function reads it back at once with ``int()``: a
+    device-to-host read, which waits for the device, in every such task.  The number is
+    no chunk (only that wrapper sees it), so it stays where it was computed."""
+    from cubed.storage.virtual import VirtualOffsetsArray
+
+    def get_chunk(in_key: Any, config: Any) -> Any:
+        offsets = config.reads_map[in_key.name].array
+        if type(offsets) is not VirtualOffsetsArray:
+            return inner(in_key, config)
+        coords = tuple(int(c) for c in in_key.coords)
+        n = np.ravel_multi_index(coords, offsets.shape) if coords else 0
+        return np.asarray(n, dtype=offsets.dtype)
+
+    return get_chunk
+
+
 def _lazy_open(inner: Callable[..., Any], mode: str | None) -> Callable[..., Any]:
     """``LazyZarrArray.create`` (mode None: its argument) or ``.open`` (``r+``): a
     :class:`DeviceArray` when the lazy array's store is a DeviceStore."""
@@ -669,7 +691,7 @@ def _hooks() -> list[tuple[Any, str, Callable[[Any], Any]]]:
 
     return [(bw, "get_results_in_different_scope", _results),
             (bw, "backend_array_to_numpy_array", lambda _: _to_storage),
-            (bw, "get_chunk", _read_once),
+            (bw, "get_chunk", lambda f: _read_once(_host_block_ids(f))),
             (cz.LazyZarrArray, "create", lambda f: _lazy_open(f, None)),
             (cz.LazyZarrArray, "open", lambda f: _lazy_open(f, "r+")),
             (plan, "multiple_inputs_optimize_dag", _default_optimizer)]
