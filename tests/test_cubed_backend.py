@@ -4,23 +4,13 @@ skips (saying why) if cubed was already imported with another backend."""
 
 from __future__ import annotations
 
-import os
-import sys
 import time
 
 import numpy as np
 import pytest
+from cubed_on_usmarray import import_cubed
 
-pytest.importorskip("zarr")
-_BACKEND = "usmarray.cubed"
-if "cubed" not in sys.modules:
-    os.environ["CUBED_BACKEND_ARRAY_API_MODULE"] = _BACKEND
-cubed = pytest.importorskip("cubed")
-if cubed.backend_array_api.xp_name != _BACKEND:  # pragma: no cover - test ordering
-    pytest.skip(
-        f"cubed was imported earlier with backend {cubed.backend_array_api.xp_name!r}",
-        allow_module_level=True,
-    )
+import_cubed()
 
 import cubed.array_api as cxp  # noqa: E402
 import cubed.random  # noqa: E402

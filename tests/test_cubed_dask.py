@@ -6,22 +6,13 @@ usmarray; its chunks are ``usm_ndarray``s on the device the placement policy giv
 from __future__ import annotations
 
 import os
-import sys
 
 import numpy as np
 import pytest
+from cubed_on_usmarray import import_cubed
 
-pytest.importorskip("zarr")
 distributed = pytest.importorskip("distributed")
-_BACKEND = "usmarray.cubed"
-if "cubed" not in sys.modules:
-    os.environ["CUBED_BACKEND_ARRAY_API_MODULE"] = _BACKEND
-cubed = pytest.importorskip("cubed")
-if cubed.backend_array_api.xp_name != _BACKEND:  # pragma: no cover - test ordering
-    pytest.skip(
-        f"cubed was imported earlier with backend {cubed.backend_array_api.xp_name!r}",
-        allow_module_level=True,
-    )
+cubed = import_cubed()
 
 import cubed.array_api as cxp  # noqa: E402
 from cubed.runtime.create import create_executor  # noqa: E402

@@ -11,23 +11,14 @@ import collections
 import os
 import pickle
 import re
-import sys
 import traceback
 
 import numpy as np
 import pytest
+from cubed_on_usmarray import import_cubed
 from test_reliability_common import device_params
 
-pytest.importorskip("zarr")
-_BACKEND = "usmarray.cubed"
-if "cubed" not in sys.modules:
-    os.environ["CUBED_BACKEND_ARRAY_API_MODULE"] = _BACKEND
-cubed = pytest.importorskip("cubed")
-if cubed.backend_array_api.xp_name != _BACKEND:  # pragma: no cover - test ordering
-    pytest.skip(
-        f"cubed was imported earlier with backend {cubed.backend_array_api.xp_name!r}",
-        allow_module_level=True,
-    )
+cubed = import_cubed()
 
 import cubed.array_api as cxp  # noqa: E402
 from cubed.core.optimization import multiple_inputs_optimize_dag  # noqa: E402
