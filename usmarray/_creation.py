@@ -992,10 +992,12 @@ def linspace(
     if num < 0:
         raise ValueError(f"linspace: num must be non-negative, got {num}")
     endpoint = flag(endpoint, "linspace", "endpoint")
+    c = _linspace_compute_dtype(start, stop, q)
     start, stop = _python_scalar(start, True), _python_scalar(stop, True)
     for name, v in (("start", start), ("stop", stop)):
+        v = py_scalar(v)
         if type(v) is not complex:
-            v = real(py_scalar(v), "linspace", name)
+            v = real(v, "linspace", name)
         if name == "start":
             start = v
         else:
@@ -1010,15 +1012,37 @@ def linspace(
         stop = _float_arg(stop, d, "linspace", "stop")
     if d not in dt.FLOATING:  # start and stop are real: complex ones need a complex dtype
         return _linspace_cast(be, q, ut, d, cast(float, start), cast(float, stop), num,
-                              endpoint)
-    return wrap_with(be, _alloc_n(be, q, ut, d, num, be.linspace, start, stop, num, endpoint=endpoint))
+                              endpoint, c)
+    return wrap_with(be, _alloc_n(be, q, ut, d, num, be.linspace, start, stop, num,
+                                  endpoint=endpoint, compute_dtype=c))
+
+
+def _linspace_compute_dtype(start: Any, stop: Any, q: Any) -> np.dtype:
+    """The dtype ``linspace`` computes its values in, as NumPy's (NEP 50): Python numbers
+    are weak, a NumPy scalar or 0-D array counts with its dtype, and the result is
+    floating; float64 (complex128 with a complex bound) on a device without double
+    precision is its single-precision counterpart."""
+    kinds = []
+    for v in (start, stop):
+        if type(v) is usm_ndarray and v._arr.ndim == 0:
+            kinds.append(v._arr.dtype)
+        elif isinstance(v, np.generic) and v.dtype.kind in "biufc":
+            kinds.append(v.dtype)
+        else:  # a Python number (one of another type is refused after this)
+            kinds.append(type(v)() if type(v) in (int, float, complex) else 0.0)
+    c = np.result_type(*kinds, 1.0)
+    if c not in dt.FLOATING:  # float16, longdouble: the namespace has no such dtype
+        c = np.dtype(np.float64)
+    if c.itemsize > default_float(q).itemsize * (2 if c.kind == "c" else 1):
+        c = np.dtype(np.complex64 if c.kind == "c" else np.float32)
+    return c
 
 
 def _linspace_cast(be: Any, q: Any, ut: str, d: np.dtype, start: float, stop: float, num: int,
-                   endpoint: bool) -> usm_ndarray:
+                   endpoint: bool, c: np.dtype) -> usm_ndarray:
     """``linspace`` with an integer or bool dtype, which the standard says should be
-    floating: NumPy's (and array-api-strict's) values, the floating ones of the device's
-    default floating dtype rounded down for an integer dtype (nonzero for bool), with
+    floating: NumPy's (and array-api-strict's) values, the floating ones of the
+    computation dtype ``c`` rounded down for an integer dtype (nonzero for bool), with
     OverflowError where one leaves the integer dtype (NumPy wraps it around)."""
     from ._elementwise import floor
 
@@ -1029,9 +1053,8 @@ def _linspace_cast(be: Any, q: Any, ut: str, d: np.dtype, start: float, stop: fl
             if not math.isfinite(v):
                 raise OverflowError(f"linspace: {v} has no value in integer dtype {d}")
             dt.check_integer_fits(d, math.floor(v), "linspace")
-    f = default_float(q)
-    x = wrap_with(be, _alloc_n(be, q, ut, f, num, be.linspace, start, stop, num,
-                               endpoint=endpoint))
+    x = wrap_with(be, _alloc_n(be, q, ut, c, num, be.linspace, start, stop, num,
+                               endpoint=endpoint, compute_dtype=c))
     if d in dt.INTEGER:
         x = floor(x)
     return wrap_with(be, be.astype(x._arr, d))

@@ -98,8 +98,10 @@ class Backend(Protocol):
 
     Kernels: every name in ``KERNEL_NAMES`` as an attribute, with the array API's
     signatures; creation kernels (``CREATION_KERNELS``) take ``dtype=``, ``usm_type=``
-    and ``queue=``; ``*_like`` kernels allocate on their argument's queue; every
-    result is a raw array, 0-D rather than a scalar.
+    and ``queue=``; ``linspace`` also ``compute_dtype=`` (the dtype NumPy would compute
+    its values in, which the namespace decides; its values are NumPy's, bit for bit);
+    ``*_like`` kernels allocate on their argument's queue; every result is a raw array,
+    0-D rather than a scalar.
     """
 
     name: builtins.str

@@ -710,9 +710,11 @@ class CudaBackend(BackendBase):
                             usm_type, queue or sycl_queue)
 
     def linspace(self, start: Any, stop: Any, num: int, dtype: Any = None, endpoint: bool = True,
-                 usm_type: Any = None, queue: Any = None, sycl_queue: Any = None) -> Any:
+                 usm_type: Any = None, queue: Any = None, sycl_queue: Any = None,
+                 compute_dtype: Any = None) -> Any:
         return self._create(self.ramps.linspace, (start, stop, num),
-                            {"dtype": dtype, "endpoint": endpoint}, num, dtype, usm_type,
+                            {"dtype": dtype, "endpoint": endpoint,
+                             "compute_dtype": compute_dtype}, num, dtype, usm_type,
                             queue or sycl_queue)
 
     def eye(self, n_rows: int, n_cols: Any = None, k: int = 0, dtype: Any = None,

@@ -220,7 +220,11 @@ def _arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, usm_
 
 
 def _linspace(start: Any, stop: Any, num: int, dtype: Any = None, endpoint: bool = True,
-              usm_type: Any = None, queue: Any = None) -> np.ndarray:
+              usm_type: Any = None, queue: Any = None, compute_dtype: Any = None) -> np.ndarray:
+    if compute_dtype is not None:  # NumPy computes in the dtype of its bounds
+        t = np.dtype(compute_dtype).type
+        with np.errstate(over="ignore"):  # a bound past float32's range is inf, as NumPy's
+            start, stop = t(start), t(stop)
     return np.linspace(start, stop, num, dtype=dtype, endpoint=endpoint)
 
 

@@ -38,6 +38,7 @@ from .._protocol import (
 from . import checked as _checked
 from . import construct as _construct
 from . import onemkl as _onemkl
+from . import ramp as _ramp
 from . import ranged as _ranged
 from . import suai as _suai
 from .export import _HostView, export, host_accessible
@@ -382,6 +383,13 @@ class SyclBackend(BackendBase):
             why = ("the SYCL runtime found no OpenCL or Level Zero platform (is "
                    "intel-opencl-rt installed in this environment?)")
         return why + "; arrays go to the other backends' devices (NumPy at the least)"
+
+    def linspace(self, start: Any, stop: Any, num: int, dtype: Any = None, endpoint: bool = True,
+                 usm_type: Any = None, queue: Any = None, sycl_queue: Any = None,
+                 compute_dtype: Any = None) -> Any:
+        """NumPy's values, computed in ``compute_dtype`` (see ramp.py)."""
+        return _ramp.linspace(self.provider, start, stop, num, dtype, endpoint,
+                              usm_type or "device", queue or sycl_queue, compute_dtype)
 
     def default_queue(self) -> dpctl.SyclQueue:
         if self._default_queue is None:

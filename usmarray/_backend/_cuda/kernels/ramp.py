@@ -1,9 +1,10 @@
 """``arange``, ``linspace`` and ``eye`` of real dtypes as one launch each (creation by
 formula).
 
-``linspace`` computes in double precision as NumPy does (``start + i * step`` with
-``step = (stop - start) / div``, or ``i / div * (stop - start) + start`` where the step
-underflows to zero; the last element is ``stop`` itself when ``endpoint``) and rounds
+``linspace`` computes in the computation dtype the namespace passes (float32 or
+float64) with NumPy's formula (``i * step + start`` with ``step = (stop - start) /
+div``, or ``i / div * (stop - start) + start`` where the step underflows to zero; the
+last element is ``stop`` itself when ``endpoint``), each operation rounded, and rounds
 once to the result dtype.  ``arange`` computes ``start + i * step`` in the result dtype
 as CuPy's kernel does (integers: in unsigned 64-bit arithmetic, exact for every value
 of the dtype, with an exact length).  Both write into new memory of the current allocator on the
@@ -24,22 +25,27 @@ from .c_types import CTYPES
 _nd = cupy.ndarray
 
 _LINSPACE = r"""
-typedef {t} T;
+typedef {t} T; typedef {c} C;
 extern "C" __global__ void __launch_bounds__(256) k(T* __restrict__ out, const long long n,
-    const double start, const double stop, const double div, const double step,
-    const long long last_is_stop) {{
+    const double start_p, const double stop_p, const double div_p, const double step_p,
+    const double delta_p, const long long by_div, const long long last_is_stop) {{
   const long long st = (long long)gridDim.x * blockDim.x;
-  const double delta = stop - start;
+  const C start = (C)start_p, stop = (C)stop_p, div = (C)div_p, step = (C)step_p,
+      delta = (C)delta_p;
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += st) {{
-    double v;
-    // rounded operations, never contracted into a fused multiply-add: NumPy's bits
+    C v;
+    // rounded operations in C, never contracted into a fused multiply-add: NumPy's bits
     if (last_is_stop && i == n - 1) v = stop;
-    else if (step == 0.0) v = __dadd_rn(__dmul_rn(__ddiv_rn((double)i, div), delta), start);
-    else v = __dadd_rn(__dmul_rn((double)i, step), start);
+    else if (by_div) v = {add}({mul}({div}((C)i, div), delta), start);
+    else v = {add}({mul}((C)i, step), start);
     out[i] = (T)v;
   }}
 }}
 """
+
+#: the rounded (never contracted) operations of a computation dtype's C type
+_ROUNDED = {"float": ("__fadd_rn", "__fmul_rn", "__fdiv_rn"),
+            "double": ("__dadd_rn", "__dmul_rn", "__ddiv_rn")}
 
 _ARANGE = r"""
 typedef {t} T; typedef {w} W; typedef {p} P;
@@ -82,21 +88,31 @@ class Ramps:
         self._fns: dict[Any, Any] = {}
 
     def linspace(self, start: Any, stop: Any, num: int, dtype: Any = None,
-                 endpoint: bool = True) -> Any:
+                 endpoint: bool = True, compute_dtype: Any = None) -> Any:
         d = np.dtype(dtype) if dtype is not None else np.dtype(np.float64)
-        if (d not in _FLOATS or num <= 0 or type(start) not in (int, float)
-                or type(stop) not in (int, float)):
+        c = np.dtype(compute_dtype) if compute_dtype is not None else np.dtype(np.float64)
+        if (d not in _FLOATS or c not in _FLOATS or num <= 0
+                or type(start) not in (int, float) or type(stop) not in (int, float)):
+            if compute_dtype is not None:  # CuPy computes in the dtype of its bounds
+                with np.errstate(over="ignore"):
+                    start, stop = c.type(start), c.type(stop)
             return cupy.linspace(start, stop, num, dtype=dtype, endpoint=endpoint)
         out = _nd((num,), d)
+        # NumPy's scalars in c: delta = stop - start, step = delta / div (div <= 0: the
+        # values are i * delta + start), by_div where that step is zero (subnormal steps)
         div = (num - 1) if endpoint else num
-        lo, hi = float(start), float(stop)
-        step = (hi - lo) / div if div > 0 else math.nan
-        if div <= 0:  # one element: start
-            hi, step = lo, 0.0
-        f = cached(self._fns, ("linspace", d), self._multi,
-                   lambda: _LINSPACE.format(t=CTYPES[d]))
-        launch(f, grid_1d(num), (256, 1, 1), "Qqddddq", out.data.ptr, num, lo, hi,
-               float(max(div, 1)), step, int(endpoint and num > 1), stream=stream_ptr())
+        with np.errstate(all="ignore"):
+            lo, hi = c.type(start), c.type(stop)
+            delta = hi - lo
+            step = delta / c.type(div) if div > 0 else delta
+        by_div = bool(div > 0 and step == 0)
+        add, mul, dvd = _ROUNDED[CTYPES[c]]
+        f = cached(self._fns, ("linspace", d, c), self._multi,
+                   lambda: _LINSPACE.format(t=CTYPES[d], c=CTYPES[c], add=add, mul=mul,
+                                            div=dvd))
+        launch(f, grid_1d(num), (256, 1, 1), "Qqdddddqq", out.data.ptr, num, float(lo),
+               float(hi), float(max(div, 1)), float(step), float(delta), int(by_div),
+               int(endpoint and num > 1), stream=stream_ptr())
         return out
 
     def arange(self, start: Any, stop: Any = None, step: Any = 1, dtype: Any = None) -> Any:
