@@ -170,7 +170,7 @@ class _HostTesting:
 
         @functools.wraps(fn)
         def call(*args: Any, **kw: Any) -> Any:
-            return fn(*map(_on_host, args), **kw)
+            return fn(*map(_on_host, args), **{k: _on_host(v) for k, v in kw.items()})
 
         return call
 
