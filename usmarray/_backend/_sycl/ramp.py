@@ -8,9 +8,10 @@ div * delta + start`` where the step underflows to zero; ``i * delta + start`` w
 step), every operation rounded (no contraction into a fused multiply-add), the last
 element ``stop`` itself with ``endpoint``, and one rounding to the result dtype.
 
-Real dtypes on an OpenCL device run as one kernel (built once per queue's device and
-dtype pair); other devices, complex dtypes and a device that cannot build it compute
-the same formula with the provider's ``arange``, ``divide``, ``multiply`` and ``add``.
+Real dtypes of at least :data:`KERNEL_MIN_ELEMENTS` elements on an OpenCL device run as
+one kernel (built once per queue's device and dtype pair); shorter ones, other devices,
+complex dtypes and a device that cannot build it compute the same formula with the
+provider's ``arange``, ``divide``, ``multiply`` and ``add``.
 """
 
 from __future__ import annotations
@@ -51,6 +52,10 @@ _REAL = {np.dtype(np.float32): ("float", ctypes.c_float),
          np.dtype(np.float64): ("double", ctypes.c_double)}
 #: build options: single-precision division correctly rounded, as NumPy's
 _COPTS = "-cl-fp32-correctly-rounded-divide-sqrt"
+
+#: below this many elements the provider's arange/multiply/add (under a millisecond at
+#: 1e5) beat the kernel, whose build from source costs 35-115 ms once per process and dtype
+KERNEL_MIN_ELEMENTS = 1 << 20
 
 _kernels: dict[Any, Any] = {}
 _kernels_lock = threading.Lock()
@@ -98,10 +103,10 @@ def linspace(pt: Any, start: Any, stop: Any, num: int, dtype: Any, endpoint: boo
     div = (num - 1) if endpoint else num
     lo, hi, dv, step, delta, by_div = _scalars(c, start, stop, div)
     last_is_stop = endpoint and num > 1
-    if c in _REAL and d in _REAL:
+    if c in _REAL and d in _REAL and num >= KERNEL_MIN_ELEMENTS:
         out = pt.empty(num, dtype=d, usm_type=usm_type, sycl_queue=queue)
         q = out.sycl_queue
-        k = _kernel(q, c, d) if num else None
+        k = _kernel(q, c, d)
         if k is not None:
             ct = _REAL[c][1]
             mem = out.usm_data
@@ -116,8 +121,6 @@ def linspace(pt: Any, start: Any, stop: Any, num: int, dtype: Any, endpoint: boo
                 else:
                     ev = q.submit_async(k, args, [size], dEvents=mgr.submitted_events)
                     mgr.add_event_pair(ev, ev)
-            return out
-        if not num:
             return out
     # the provider's scalars are Python numbers: these hold c's values exactly
     y = pt.arange(0, num, dtype=c, usm_type=usm_type, sycl_queue=queue)
