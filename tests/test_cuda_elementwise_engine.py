@@ -7,21 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from cuda_gpu import cupy_and_marks
 from test_numpy_rules import assert_matches, cases, expected, inputs_of
 
 import usmarray as xp
 from usmarray.kernels import _direct
 
-cupy = pytest.importorskip("cupy")
-try:
-    _ngpu = cupy.cuda.runtime.getDeviceCount()
-except Exception:  # no driver
-    _ngpu = 0
-
-pytestmark = [
-    pytest.mark.gpu,
-    pytest.mark.skipif(_ngpu < 1, reason="CuPy is installed but no CUDA GPU is usable"),
-]
+cupy, _ngpu, pytestmark = cupy_and_marks()
 
 DEV = "cuda:0"
 rng = np.random.default_rng(7)

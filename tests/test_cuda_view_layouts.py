@@ -9,19 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from cuda_gpu import cupy_and_marks
 
 import usmarray as xp
 
-cupy = pytest.importorskip("cupy")
-try:
-    _ngpu = cupy.cuda.runtime.getDeviceCount()
-except Exception:  # no driver
-    _ngpu = 0
-
-pytestmark = [
-    pytest.mark.gpu,
-    pytest.mark.skipif(_ngpu < 1, reason="CuPy is installed but no CUDA GPU is usable"),
-]
+cupy, _, pytestmark = cupy_and_marks()
 
 DEV = "cuda:0"
 
