@@ -9,7 +9,9 @@ a fused chain and NumPy agree bit for bit:
 * ``floor_divide`` and ``remainder``: Python's signs.  Integers: a zero divisor gives
   0, ``MIN // -1`` wraps to ``MIN``.  Floating point: NumPy's ``divmod`` (``fmod``, then
   the quotient snapped to an integer and both corrected to the divisor's sign; a zero
-  divisor gives ``a / b`` and ``fmod(a, b)``).
+  divisor gives ``a / b`` and ``fmod(a, b)``).  An infinite operand of
+  ``floor_divide`` gives ``a / b``, the standard's special cases (NumPy gives NaN for
+  ``inf // 2`` and -1 for ``-1 // inf``; the NumPy backend corrects its own alike).
 * ``bitwise_left_shift``/``bitwise_right_shift``: a count at or past the width (or
   negative, which the standard leaves undefined) gives 0, or -1 for a right shift of a
   negative value.
@@ -111,7 +113,8 @@ def _float_divmod(op: str, a: str, b: str, d: np.dtype, stmt: Stmt,
     stmt(f"if ({m} != 0 && (({b} < 0) != ({m} < 0))) {q} -= 1;")
     stmt(f"{t} {f} = {_f('floor', d)}({q});")
     stmt(f"if ({q} - {f} > ({t})0.5) {f} += 1;")
-    return f"({b} == 0 ? {a} / {b} : {q} != 0 ? {f} : {copysign}(({t})0, {a} / {b}))"
+    return (f"(({b} == 0 || isinf({a}) || isinf({b})) ? {a} / {b} : "
+            f"{q} != 0 ? {f} : {copysign}(({t})0, {a} / {b}))")
 
 
 def sign(x: str, d: np.dtype) -> str:
