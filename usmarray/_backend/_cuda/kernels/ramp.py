@@ -1,11 +1,9 @@
 """``arange``, ``linspace`` and ``eye`` of real dtypes as one launch each (creation by
 formula).
 
-``linspace`` computes in the computation dtype the namespace passes (float32 or
-float64) with NumPy's formula (``i * step + start`` with ``step = (stop - start) /
-div``, or ``i / div * (stop - start) + start`` where the step underflows to zero; the
-last element is ``stop`` itself when ``endpoint``), each operation rounded, and rounds
-once to the result dtype.  ``arange`` computes ``start + i * step`` in the result dtype
+``linspace`` computes in the computation dtype the namespace passes, real or complex,
+with NumPy's formula (``ramp_source``), and rounds once to the result dtype.
+``arange`` computes ``start + i * step`` in the result dtype
 as CuPy's kernel does (integers: in unsigned 64-bit arithmetic, exact for every value
 of the dtype, with an exact length).  Both write into new memory of the current allocator on the
 current stream, so they serve any placement; other dtypes go to CuPy.
@@ -21,31 +19,9 @@ import numpy as np
 
 from ._launch import cached, grid_1d, launch, stream_ptr
 from .c_types import CTYPES
+from .ramp_source import linspace_arguments, linspace_source
 
 _nd = cupy.ndarray
-
-_LINSPACE = r"""
-typedef {t} T; typedef {c} C;
-extern "C" __global__ void __launch_bounds__(256) k(T* __restrict__ out, const long long n,
-    const double start_p, const double stop_p, const double div_p, const double step_p,
-    const double delta_p, const long long by_div, const long long last_is_stop) {{
-  const long long st = (long long)gridDim.x * blockDim.x;
-  const C start = (C)start_p, stop = (C)stop_p, div = (C)div_p, step = (C)step_p,
-      delta = (C)delta_p;
-  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += st) {{
-    C v;
-    // rounded operations in C, never contracted into a fused multiply-add: NumPy's bits
-    if (last_is_stop && i == n - 1) v = stop;
-    else if (by_div) v = {add}({mul}({div}((C)i, div), delta), start);
-    else v = {add}({mul}((C)i, step), start);
-    out[i] = (T)v;
-  }}
-}}
-"""
-
-#: the rounded (never contracted) operations of a computation dtype's C type
-_ROUNDED = {"float": ("__fadd_rn", "__fmul_rn", "__fdiv_rn"),
-            "double": ("__dadd_rn", "__dmul_rn", "__ddiv_rn")}
 
 _ARANGE = r"""
 typedef {t} T; typedef {w} W; typedef {p} P;
@@ -89,30 +65,17 @@ class Ramps:
 
     def linspace(self, start: Any, stop: Any, num: int, dtype: Any = None,
                  endpoint: bool = True, compute_dtype: Any = None) -> Any:
+        """``num`` values from ``start`` to ``stop`` (Python numbers) in ``dtype``, as
+        NumPy computes them in ``compute_dtype`` (real or complex) and casts them."""
         d = np.dtype(dtype) if dtype is not None else np.dtype(np.float64)
-        c = np.dtype(compute_dtype) if compute_dtype is not None else np.dtype(np.float64)
-        if (d not in _FLOATS or c not in _FLOATS or num <= 0
-                or type(start) not in (int, float) or type(stop) not in (int, float)):
-            if compute_dtype is not None:  # CuPy computes in the dtype of its bounds
-                with np.errstate(over="ignore"):
-                    start, stop = c.type(start), c.type(stop)
-            return cupy.linspace(start, stop, num, dtype=dtype, endpoint=endpoint)
+        c = np.dtype(compute_dtype) if compute_dtype is not None else d
         out = _nd((num,), d)
-        # NumPy's scalars in c: delta = stop - start, step = delta / div (div <= 0: the
-        # values are i * delta + start), by_div where that step is zero (subnormal steps)
-        div = (num - 1) if endpoint else num
-        with np.errstate(all="ignore"):
-            lo, hi = c.type(start), c.type(stop)
-            delta = hi - lo
-            step = delta / c.type(div) if div > 0 else delta
-        by_div = bool(div > 0 and step == 0)
-        add, mul, dvd = _ROUNDED[CTYPES[c]]
+        if num == 0:
+            return out
         f = cached(self._fns, ("linspace", d, c), self._multi,
-                   lambda: _LINSPACE.format(t=CTYPES[d], c=CTYPES[c], add=add, mul=mul,
-                                            div=dvd))
-        launch(f, grid_1d(num), (256, 1, 1), "Qqdddddqq", out.data.ptr, num, float(lo),
-               float(hi), float(max(div, 1)), float(step), float(delta), int(by_div),
-               int(endpoint and num > 1), stream=stream_ptr())
+                   lambda: linspace_source(d, c))
+        launch(f, grid_1d(num), (256, 1, 1), "Qq" + "d" * 7 + "qq", out.data.ptr, num,
+               *linspace_arguments(start, stop, num, endpoint, c), stream=stream_ptr())
         return out
 
     def arange(self, start: Any, stop: Any = None, step: Any = 1, dtype: Any = None) -> Any:
