@@ -239,6 +239,7 @@ def getitem(self: usm_ndarray, key: Any, /) -> usm_ndarray:
             r = be.getitem(self._arr, rk)
         except Exception as exc:
             check_deferred(be, deferred)
+            _check_new_axes(self._arr, key)
             gather_failed(exc, be, self._arr, rk)
     finally:
         if lk is not None:
@@ -252,6 +253,17 @@ def getitem(self: usm_ndarray, key: Any, /) -> usm_ndarray:
 
 
 _MAX_NDIM = 64
+
+
+def _check_new_axes(raw: Any, key: Any) -> None:
+    """IndexError where the ``None`` entries of ``key`` alone would take ``raw`` past
+    :data:`_MAX_NDIM` dimensions (a provider whose arrays stop at that limit raises its
+    own error type before the result exists)."""
+    if type(key) is tuple:
+        n = raw.ndim + sum(k is None for k in key) - sum(type(k) is int for k in key)
+        if n > _MAX_NDIM:
+            raise IndexError(
+                f"x[{key!r}] would have {n} dimensions; arrays have at most {_MAX_NDIM}")
 
 
 #: slice steps of larger magnitude are clamped to the axis length (see _sane_step)
