@@ -131,14 +131,16 @@ def test_backend_copy_is_numpys_order_k(view: str, dtype: str) -> None:
 
 _FULLS = [("float32", 1e-45), ("float32", -1.5e-45), ("float32", 3.5), ("float64", -0.0),
           ("float64", 5e-324), ("int8", -1), ("uint64", 2**64 - 1), ("bool", True),
-          ("int32", 0)]
+          ("int32", 0), ("complex64", complex(1e-45, -3.5)),
+          ("complex64", complex(-0.0, 2e-45)), ("complex128", complex(5e-324, -1e-310)),
+          ("complex128", complex(2.5, -0.0))]
 
 
 @pytest.mark.parametrize("usm_type", ["device", "shared", "host"])
 @pytest.mark.parametrize(("dtype", "value"), _FULLS)
 def test_full_keeps_the_bits_on_every_memory_kind_and_stream(dtype: str, value, usm_type):
     d = np.dtype(dtype)
-    bits = f"u{d.itemsize}"
+    bits = f"u{d.itemsize // 2}" if d.kind == "c" else f"u{d.itemsize}"
     stream = cupy.cuda.Stream(non_blocking=True)
     for device in (DEV, xp.Device.create_device(stream)):
         for shape in ((1,), (3, 5), (1000, 33)):

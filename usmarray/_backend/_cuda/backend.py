@@ -419,10 +419,26 @@ class CudaBackend(BackendBase):
             if out.size:
                 out.data.memset_async(0, out.nbytes)
             return out
-        if d.kind not in "biuf" or not self.elementwise_engine:
+        if not self.elementwise_engine or d.kind not in "biufc":
             return None
+        if d.kind == "c":
+            return self._fill_complex(shape, v)
         return self.engine.run(("fill", d.char), FILL_BODY, [], [], [(v, d)], d, _placed_out,
                                shape)
+
+    def _fill_complex(self, shape: tuple, v: Any) -> Any:
+        """The complex scalar ``v`` in a new C-order array, moved as the 64-bit words of
+        its bits (a store of integers, which no mode flushes): one word for complex64,
+        the two words broadcast over a trailing axis for complex128."""
+        words = np.frombuffer(v.tobytes(), dtype=np.uint64)
+        u = words.dtype
+        if words.size == 1:
+            out = self.engine.run(("fill", u.char), FILL_BODY, [], [], [(words[0], u)], u,
+                                  _placed_out, shape)
+            return out.view(v.dtype)
+        pair = cupy.asarray(words)  # a copy of 16 bytes to the device, no kernel
+        out = self.convert(cupy.broadcast_to(pair, (*shape, 2)), u, c_order=True)
+        return out.view(v.dtype).reshape(shape)
 
     # ---- placement ------------------------------------------------------------------
     def _placed(self, fn: Any) -> Any:
