@@ -398,8 +398,11 @@ cdef object _binary(Py_ssize_t k, object x1, object x2):
             return _python[k](x1, x2)
     else:
         return _python[k](x1, x2)
+    f = (<tuple>p)[6]
+    if f is None or a1.ndim == 0:
+        f = (<tuple>p)[4]
     try:
-        r = (<tuple>p)[4](a1, a2)
+        r = f(a1, a2)
     except Exception:
         return _python[k](x1, x2)  # the Python form names the error
     res = ArrayBase.__new__(_usm)
@@ -427,8 +430,11 @@ cdef object _reflected(Py_ssize_t k, object x1, object x2):
     a1 = a._arr
     if n == 0 or a1.dtype not in (<tuple>info)[2] or a1.size >= n:
         return _python[k](x1, x2)
+    f = (<tuple>p)[6]
+    if f is None or a1.ndim == 0:
+        f = (<tuple>p)[4]
     try:
-        r = (<tuple>p)[4](x2, a1)
+        r = f(x2, a1)
     except Exception:
         return _python[k](x1, x2)
     res = ArrayBase.__new__(_usm)
@@ -453,8 +459,11 @@ cdef object _unary(Py_ssize_t k, object x):
     a1 = a._arr
     if n == 0 or a1.dtype not in (<tuple>info)[1] or a1.size >= n:
         return _python[k](x)
+    f = (<tuple>p)[6]
+    if f is None or a1.ndim == 0:
+        f = (<tuple>p)[4]
     try:
-        r = (<tuple>p)[4](a1)
+        r = f(a1)
     except Exception:
         return _python[k](x)
     res = ArrayBase.__new__(_usm)

@@ -127,8 +127,9 @@ def _direct_limits(name: str) -> dict[str, int]:
 
 
 #: a backend's plan for one elementwise function: (lock, kernel, factory limit or None,
-#: fix-up or None, small kernel, size below which the small kernel runs)
-Plan = tuple[Any, Any, Any, Any, Any, int]
+#: fix-up or None, small kernel, size below which the small kernel runs, the small
+#: kernel's provider function for operands not all 0-D, or None)
+Plan = tuple[Any, Any, Any, Any, Any, int, Any]
 
 
 def _plans(name: str, table: int) -> tuple[dict[Any, Plan], Callable[[Any], Plan]]:
@@ -144,7 +145,10 @@ def _plans(name: str, table: int) -> tuple[dict[Any, Plan], Callable[[Any], Plan
         small, n = be.small_kernel(name)
         if lim is not None or fx is not None or be.lock is not None:
             n = 0  # the factory, the fix-ups and the lock see every call
-        p = plans[be] = (be.lock, getattr(be, name), lim, fx, small, n)
+        # the compiled core calls the provider's function itself where the result
+        # cannot be 0-D (a NumPy ufunc returns a scalar only for 0-D operands)
+        p = plans[be] = (be.lock, getattr(be, name), lim, fx, small, n,
+                         getattr(small, "provider_function", None))
         return p
 
     return plans, plan
@@ -166,7 +170,7 @@ def _make_unary(name: str) -> Callable[..., usm_ndarray]:
         if size > _SAFE_SIZE:
             _check_result(be, name, a, a)
         p = plans.get(be)
-        lk, kernel, lim, fx, small, n = plan(be) if p is None else p
+        lk, kernel, lim, fx, small, n, _ = plan(be) if p is None else p
         if size < n:
             res = _new(usm_ndarray)
             try:
@@ -320,7 +324,7 @@ def _binary_function(name: str, plans_plan: tuple[dict[Any, Plan], Callable[[Any
             if n1 * n2 > _SAFE_SIZE:
                 _check_result(be, name, a1, a2)
         p = plans.get(be)
-        lk, kernel, lim, fx, small, n = plan(be) if p is None else p
+        lk, kernel, lim, fx, small, n, _ = plan(be) if p is None else p
         if n1 < n and n2 < n:
             res = _new(usm_ndarray)
             try:

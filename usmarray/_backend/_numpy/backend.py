@@ -581,6 +581,8 @@ class NumpyBackend(BackendBase):
         else:
             def kernel(a: Any, b: Any) -> np.ndarray:  # type: ignore[misc]
                 return uf(a, b, out=...)  # type: ignore[no-any-return]
+        # the ufunc itself, for callers that know an operand is not 0-D (no out=...)
+        kernel.provider_function = uf  # type: ignore[attr-defined]
         return kernel, _SMALL
 
     # ---- devices -----------------------------------------------------------------
