@@ -295,11 +295,11 @@ class CudaBackend(BackendBase):
         self.elements = ElementStore(is_fast, single)
         self.searches = Searches(is_fast, single)
         ks["searchsorted"] = self.searches.wrap(ks["searchsorted"])
-        self.uniques = Uniques(is_fast, single)
-        ks["unique_values"] = self.uniques.wrap(
-            self.compactions.wrap_unique_values(ks["sort"], ks["unique_values"]))
+        # placed: the sort takes every memory kind on its queue's device and stream
+        self.uniques = Uniques(is_fast, single, self.compactions, c_order_copy)
+        ks["unique_values"] = self._placed(self.uniques.wrap(ks["unique_values"]))
         for kname in ("unique_all", "unique_counts", "unique_inverse"):
-            ks[kname] = self.uniques.wrap_all(kname, ks[kname])
+            ks[kname] = self._placed(self.uniques.wrap_all(kname, ks[kname]))
         for kname in ("tril", "triu"):
             ks[kname] = _triangle.wrap(kname, is_fast, not single, ks[kname])
         ks["concat"] = self.joins.wrap_concat(ks["concat"])

@@ -206,19 +206,6 @@ extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ x,
 """
 
 
-#: flags of the first element of each run of equal values of a sorted array (a NaN is
-#: never equal to anything, so every NaN starts a run of its own)
-_FIRSTS = r"""
-typedef {t} T;
-extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ x,
-    bool* __restrict__ f, const long long n) {{
-  const long long step = (long long)gridDim.x * blockDim.x;
-  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step)
-    f[i] = i == 0 || !(x[i] == x[i - 1]);
-}}
-"""
-
-
 class Compactions:
     """``nonzero`` and ``x[mask]`` (see the module docstring) for C-contiguous operands
     of plain device memory; other operands go to the fallbacks."""
@@ -319,25 +306,14 @@ class Compactions:
                    out.data.ptr, out.size, out.size // count, stream=stream_ptr())
         return out
 
-    def wrap_unique_values(self, sort: Any, fallback: Any) -> Any:
-        """``unique_values(a)`` of a C-contiguous real ``a``: ``sort`` (the backend's,
-        which orders NaNs last) of the flattened values, the first of each run of equal
-        values flagged, and the flagged values compacted: one read-back of the count."""
-        def unique_values(a: Any) -> Any:
-            if self._takes(a) and a.dtype.kind in "iuf":
-                s = sort(a.reshape(-1))
-                n = s.size
-                firsts = _nd((n,), np.bool_)
-                f = cached(self._fns, ("firsts", s.dtype), self._multi,
-                           lambda: _FIRSTS.format(t=CTYPES[s.dtype]))
-                launch(f, grid_1d(n), (256, 1, 1), "QQq",
-                       s.data.ptr, firsts.data.ptr, n, stream=stream_ptr())
-                out = self.masked(s, firsts)
-                if out is not None:
-                    return out
-            return fallback(a)
-
-        return unique_values
+    def positions(self, flags: Any) -> Any:
+        """The positions of the nonzero elements of the 1-D C-contiguous ``flags``, in
+        order (int64, on the current device and stream); one read-back of the count."""
+        offs, ntiles, count = self._offsets(flags)
+        out = _nd((count,), _I64)
+        if count:
+            self._write("coords", flags, out, out, offs, ntiles, count)
+        return out
 
 
 __all__ = ["Compactions"]

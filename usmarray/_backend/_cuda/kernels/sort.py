@@ -27,6 +27,7 @@ import numpy as np
 
 from ._launch import cached, cub_options, launch, stream_ptr
 from .c_types import CTYPES
+from .keys import KEYS, key_body
 
 _nd = cupy.ndarray
 MAX_ROW = 4096
@@ -126,33 +127,6 @@ extern "C" __global__ void __launch_bounds__({bt}) k(const T* __restrict__ x,
   }}
 }}
 """
-
-#: the unsigned key type of each element size
-KEYS = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long"}
-
-
-def key_body(d: np.dtype) -> str:
-    """The body of ``key_of(v)``: an unsigned key of ``d``'s width whose order is the
-    namespace's (NaN last, -0.0 equal to 0.0, every bit of a subnormal counted)."""
-    k = KEYS[d.itemsize]
-    bits = 8 * d.itemsize
-    top = f"(({k})1 << {bits - 1})"
-    if d.kind == "b":
-        return f"  return ({k})(v ? 1 : 0);"
-    if d.kind == "u":
-        return f"  return ({k})v;"
-    if d.kind == "i":
-        return f"  return ({k})v ^ {top};"
-    # from the bits alone: the lent GPUs flush subnormals to zero in every float
-    # comparison, whatever NVRTC's -ftz says, and a subnormal must keep its place
-    as_bits = "__float_as_uint" if d.itemsize == 4 else "__double_as_longlong"
-    inf = "0x7f800000u" if d.itemsize == 4 else "0x7ff0000000000000ull"
-    return (f"  {k} b = ({k}){as_bits}(v);\n"
-            f"  const {k} mag = b & ~{top};\n"
-            f"  if (mag > {inf}) return ({k})~({k})0;\n"
-            f"  if (mag == 0) b = 0;\n"
-            f"  return (b & {top}) ? ({k})~b : (b | {top});")
-
 
 def _write(d: np.dtype, arg: bool, p: str = "pos[i]") -> str:
     """Output element ``i`` of a row from the sorted position ``p``."""

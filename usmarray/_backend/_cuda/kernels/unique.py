@@ -1,7 +1,17 @@
-"""``unique_values``, ``unique_counts``, ``unique_inverse`` and ``unique_all`` of integer
-arrays whose values lie in a narrow window, without a sort.
+"""``unique_values``, ``unique_counts``, ``unique_inverse`` and ``unique_all`` of real and
+bool arrays: integers whose values lie in a narrow window without a sort, everything
+else by a stable sort of order keys (:mod:`.unique_source`).
 
-Class labels, categories and counts take few distinct values close together.  For an
+The sort: the array in C order (a copy on the elementwise engine where it is a view),
+its keys packed with their positions and sorted by CuPy's radix sort (one pass for
+elements of up to 4 bytes, two for 8), the first of each run of equal keys flagged
+(every NaN a run of its own: NaNs last, each its own value, -0.0 and 0.0 one value
+whose bits are its first element's), the flags compacted into the runs' starts (one
+read-back of their count), then one launch writes the values (their first elements'
+bits), first positions and counts and one the inverse.  No float is compared, so
+float32 subnormals keep their own values and counts.
+
+The window.  Class labels, categories and counts take few distinct values close together.  For an
 integer array of at least :data:`DENSE_MIN` elements, one launch marks each value's
 presence in a bitmap of :data:`WINDOW` bits centred on the first element (each block
 builds its own bitmap in shared memory, then ORs its non-zero words into the global
@@ -29,8 +39,9 @@ import cupy
 import numpy as np
 
 from ..._ndlike import UniqueAll, UniqueCounts, UniqueInverse
-from ._launch import cached, launch, sm_count, stream_ptr
+from ._launch import cached, grid_1d, launch, sm_count, stream_ptr
 from .c_types import CTYPES
+from .unique_source import shifts, source
 
 _nd = cupy.ndarray
 _I64 = np.dtype(np.int64)
@@ -38,6 +49,8 @@ _I64 = np.dtype(np.int64)
 WINDOW = 1 << 18
 #: smaller arrays keep the sort (one launch fewer and no second read-back to try)
 DENSE_MIN = 1 << 16
+#: the sort packs positions into 32 bits; longer arrays go to the fallback
+SORT_MAX = 1 << 32
 
 _HEAD = r"""
 typedef {t} T;
@@ -193,13 +206,19 @@ def _source(d: np.dtype, body: str) -> str:
 
 
 class Uniques:
-    """``unique_values`` of C-contiguous integer arrays of plain device memory whose
-    values fit the window (see the module docstring); anything else to the fallback."""
+    """The unique family of real and bool arrays (see the module docstring): the window
+    for C-contiguous integer arrays of plain device memory whose values fit it, the
+    sort for every other real or bool array of up to :data:`SORT_MAX` elements on the
+    current device and stream (the caller places it); anything else to the fallback."""
 
-    def __init__(self, is_fast: Callable[[Any], bool], single_gpu: bool) -> None:
+    def __init__(self, is_fast: Callable[[Any], bool], single_gpu: bool,
+                 compactions: Any, c_order_copy: Callable[[Any], Any]) -> None:
         self._is_fast = is_fast
         self._multi = not single_gpu
         self._fns: dict[tuple, Any] = {}
+        self._compactions = compactions
+        #: a C-order copy of an array (None where the engine does not take it)
+        self._c_order_copy = c_order_copy
         #: __match_any_sync (the rank pass) needs compute capability 7.0
         self.enabled = int(cupy.cuda.Device().compute_capability) >= 70
 
@@ -252,39 +271,92 @@ class Uniques:
         return out[:count], f, inv, c
 
     def _takes(self, a: Any) -> bool:
-        return (self.enabled and a.__class__ is _nd and a.dtype.kind in "iu"
-                and a.size >= DENSE_MIN and a._c_contiguous and self._is_fast(a))
+        """Whether the window takes ``a`` (which :meth:`_unique` found real)."""
+        return (self.enabled and a.dtype.kind in "iu" and a.size >= DENSE_MIN
+                and a._c_contiguous and self._is_fast(a))
+
+    def _kernel(self, kind: str, d: np.dtype) -> Any:
+        return cached(self._fns, (kind, d), self._multi, lambda: source(kind, d))
+
+    def by_sort(self, a: Any, inverse: bool = False, counts: bool = False,
+                first: bool = False) -> tuple[Any, Any, Any, Any] | None:
+        """(values, first indices, inverse indices, counts) of the non-empty real or
+        bool array ``a`` of any layout, as :meth:`dense` gives them, by the sort; None
+        where the C-order copy of a view is refused."""
+        x = a.reshape(-1) if a._c_contiguous else self._c_order_copy(a)
+        if x is None:
+            return None
+        x = x.reshape(-1)
+        d, n = a.dtype, a.size
+        s = stream_ptr()
+        grid, block = grid_1d(n), (256, 1, 1)
+        words: Any = None  # the last pass's sorted words, and the pass's before
+        prev: Any = None
+        for shift in shifts(d):
+            packed = _nd((n,), np.uint64)
+            launch(self._kernel("pack", d), grid, block, "QQQqq", x.data.ptr,
+                   0 if words is None else words.data.ptr, packed.data.ptr, n, shift,
+                   stream=s)
+            packed.sort()  # CuPy's radix sort: integers only
+            prev, words = words, packed
+        perm = _nd((n,), _I64)
+        flags = _nd((n,), np.bool_)
+        launch(self._kernel("flags", d), grid, block, "QQQQQq", x.data.ptr,
+               words.data.ptr, 0 if prev is None else prev.data.ptr, perm.data.ptr,
+               flags.data.ptr, n, stream=s)
+        starts = self._compactions.positions(flags)
+        m = starts.size
+        values = _nd((m,), d)
+        f = _nd((m,), _I64) if first else None
+        c = _nd((m,), _I64) if counts else None
+        launch(self._kernel("finish", d), grid_1d(m), block, "QQQQQQqq", x.data.ptr,
+               perm.data.ptr, starts.data.ptr, values.data.ptr, 0 if f is None else f.data.ptr,
+               0 if c is None else c.data.ptr, m, n, stream=s)
+        inv = None
+        if inverse:
+            inv = _nd(a.shape, _I64)
+            launch(self._kernel("inverse", d), grid, block, "QQQqq", perm.data.ptr,
+                   starts.data.ptr, inv.data.ptr, m, n, stream=s)
+        return values, f, inv, c
+
+    def _unique(self, a: Any, inverse: bool, counts: bool,
+                first: bool) -> tuple[Any, Any, Any, Any] | None:
+        """The window's result where it takes ``a``, else the sort's; None where
+        neither takes it."""
+        if a.__class__ is not _nd or a.dtype not in CTYPES or not 0 < a.size <= SORT_MAX:
+            return None
+        if self._takes(a):
+            r = self.dense(a, inverse, counts, first)
+            if r is not None:
+                return r
+        return self.by_sort(a, inverse, counts, first)
 
     def wrap(self, fallback: Any) -> Any:
-        """``unique_values`` by the bitmap where it takes ``a``, else ``fallback``."""
+        """``unique_values`` by :meth:`_unique` where it takes ``a``, else ``fallback``."""
         def unique_values(a: Any) -> Any:
-            if self._takes(a):
-                r = self.dense(a)
-                if r is not None:
-                    return r[0]
-            return fallback(a)
+            r = self._unique(a, False, False, False)
+            return fallback(a) if r is None else r[0]
 
         return unique_values
 
     def wrap_all(self, kind: str, fallback: Any) -> Any:
-        """``unique_all``/``unique_counts``/``unique_inverse`` (``kind``) by the bitmap
-        where it takes ``a``, as the namedtuples of the fallback's kind."""
+        """``unique_all``/``unique_counts``/``unique_inverse`` (``kind``) by
+        :meth:`_unique` where it takes ``a``, as the namedtuples of the fallback's kind."""
         inverse = kind in ("unique_all", "unique_inverse")
         counts = kind in ("unique_all", "unique_counts")
         first = kind == "unique_all"
 
         def fn(a: Any) -> Any:
-            if self._takes(a):
-                r = self.dense(a, inverse, counts, first)
-                if r is not None:
-                    v, f, inv, c = r
-                    if kind == "unique_all":
-                        return UniqueAll(v, f, inv, c)
-                    return UniqueCounts(v, c) if counts else UniqueInverse(v, inv)
-            return fallback(a)
+            r = self._unique(a, inverse, counts, first)
+            if r is None:
+                return fallback(a)
+            v, f, inv, c = r
+            if kind == "unique_all":
+                return UniqueAll(v, f, inv, c)
+            return UniqueCounts(v, c) if counts else UniqueInverse(v, inv)
 
         fn.__name__ = kind
         return fn
 
 
-__all__ = ["DENSE_MIN", "WINDOW", "Uniques", "key_range"]
+__all__ = ["DENSE_MIN", "SORT_MAX", "WINDOW", "Uniques", "key_range"]
