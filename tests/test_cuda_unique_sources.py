@@ -4,7 +4,8 @@ compiles with the backend's NVRTC options where a CUDA compiler is installed, an
 kernels run as host C++ (each launch as its 256 threads of one block, CuPy's radix
 sort as ``std::sort`` of the packed words, the compaction as a loop) give NumPy's
 ``np.unique`` bit for bit: subnormals of both signs apart from ±0, -0.0 and 0.0 one
-value (the first one's bits), every NaN its own value, last, in order."""
+value (+0.0), every NaN its own value (the canonical NaN), last, in order; with
+positions (the packed sort) and without (the keys sorted alone)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from cuda_compile import assert_sources_compile, run_host
 
 from usmarray._backend._cuda.kernels import unique_source as U
 from usmarray._backend._cuda.kernels.c_types import CTYPES
+from usmarray._backend._cuda.kernels.keys import KEYS
 
 _REAL = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
          "float32", "float64"]
@@ -33,11 +35,14 @@ struct Dim { long long x; };
 static Dim blockIdx = {0}, threadIdx = {0}, gridDim = {1};
 static unsigned int __float_as_uint(float f) { unsigned int i; std::memcpy(&i, &f, 4); return i; }
 static long long __double_as_longlong(double f) { long long i; std::memcpy(&i, &f, 8); return i; }
+static float __uint_as_float(unsigned int i) { float f; std::memcpy(&f, &i, 4); return f; }
+static double __longlong_as_double(long long i) { double f; std::memcpy(&f, &i, 8); return f; }
 #define RUN(call) for (threadIdx.x = 0; threadIdx.x < 256; threadIdx.x++) call
 """
 
 _DRIVER = """
 typedef %(t)s E;
+typedef %(k)s K;
 int main() {
   long long n;
   if (fread(&n, sizeof n, 1, stdin) != 1) return 1;
@@ -68,19 +73,34 @@ int main() {
   fwrite(first.data(), 8, c, stdout);
   fwrite(counts.data(), 8, c, stdout);
   fwrite(inv.data(), 8, n, stdout);
-  delete[] f; delete[] x; delete[] values;
+  // the path without positions: the keys sorted as they are
+  std::vector<K> keys(n);
+  RUN(keys::k(x, keys.data(), n));
+  std::sort(keys.begin(), keys.end());
+  RUN(key_flags::k(keys.data(), f, n));
+  starts.clear();
+  for (long long m = 0; m < n; m++) if (f[m]) starts.push_back(m);
+  const long long c2 = (long long)starts.size();
+  E* values2 = new E[c2];
+  std::vector<long long> counts2(c2);
+  RUN(key_finish::k(keys.data(), starts.data(), values2, counts2.data(), c2, n));
+  fwrite(&c2, sizeof c2, 1, stdout);
+  fwrite(values2, sizeof(E), c2, stdout);
+  fwrite(counts2.data(), 8, c2, stdout);
+  delete[] f; delete[] x; delete[] values; delete[] values2;
   return 0;
 }
 """
 
 
 def _host_source(d: np.dtype) -> str:
-    """The four kernels of ``d``, each in a namespace of its name, and the driver."""
+    """The kernels of ``d``, each in a namespace of its name, and the driver."""
     parts = [_HOST]
     for kind in U.KINDS:
         parts.append(f"namespace {kind} {{\n"
                      + U.source(kind, d).replace('extern "C" ', "") + "\n}\n")
-    parts.append(_DRIVER % {"t": CTYPES[d], "shifts": ", ".join(str(s) for s in U.shifts(d))})
+    parts.append(_DRIVER % {"t": CTYPES[d], "k": KEYS[d.itemsize],
+                            "shifts": ", ".join(str(s) for s in U.shifts(d))})
     return "".join(parts)
 
 
@@ -115,6 +135,17 @@ def numpy_unique(h: np.ndarray) -> tuple[np.ndarray, ...]:
     return v, i, inv.reshape(h.shape), c
 
 
+def canonical(v: np.ndarray) -> np.ndarray:
+    """``v`` with every zero +0.0 and every NaN the canonical one, as the kernels make
+    each value from its key."""
+    if v.dtype.kind != "f":
+        return v
+    v = v.copy()
+    v[v == 0] = 0
+    v[np.isnan(v)] = np.nan
+    return v
+
+
 def bits(a: np.ndarray) -> np.ndarray:
     """The bits of ``a``'s elements (bool and integers as they are)."""
     return a.view(f"u{a.dtype.itemsize}") if a.dtype.kind == "f" else a
@@ -130,13 +161,20 @@ def test_kernels_on_the_host_give_numpys_unique(dtype: str, tmp_path: Path) -> N
         c = int(np.frombuffer(out[:8], np.int64)[0])
         rest = out[8:]
         values = np.frombuffer(rest[:c * d.itemsize], d)
-        ints = np.frombuffer(rest[c * d.itemsize:], np.int64)
+        ints = np.frombuffer(rest[c * d.itemsize:c * d.itemsize + 8 * (2 * c + h.size)],
+                             np.int64)
         first, counts, inv = ints[:c], ints[c:2 * c], ints[2 * c:]
         v, i, want_inv, want_counts = numpy_unique(h)
-        np.testing.assert_array_equal(bits(values), bits(v))
+        np.testing.assert_array_equal(bits(values), bits(canonical(v)))
         np.testing.assert_array_equal(first, i)
         np.testing.assert_array_equal(counts, want_counts)
         np.testing.assert_array_equal(inv, want_inv)
+        rest = rest[c * d.itemsize + 8 * (2 * c + h.size):]
+        c2 = int(np.frombuffer(rest[:8], np.int64)[0])
+        values2 = np.frombuffer(rest[8:8 + c2 * d.itemsize], d)
+        counts2 = np.frombuffer(rest[8 + c2 * d.itemsize:], np.int64)
+        np.testing.assert_array_equal(bits(values2), bits(canonical(v)))
+        np.testing.assert_array_equal(counts2, want_counts)
 
 
 def test_sources_compile(tmp_path: Path) -> None:

@@ -5,7 +5,8 @@ Uniqueness is value equality: every NaN (and every complex value with a NaN
 component) is its own unique value with a count of one; -0 and +0 are one value.
 The provider already keeps NaNs distinct in ``values``/``counts`` but maps every NaN
 of ``x`` to one NaN entry in ``inverse_indices``; :func:`_distinct_nans` gives each
-NaN of ``x`` its own entry (and makes ``indices`` point at it).
+NaN of ``x`` its own entry (and makes ``indices`` point at it), unless the backend's
+own result already does (``unique_nans_apart``).
 """
 
 from __future__ import annotations
@@ -182,7 +183,7 @@ def unique_inverse(x: usm_ndarray, /) -> UniqueInverseResult:
     try:
         r = be.unique_inverse(a)
         values, inverse = r.values, _index(be, r.inverse_indices)
-        if a.dtype in dt.FLOATING and a.size:
+        if a.dtype in dt.FLOATING and a.size and not be.unique_nans_apart(a):
             inverse = _distinct_nans(be, a, values, inverse, None)
     except Exception as exc:
         alloc_failed(exc, be, a, a.size * 8, "unique_inverse")
@@ -226,7 +227,7 @@ def unique_all(x: usm_ndarray, /) -> UniqueAllResult:
         values = r.values
         indices = _index(be, r.indices)
         inverse = _index(be, r.inverse_indices)
-        if a.dtype in dt.FLOATING and a.size:
+        if a.dtype in dt.FLOATING and a.size and not be.unique_nans_apart(a):
             if indices is r.indices:
                 indices = be.copy(indices)
             inverse = _distinct_nans(be, a, values, inverse, indices)

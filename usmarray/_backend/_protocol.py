@@ -128,6 +128,12 @@ class Backend(Protocol):
     #: layer tells whether a NaN is present from the elements at the result alone
     #: instead of a ``max`` reduction of the whole array
     nan_argmax: bool
+    def unique_nans_apart(self, raw: Any) -> bool:
+        """Whether its ``unique_inverse``/``unique_all`` of the floating ``raw`` give
+        each NaN its own entry of ``inverse_indices`` (and its own index): then the
+        namespace layer does not find the NaNs itself (two passes and a host sync)."""
+        ...
+
     #: whether its ``take_along_axis`` and its ``getitem``/``setitem`` with integer-array
     #: keys raise IndexError for an index outside ``[-n, n)`` before writing anything:
     #: then the namespace layer checks the indices only after such a call failed, to
@@ -235,6 +241,9 @@ class BackendBase:
     @property
     def kernel_family(self) -> builtins.str:
         return builtins.str(getattr(self, "name", ""))
+
+    def unique_nans_apart(self, raw: Any) -> bool:
+        return False
 
     def available(self) -> bool:
         return True

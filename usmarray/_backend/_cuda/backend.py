@@ -217,6 +217,10 @@ class CudaBackend(BackendBase):
     first_nan_argmax = True
     #: cuSOLVER's direct routines and cupy.linalg copy what they overwrite
     lapack_keeps_operands = True
+
+    def unique_nans_apart(self, raw: Any) -> bool:
+        """The sorted unique family (kernels/unique.py) gives every NaN its own run."""
+        return raw.dtype.kind == "f" and self.uniques.sorts(raw)
     # kernels bound per instance in __init__ (every name of KERNEL_NAMES, copy, ...)
     copy: Any
     astype: Any

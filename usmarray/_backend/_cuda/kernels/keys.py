@@ -33,4 +33,26 @@ def key_body(d: np.dtype) -> str:
             f"  return (b & {top}) ? ({k})~b : (b | {top});")
 
 
-__all__ = ["KEYS", "key_body"]
+def value_body(d: np.dtype) -> str:
+    """The body of ``value_of(k)``: the value of dtype ``d`` whose key is ``k``
+    (:func:`key_body`'s inverse; the key of every zero gives +0.0, of every NaN the
+    canonical NaN)."""
+    k = KEYS[d.itemsize]
+    bits = 8 * d.itemsize
+    top = f"(({k})1 << {bits - 1})"
+    if d.kind == "b":
+        return "  return k != 0;"
+    if d.kind == "u":
+        return "  return (T)k;"
+    if d.kind == "i":
+        return f"  return (T)(k ^ {top});"
+    if d.itemsize == 4:
+        as_float, nan = "__uint_as_float", "0x7fc00000u"
+    else:
+        as_float, nan = "__longlong_as_double", "0x7ff8000000000000ull"
+    return (f"  const {k} b = k == ({k})~({k})0 ? ({k}){nan} "
+            f": (k & {top}) ? (k ^ {top}) : ({k})~k;\n"
+            f"  return {as_float}(b);")
+
+
+__all__ = ["KEYS", "key_body", "value_body"]

@@ -51,6 +51,9 @@ WINDOW = 1 << 18
 DENSE_MIN = 1 << 16
 #: the sort packs positions into 32 bits; longer arrays go to the fallback
 SORT_MAX = 1 << 32
+#: the unsigned dtype of the order keys of each element size
+_KEY_DTYPES = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
+               8: np.dtype(np.uint64)}
 
 _HEAD = r"""
 typedef {t} T;
@@ -290,6 +293,8 @@ class Uniques:
         d, n = a.dtype, a.size
         s = stream_ptr()
         grid, block = grid_1d(n), (256, 1, 1)
+        if not (inverse or first):
+            return self._by_keys(x, counts, s)
         words: Any = None  # the last pass's sorted words, and the pass's before
         prev: Any = None
         for shift in shifts(d):
@@ -319,11 +324,38 @@ class Uniques:
                    starts.data.ptr, inv.data.ptr, m, n, stream=s)
         return values, f, inv, c
 
+    def _by_keys(self, x: Any, counts: bool, s: int) -> tuple[Any, Any, Any, Any]:
+        """(values, None, None, counts or None) of the flat C-order ``x`` by a sort of
+        its keys alone (one radix sort of keys of the element's width)."""
+        d, n = x.dtype, x.size
+        grid, block = grid_1d(n), (256, 1, 1)
+        keys = _nd((n,), _KEY_DTYPES[d.itemsize])
+        launch(self._kernel("keys", d), grid, block, "QQq", x.data.ptr, keys.data.ptr, n,
+               stream=s)
+        keys.sort()  # CuPy's radix sort: integers only
+        flags = _nd((n,), np.bool_)
+        launch(self._kernel("key_flags", d), grid, block, "QQq", keys.data.ptr,
+               flags.data.ptr, n, stream=s)
+        starts = self._compactions.positions(flags)
+        m = starts.size
+        values = _nd((m,), d)
+        c = _nd((m,), _I64) if counts else None
+        launch(self._kernel("key_finish", d), grid_1d(m), block, "QQQQqq", keys.data.ptr,
+               starts.data.ptr, values.data.ptr, 0 if c is None else c.data.ptr, m, n,
+               stream=s)
+        return values, None, None, c
+
+    @staticmethod
+    def sorts(a: Any) -> bool:
+        """Whether the family takes ``a`` (the window or the sort; the window only for
+        integers)."""
+        return a.__class__ is _nd and a.dtype in CTYPES and 0 < a.size <= SORT_MAX
+
     def _unique(self, a: Any, inverse: bool, counts: bool,
                 first: bool) -> tuple[Any, Any, Any, Any] | None:
         """The window's result where it takes ``a``, else the sort's; None where
         neither takes it."""
-        if a.__class__ is not _nd or a.dtype not in CTYPES or not 0 < a.size <= SORT_MAX:
+        if not self.sorts(a):
             return None
         if self._takes(a):
             r = self.dense(a, inverse, counts, first)

@@ -2,11 +2,15 @@
 needed, so that tests compile them without a GPU.
 
 Every element becomes its order key (:func:`.keys.key_body`: -0.0 the key of 0.0,
-every NaN the largest key, a subnormal's bits kept), and the keys are sorted stably as
-packed words ``digit << 32 | position``, 32 bits of the key a pass, the low digit
-first (one pass for keys of up to 4 bytes, two for 8): CuPy's radix sort of the
-packed words moves bits and compares integers only.  The kernels here never compare
-floats, so no flush-to-zero mode of any compiler or GPU can merge a subnormal with 0.
+every NaN the largest key, a subnormal's bits kept).  Where no position is asked for
+(``unique_values``, ``unique_counts``) the keys themselves are sorted (``keys``,
+``key_flags``, ``key_finish``).  Otherwise they are sorted stably as packed words
+``digit << 32 | position``, 32 bits of the key a pass, the low digit first (one pass
+for keys of up to 4 bytes, two for 8: ``pack``, ``flags``, ``finish``, ``inverse``).
+CuPy's radix sort moves bits and compares integers only, and the kernels here never
+compare floats, so no flush-to-zero mode of any compiler or GPU can merge a subnormal
+with 0.  Each value is made from its key (:func:`.keys.value_body`): +0.0 for a run of
+zeros, the canonical NaN for each NaN, in every function of the family alike.
 """
 
 from __future__ import annotations
@@ -14,10 +18,10 @@ from __future__ import annotations
 import numpy as np
 
 from .c_types import CTYPES
-from .keys import KEYS, key_body
+from .keys import KEYS, key_body, value_body
 
-#: the kernels of the family: ``pack`` (one a pass), ``flags``, ``finish``, ``inverse``
-KINDS = ("pack", "flags", "finish", "inverse")
+#: the kernels of the family (see the module docstring)
+KINDS = ("pack", "flags", "finish", "inverse", "keys", "key_flags", "key_finish")
 
 _HEAD = r"""
 typedef {t} T; typedef {k} K;
@@ -25,6 +29,9 @@ typedef {t} T; typedef {k} K;
 #define LOW 0xffffffffULL
 __device__ __forceinline__ K key_of(const T v) {{
 {key}
+}}
+__device__ __forceinline__ T value_of(const K k) {{
+{value}
 }}
 // the position in x of the element at sorted place m: the low half of the last pass's
 // word, read through the first pass's words where the key took two passes
@@ -65,7 +72,8 @@ extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ x,
   }
 }
 """,
-    # each distinct value (the bits of its first element), its first position and count
+    # each distinct value (from its key: +0.0 for the zeros, the canonical NaN), its
+    # first position and count
     "finish": r"""
 extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ x,
     const long long* __restrict__ perm, const long long* __restrict__ starts,
@@ -73,8 +81,35 @@ extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ x,
     const long long count, const long long n) {
   EACH(r, count) {
     const long long j = starts[r], i = perm[j];
-    values[r] = x[i];
+    values[r] = value_of(key_of(x[i]));
     if (first) first[r] = i;
+    if (counts) counts[r] = (r + 1 < count ? starts[r + 1] : n) - j;
+  }
+}
+""",
+    # without positions (unique_values, unique_counts): each element's key, sorted
+    # as it is (one radix sort of keys of the element's width)
+    "keys": r"""
+extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ x,
+    K* __restrict__ keys, const long long n) {
+  EACH(i, n) keys[i] = key_of(x[i]);
+}
+""",
+    # a flag on the first of each run of equal sorted keys (every NaN a run of its own)
+    "key_flags": r"""
+extern "C" __global__ void __launch_bounds__(256) k(const K* __restrict__ s,
+    bool* __restrict__ f, const long long n) {
+  EACH(m, n) f[m] = m == 0 || s[m] != s[m - 1] || (NAN_LAST && s[m] == (K)~(K)0);
+}
+""",
+    # each distinct value from its sorted key, and its count
+    "key_finish": r"""
+extern "C" __global__ void __launch_bounds__(256) k(const K* __restrict__ s,
+    const long long* __restrict__ starts, T* __restrict__ values,
+    long long* __restrict__ counts, const long long count, const long long n) {
+  EACH(r, count) {
+    const long long j = starts[r];
+    values[r] = value_of(s[j]);
     if (counts) counts[r] = (r + 1 < count ? starts[r + 1] : n) - j;
   }
 }
@@ -99,7 +134,7 @@ extern "C" __global__ void __launch_bounds__(256) k(const long long* __restrict_
 
 def source(kind: str, d: np.dtype) -> str:
     """The kernel ``k`` of ``kind`` (one of :data:`KINDS`) for elements of dtype ``d``."""
-    return _HEAD.format(t=CTYPES[d], k=KEYS[d.itemsize], key=key_body(d),
+    return _HEAD.format(t=CTYPES[d], k=KEYS[d.itemsize], key=key_body(d), value=value_body(d),
                         nan=int(d.kind == "f")) + _BODIES[kind]
 
 
