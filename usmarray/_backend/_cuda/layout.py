@@ -42,6 +42,10 @@ BLOCK = 256
 UNROLL = 4
 #: bytes one vector load moves (the widest global load of one thread)
 VECTOR_BYTES = 16
+#: vectors of the widest operand a thread moves where an operand has one-byte elements
+#: (so that the one-byte side moves 8 bytes or more: float32 -> bool takes eight
+#: elements)
+BYTE_VECTORS = 2
 #: merged axes the strided loop takes (a layout no merge reduces further is refused)
 MAX_DIMS = 8
 #: positions and offsets below this use 32-bit arithmetic (a grid-stride step may take
@@ -179,11 +183,10 @@ def plan(operands: list[Operand], out_itemsize: int, shape: tuple[int, ...] | No
     loop, width = "strided", 1
     if len(mshape) == 1 and all(s[0] in (0, 1) for s in mst):
         loop = "flat"
-        # one 16-byte vector of the widest operand a thread, two where an operand has
-        # one-byte elements (so that it moves 8 bytes or more: float32 -> bool takes
-        # eight elements, bool -> bool 32); the widest vector every pointer is aligned to
+        # one 16-byte vector of the widest operand a thread, BYTE_VECTORS where an
+        # operand has one-byte elements; the widest vector every pointer is aligned to
         sizes = [op.itemsize for op in operands] + [out_itemsize]
-        w = VECTOR_BYTES // max(sizes) * (2 if min(sizes) == 1 else 1)
+        w = VECTOR_BYTES // max(sizes) * (BYTE_VECTORS if min(sizes) == 1 else 1)
         while w > 1:
             if all(b or op.ptr % (w * op.itemsize) == 0
                    for op, b in zip(operands, broadcast, strict=True)):
