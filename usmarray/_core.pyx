@@ -385,16 +385,17 @@ cdef object _binary(Py_ssize_t k, object x1, object x2):
         return _python[k](x1, x2)
     t2 = type(x2)
     a1 = a._arr
+    d1 = a1.dtype
     if t2 is _usm:
         b = <ArrayBase>x2
         a2 = b._arr
-        if b._be is not be or a1.dtype is not a2.dtype or a1.dtype not in (<tuple>info)[1]:
+        if b._be is not be or d1 is not a2.dtype or d1 not in (<tuple>info)[1]:
             return _python[k](x1, x2)
         if a1.size >= n or a2.size >= n or not _same_queue(be, a1, a2):
             return _python[k](x1, x2)
     elif t2 is float or t2 is int:
         a2 = x2
-        if a1.dtype not in (<tuple>info)[2] or a1.size >= n:
+        if d1 not in (<tuple>info)[2] or a1.size >= n:
             return _python[k](x1, x2)
     else:
         return _python[k](x1, x2)
