@@ -46,9 +46,17 @@ def extensions() -> list[Extension]:
         print("usmarray: Cython is not installed: the compiled core is not built; the "
               "pure-Python form will run")
         return []
+    try:
+        import numpy
+    except ImportError:
+        print("usmarray: NumPy is not installed for the build: the compiled core is not "
+              "built; the pure-Python form will run")
+        return []
     sha = hashlib.sha256(SOURCE.read_bytes()).hexdigest()
     ext = Extension("usmarray._core", [str(SOURCE)], optional=True,
-                    define_macros=[("USMARRAY_CORE_SOURCE", f'"{sha}"')])
+                    include_dirs=[numpy.get_include()],
+                    define_macros=[("USMARRAY_CORE_SOURCE", f'"{sha}"'),
+                                   ("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")])
     try:
         return list(cythonize([ext], quiet=True, compiler_directives={"language_level": 3}))
     except Exception as exc:  # noqa: BLE001 - a Cython that cannot compile it

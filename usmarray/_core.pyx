@@ -19,6 +19,10 @@ lean paths read the same per-backend plans as the Python forms
 (``usmarray._elementwise``), so both forms compute with the same kernels.
 """
 
+cimport numpy as cnp
+
+cnp.import_array()
+
 cdef extern from *:
     """
     #ifndef USMARRAY_CORE_SOURCE
@@ -357,6 +361,25 @@ cdef bint _basic(tuple key):
     return True
 
 
+cdef inline object _dtype_of(object a):
+    """``a.dtype``; a NumPy array's read from its struct (no attribute lookup)."""
+    if type(a) is cnp.ndarray:
+        return <object>cnp.PyArray_DESCR(<cnp.ndarray>a)
+    return a.dtype
+
+
+cdef inline Py_ssize_t _size_of(object a) except -1:
+    if type(a) is cnp.ndarray:
+        return cnp.PyArray_SIZE(<cnp.ndarray>a)
+    return a.size
+
+
+cdef inline bint _is_0d(object a) except -1:
+    if type(a) is cnp.ndarray:
+        return cnp.PyArray_NDIM(<cnp.ndarray>a) == 0
+    return a.ndim == 0
+
+
 cdef inline bint _same_queue(object be, object a1, object a2):
     t = _facts(be)
     if not t[0] or a1 is a2:
@@ -385,22 +408,22 @@ cdef object _binary(Py_ssize_t k, object x1, object x2):
         return _python[k](x1, x2)
     t2 = type(x2)
     a1 = a._arr
-    d1 = a1.dtype
+    d1 = _dtype_of(a1)
     if t2 is _usm:
         b = <ArrayBase>x2
         a2 = b._arr
-        if b._be is not be or d1 is not a2.dtype or d1 not in (<tuple>info)[1]:
+        if b._be is not be or d1 is not _dtype_of(a2) or d1 not in (<tuple>info)[1]:
             return _python[k](x1, x2)
-        if a1.size >= n or a2.size >= n or not _same_queue(be, a1, a2):
+        if _size_of(a1) >= n or _size_of(a2) >= n or not _same_queue(be, a1, a2):
             return _python[k](x1, x2)
     elif t2 is float or t2 is int:
         a2 = x2
-        if d1 not in (<tuple>info)[2] or a1.size >= n:
+        if d1 not in (<tuple>info)[2] or _size_of(a1) >= n:
             return _python[k](x1, x2)
     else:
         return _python[k](x1, x2)
     f = (<tuple>p)[6]
-    if f is None or a1.ndim == 0:
+    if f is None or _is_0d(a1):
         f = (<tuple>p)[4]
     try:
         r = f(a1, a2)
@@ -429,10 +452,10 @@ cdef object _reflected(Py_ssize_t k, object x1, object x2):
         return _python[k](x1, x2)
     n = (<tuple>p)[5]
     a1 = a._arr
-    if n == 0 or a1.dtype not in (<tuple>info)[2] or a1.size >= n:
+    if n == 0 or _dtype_of(a1) not in (<tuple>info)[2] or _size_of(a1) >= n:
         return _python[k](x1, x2)
     f = (<tuple>p)[6]
-    if f is None or a1.ndim == 0:
+    if f is None or _is_0d(a1):
         f = (<tuple>p)[4]
     try:
         r = f(x2, a1)
@@ -458,10 +481,10 @@ cdef object _unary(Py_ssize_t k, object x):
         return _python[k](x)
     n = (<tuple>p)[5]
     a1 = a._arr
-    if n == 0 or a1.dtype not in (<tuple>info)[1] or a1.size >= n:
+    if n == 0 or _dtype_of(a1) not in (<tuple>info)[1] or _size_of(a1) >= n:
         return _python[k](x)
     f = (<tuple>p)[6]
-    if f is None or a1.ndim == 0:
+    if f is None or _is_0d(a1):
         f = (<tuple>p)[4]
     try:
         r = f(a1)
