@@ -260,6 +260,7 @@ cdef class ArrayBase:
     def __getitem__(self, key):
         cdef ArrayBase out
         cdef ArrayBase k
+        cdef tuple t
         if _trace["ACTIVE"]:  # a trace watches what the Python form returns
             return _python[49](self, key)
         tk = type(key)
@@ -275,14 +276,15 @@ cdef class ArrayBase:
                 return out
         elif tk is int or (tk is tuple and _basic(<tuple>key)):
             be = self._be
-            if _facts(be)[2]:  # lock-free: the Python form takes no lock either
+            t = _facts(be)
+            if t[2]:  # lock-free: the Python form takes no lock either
                 try:
-                    r = be.getitem(self._arr, key)
+                    r = t[4](self._arr, key)
                 except Exception:
                     return _python[49](self, key)  # the general path names the error
-                if r.ndim <= _MAX_NDIM:
+                if _ndim_of(r) <= _MAX_NDIM:
                     out = ArrayBase.__new__(_usm)
-                    out._arr = r if r.__class__ is be.array_type else be.as_array(r)
+                    out._arr = r if type(r) is t[3] else be.as_array(r)
                     out._be = be
                     return out
         elif tk is _usm:  # one index array the backend gathers and checks itself
@@ -291,15 +293,16 @@ cdef class ArrayBase:
             lone = _lone.get(be)
             if lone is not None and k._be is be:
                 a = k._arr
-                d = a.dtype
+                d = _dtype_of(a)
                 if d in lone and (d is not _bool or a.shape == self._arr.shape):
+                    t = _facts(be)
                     try:
-                        r = be.getitem(self._arr, a)
+                        r = t[4](self._arr, a)
                     except Exception:
                         return _python[49](self, key)  # the general path names the error
-                    if r.ndim <= _MAX_NDIM:
+                    if _ndim_of(r) <= _MAX_NDIM:
                         out = ArrayBase.__new__(_usm)
-                        out._arr = r if r.__class__ is be.array_type else be.as_array(r)
+                        out._arr = r if type(r) is t[3] else be.as_array(r)
                         out._be = be
                         return out
         return _python[49](self, key)
@@ -343,10 +346,12 @@ del _fields
 
 
 cdef tuple _facts(object be):
-    """(multi_queue, queue_of, lock-free) of backend ``be``, read once."""
+    """(multi_queue, queue_of, lock-free, array type, getitem) of backend ``be``, read
+    once."""
     t = _backends.get(be)
     if t is None:
-        t = _backends[be] = (bool(be.multi_queue), be.queue_of, be.lock is None)
+        t = _backends[be] = (bool(be.multi_queue), be.queue_of, be.lock is None,
+                             be.array_type, be.getitem)
     return <tuple>t
 
 
@@ -372,6 +377,12 @@ cdef inline Py_ssize_t _size_of(object a) except -1:
     if type(a) is cnp.ndarray:
         return cnp.PyArray_SIZE(<cnp.ndarray>a)
     return a.size
+
+
+cdef inline Py_ssize_t _ndim_of(object a) except -1:
+    if type(a) is cnp.ndarray:
+        return cnp.PyArray_NDIM(<cnp.ndarray>a)
+    return a.ndim
 
 
 cdef inline bint _is_0d(object a) except -1:
