@@ -887,9 +887,15 @@ class CudaBackend(BackendBase):
         return out
 
     def to_host(self, raw: Any) -> np.ndarray:
-        """A NumPy copy of ``raw`` (synchronous)."""
+        """A NumPy copy of ``raw`` (synchronous).  A view that is neither C- nor
+        F-contiguous is first copied to C order on the engine (CuPy's ``get`` copies it
+        with its own kernel, which flushes float32 subnormals)."""
         if raw.size == 0:
             return np.empty(raw.shape, dtype=raw.dtype)
+        if not (raw._c_contiguous or raw._f_contiguous):
+            c = self.convert(raw, raw.dtype, c_order=True)
+            if c is not None:
+                raw = c
         if self._is_fast(raw):
             return raw.get()
         q = self.queue_of(raw)
