@@ -3,13 +3,14 @@ bool arrays: integers whose values lie in a narrow window without a sort, everyt
 else by a stable sort of order keys (:mod:`.unique_source`).
 
 The sort: the array in C order (a copy on the elementwise engine where it is a view),
-its keys packed with their positions and sorted by CuPy's radix sort (one pass for
-elements of up to 4 bytes, two for 8), the first of each run of equal keys flagged
-(every NaN a run of its own: NaNs last, each its own value, -0.0 and 0.0 one value
-whose bits are its first element's), the flags compacted into the runs' starts (one
-read-back of their count), then one launch writes the values (their first elements'
-bits), first positions and counts and one the inverse.  No float is compared, so
-float32 subnormals keep their own values and counts.
+its order keys sorted by CuPy's radix sort (alone for ``unique_values`` and
+``unique_counts``; packed with their positions for the others, one pass for elements
+of up to 4 bytes, two for 8), the first of each run of equal keys flagged (every NaN a
+run of its own: NaNs last, each its own value; -0.0 and 0.0 one value), the flags
+compacted into the runs' starts (one read-back of their count), then one launch writes
+the values (each made from its key: +0.0, the canonical NaN), first positions and
+counts and one the inverse.  No float is compared, so float32 subnormals keep their
+own values and counts.
 
 The window.  Class labels, categories and counts take few distinct values close together.  For an
 integer array of at least :data:`DENSE_MIN` elements, one launch marks each value's
@@ -282,13 +283,12 @@ class Uniques:
         return cached(self._fns, (kind, d), self._multi, lambda: source(kind, d))
 
     def by_sort(self, a: Any, inverse: bool = False, counts: bool = False,
-                first: bool = False) -> tuple[Any, Any, Any, Any] | None:
+                first: bool = False) -> tuple[Any, Any, Any, Any]:
         """(values, first indices, inverse indices, counts) of the non-empty real or
-        bool array ``a`` of any layout, as :meth:`dense` gives them, by the sort; None
-        where the C-order copy of a view is refused."""
+        bool array ``a`` of any layout, as :meth:`dense` gives them, by the sort."""
         x = a.reshape(-1) if a._c_contiguous else self._c_order_copy(a)
-        if x is None:
-            return None
+        if x is None:  # a layout the engine refuses (or the engine off): CuPy's copy
+            x = cupy.ascontiguousarray(a)
         x = x.reshape(-1)
         d, n = a.dtype, a.size
         s = stream_ptr()
