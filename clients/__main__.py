@@ -268,7 +268,11 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
 
     suites = quick_suites() if a.quick else full_suites(a.sklearn_modules, a.scipy_modules)
-    chosen = list(suites.values()) if a.quick else [suites[s] for s in a.suites.split(",")]
+    names = [s for s in a.suites.split(",") if s]
+    unknown_suites = [s for s in names if s not in suites]
+    if unknown_suites and not a.quick:
+        ap.error(f"--suites: unknown {', '.join(unknown_suites)}; known: {', '.join(suites)}")
+    chosen = list(suites.values()) if a.quick else [suites[s] for s in names]
     unknown = [n for n in a.anchors.split(",") if n and n not in ANCHORS]
     if unknown:
         ap.error(f"--anchors: unknown {', '.join(unknown)}; known: {', '.join(ANCHORS)}")

@@ -133,3 +133,13 @@ def test_client_suites_slice(tmp_path):
     unexplained = [(x["nodeid"], x.get("message", "")[:300]) for x in only
                    if rp.classify(x).startswith("other")]
     assert not unexplained, unexplained
+
+
+def test_an_unknown_suite_is_named_with_the_known_ones(capsys):
+    from clients.__main__ import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--suites", "sklearn,array-api-extra", "--devices", "numpy"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "unknown array-api-extra" in err and "xpx" in err
