@@ -385,12 +385,6 @@ cdef inline Py_ssize_t _ndim_of(object a) except -1:
     return a.ndim
 
 
-cdef inline bint _is_0d(object a) except -1:
-    if type(a) is cnp.ndarray:
-        return cnp.PyArray_NDIM(<cnp.ndarray>a) == 0
-    return a.ndim == 0
-
-
 cdef inline bint _same_queue(object be, object a1, object a2):
     t = _facts(be)
     if not t[0] or a1 is a2:
@@ -434,7 +428,7 @@ cdef object _binary(Py_ssize_t k, object x1, object x2):
     else:
         return _python[k](x1, x2)
     f = (<tuple>p)[6]
-    if f is None or _is_0d(a1):
+    if f is None or _ndim_of(a1) == 0:
         f = (<tuple>p)[4]
     try:
         r = f(a1, a2)
@@ -466,7 +460,7 @@ cdef object _reflected(Py_ssize_t k, object x1, object x2):
     if n == 0 or _dtype_of(a1) not in (<tuple>info)[2] or _size_of(a1) >= n:
         return _python[k](x1, x2)
     f = (<tuple>p)[6]
-    if f is None or _is_0d(a1):
+    if f is None or _ndim_of(a1) == 0:
         f = (<tuple>p)[4]
     try:
         r = f(x2, a1)
@@ -495,7 +489,7 @@ cdef object _unary(Py_ssize_t k, object x):
     if n == 0 or _dtype_of(a1) not in (<tuple>info)[1] or _size_of(a1) >= n:
         return _python[k](x)
     f = (<tuple>p)[6]
-    if f is None or _is_0d(a1):
+    if f is None or _ndim_of(a1) == 0:
         f = (<tuple>p)[4]
     try:
         r = f(a1)

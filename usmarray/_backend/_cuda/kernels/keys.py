@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 
-#: the unsigned key type of each element size
-KEYS = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long"}
+from .c_types import CTYPES
+
+#: the unsigned key dtype of each element size, and its C type
+KEY_DTYPES = {n: np.dtype(f"uint{8 * n}") for n in (1, 2, 4, 8)}
+KEYS = {n: CTYPES[d] for n, d in KEY_DTYPES.items()}
 
 
 def key_body(d: np.dtype) -> str:
@@ -55,4 +58,4 @@ def value_body(d: np.dtype) -> str:
             f"  return {as_float}(b);")
 
 
-__all__ = ["KEYS", "key_body", "value_body"]
+__all__ = ["KEYS", "KEY_DTYPES", "key_body", "value_body"]

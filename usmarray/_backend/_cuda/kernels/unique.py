@@ -42,6 +42,7 @@ import numpy as np
 from ..._ndlike import UniqueAll, UniqueCounts, UniqueInverse
 from ._launch import cached, grid_1d, launch, sm_count, stream_ptr
 from .c_types import CTYPES
+from .keys import KEY_DTYPES
 from .unique_source import shifts, source
 
 _nd = cupy.ndarray
@@ -52,9 +53,6 @@ WINDOW = 1 << 18
 DENSE_MIN = 1 << 16
 #: the sort packs positions into 32 bits; longer arrays go to the fallback
 SORT_MAX = 1 << 32
-#: the unsigned dtype of the order keys of each element size
-_KEY_DTYPES = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
-               8: np.dtype(np.uint64)}
 
 _HEAD = r"""
 typedef {t} T;
@@ -329,7 +327,7 @@ class Uniques:
         its keys alone (one radix sort of keys of the element's width)."""
         d, n = x.dtype, x.size
         grid, block = grid_1d(n), (256, 1, 1)
-        keys = _nd((n,), _KEY_DTYPES[d.itemsize])
+        keys = _nd((n,), KEY_DTYPES[d.itemsize])
         launch(self._kernel("keys", d), grid, block, "QQq", x.data.ptr, keys.data.ptr, n,
                stream=s)
         keys.sort()  # CuPy's radix sort: integers only
