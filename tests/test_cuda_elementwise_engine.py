@@ -482,3 +482,21 @@ def test_copy_astype_full_launch_only_usmarrays_kernels() -> None:
     kernels = [n for n in names if not n.lower().startswith(("memcpy", "memset"))]
     assert len(kernels) >= 3 * len(raws)
     assert set(kernels) == {"k"}, sorted(set(kernels))
+
+
+@pytest.mark.parametrize("name", ["logical_and", "logical_or", "logical_xor", "bitwise_and",
+                                  "bitwise_or", "bitwise_xor"])
+def test_bool_words_with_scalars_and_broadcasts(name: str) -> None:
+    """The bool functions that run on words of four bools: every lane, the tail past the
+    last whole vector, Python bools on either side and a broadcast 0-D operand."""
+    h = _data("bool", (4099,))
+    u = xp.asarray(h, device=DEV)
+    f, g = getattr(xp, name), getattr(np, name)
+    for s in (True, False):
+        _check(f(u, s), g(h, s))
+        _check(f(s, u), g(s, h))
+        _check(f(u, xp.asarray(s, device=DEV)), g(h, np.asarray(s)))
+    h2 = _data("bool", (4099,))
+    _check(f(u, xp.asarray(h2, device=DEV)), g(h, h2))
+    _check(xp.logical_not(u), np.logical_not(h))
+    _check(xp.bitwise_invert(u), np.invert(h))

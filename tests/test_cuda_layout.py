@@ -268,3 +268,96 @@ def test_a_kernel_key_holds_everything_its_source_assumes(ops: list[np.ndarray])
         key = L.kernel_key(body, names, dts, [], np.dtype(bool), p)
         src = L.kernel_source(body, names, dts, [], np.dtype(bool), p)
         assert seen.setdefault(key, src) == src
+
+
+#: the bool functions the vector loop runs on words of four bools
+LANE_WISE = ["logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and",
+             "bitwise_or", "bitwise_xor", "bitwise_invert"]
+
+
+def _bool_signatures() -> list[tuple]:
+    out = []
+    for name in LANE_WISE:
+        if name in ("logical_not", "bitwise_invert"):
+            out.append((name, "?", "cuda"))
+        else:
+            out += [(name, "?", "?", "cuda"), (name, "?", bool, "cuda"), (name, bool, "?", "cuda")]
+    return out
+
+
+def test_word_bodies_give_each_lane_the_byte_bodys_value(tmp_path) -> None:
+    """On every word of four bools (each 0 or 1), the word form of a lane-wise body gives
+    in each byte the byte body's value for that lane (host C++ of both bodies)."""
+    from cuda_compile import run_host
+
+    funcs, calls = [], []
+    for i, sig in enumerate(_bool_signatures()):
+        body, names, cdts, _ = _engine_body(sig, "cuda")
+        word = L.word_body(body)
+        assert word is not None, (sig, body)
+        args = names + [f"s{j}" for j in range(len(cdts))]
+        for fn, t, b in ((f"byte{i}", "bool", body), (f"word{i}", "uint32", word)):
+            params = ", ".join(f"{t} {a}" for a in args)
+            funcs.append(f"{t} {fn}({params}) {{ {t} z; {{ {b}; }} return z; }}")
+        calls.append((i, len(args)))
+    loops = []
+    for i, nargs in calls:
+        # every operand any word of four 0/1 lanes: 16 ** nargs cases
+        loops.append(
+            f"for (unsigned c = 0; c < {16 ** nargs}u; ++c) {{ uint32 w[{nargs}]; "
+            f"bool b[{nargs}][4]; for (int k = 0; k < {nargs}; ++k) {{ w[k] = 0; "
+            "for (int l = 0; l < 4; ++l) { b[k][l] = (c >> (4 * k + l)) & 1; "
+            "w[k] |= (uint32)b[k][l] << (8 * l); } } "
+            f"uint32 got = word{i}(" + ", ".join(f"w[{k}]" for k in range(nargs)) + "); "
+            "for (int l = 0; l < 4; ++l) { uint32 want = (uint32)"
+            f"byte{i}(" + ", ".join(f"b[{k}][l]" for k in range(nargs)) + "); "
+            f"if (((got >> (8 * l)) & 0xffu) != want) {{ std::printf(\"{i} %u %d\\n\", c, l); "
+            "bad = 1; } } }")
+    src = ("#include <cstdio>\ntypedef unsigned int uint32;\n" + "\n".join(funcs)
+           + "\nint main() { int bad = 0;\n" + "\n".join(loops)
+           + '\nstd::printf(bad ? "bad\\n" : "ok\\n"); return 0; }\n')
+    assert run_host(src, b"", tmp_path).decode().splitlines()[-1] == "ok"
+
+
+def test_only_lane_wise_bodies_take_words() -> None:
+    """Bodies with a comparison, a short-circuit, a negation of an expression, a literal
+    or another type stay per element."""
+    for body in ["bool t0 = a0;\nbool t1 = a1;\nbool t2 = (t0 == t1);\nz = t2",
+                 "z = a0 && a1", "z = a0 || a1", "z = (a0 != 0)", "z = !(a0 & a1)",
+                 "z = a0 ^ 1", "float32 t0 = a0; z = t0", "z = a0 + a1", "z = a0 < a1"]:
+        assert L.word_body(body) is None, body
+    for sig in [("equal", "?", "?", "cuda"), ("not_equal", "?", "?", "cuda"),
+                ("add", "f", "f", "cuda")]:
+        assert L.word_body(_engine_body(sig, "cuda")[0]) is None, sig
+
+
+def _aligned(n: int, d: type) -> np.ndarray:
+    """``n`` zeros of dtype ``d`` whose first element is aligned to :data:`L.ALIGN_KEY`."""
+    buf = np.zeros(n + L.ALIGN_KEY, d)
+    k = -buf.__array_interface__["data"][0] % L.ALIGN_KEY // buf.itemsize
+    return buf[k:k + n]
+
+
+def test_word_and_two_vector_sources_compile(tmp_path) -> None:
+    """The vector loop on words of bools (arrays, broadcast elements and scalars) and the
+    loop that moves two vectors a thread compile; their plans cover the call."""
+    sources = []
+    base, flags = _aligned(4096, np.float32), _aligned(4096, bool)
+    for k, sig in enumerate(_bool_signatures()[:4] + [("logical_and", "?", "?", "cuda")]):
+        body, names, cdts, rd = _engine_body(sig, "cuda")
+        arrays = [flags] * len(names)
+        if k == 4:
+            arrays = [flags, flags[:1].reshape(())]  # a 0-D operand: a broadcast element
+        p = L.plan([_operand(a) for a in arrays], 1)
+        assert p is not None and p.loop == "vector" and p.width % 4 == 0
+        src = L.kernel_source(body, names, [a.dtype for a in arrays], cdts, rd, p)
+        assert "usm_word" in src
+        sources.append(src)
+    for name in ("acosh", "atanh", "asinh", "sin"):
+        body, names, cdts, rd = _engine_body((name, "f", "cuda"), "cuda")
+        p = L.plan([_operand(base)], 4, per_thread=L.vectors(body))
+        assert p is not None and p.loop == "vector"
+        assert p.width == (4 if name == "sin" else 8)
+        assert p.blocks * L.BLOCK * p.width >= p.n
+        sources.append(L.kernel_source(body, names, [base.dtype], cdts, rd, p))
+    assert_sources_compile(sources, tmp_path)

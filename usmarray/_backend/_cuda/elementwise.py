@@ -124,7 +124,7 @@ class ElementwiseEngine:
     def _plan(self, body: str, names: list[str], arrays: list[Any], scalars: list[np.dtype],
               out: np.dtype, shape: tuple[int, ...] | None, c_order: bool) -> Any:
         ops = [_layout.Operand(a.shape, a.strides, a.itemsize, a.data.ptr) for a in arrays]
-        p = _layout.plan(ops, out.itemsize, shape, c_order)
+        p = _layout.plan(ops, out.itemsize, shape, c_order, _layout.vectors(body))
         if p is None:
             return _REFUSED
         dts = [a.dtype for a in arrays]

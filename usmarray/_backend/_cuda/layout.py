@@ -29,6 +29,7 @@ the kernel factory use, or one of the backend's own bodies in the generator's fo
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from typing import NamedTuple
 
@@ -46,6 +47,10 @@ VECTOR_BYTES = 16
 #: (so that the one-byte side moves 8 bytes or more: float32 -> bool takes eight
 #: elements)
 BYTE_VECTORS = 2
+#: calls in a body heavy enough that a thread of the vector loop moves two vectors (more
+#: independent work in flight: measured faster for these, slower for ``sin`` and for
+#: arithmetic, which the memory bounds)
+TWO_VECTOR_CALLS = ("acosh(", "asinh(", "atanh(", "pow(")
 #: merged axes the strided loop takes (a layout no merge reduces further is refused)
 MAX_DIMS = 8
 #: positions and offsets below this use 32-bit arithmetic (a grid-stride step may take
@@ -143,13 +148,20 @@ def memory_order(strides: list[int]) -> list[int]:
     return inner[::-1]
 
 
+def vectors(body: str) -> int:
+    """Vectors a thread of the vector loop moves for ``body``: two where it calls one of
+    :data:`TWO_VECTOR_CALLS`, else one."""
+    return 2 if any(c in body for c in TWO_VECTOR_CALLS) else 1
+
+
 def plan(operands: list[Operand], out_itemsize: int, shape: tuple[int, ...] | None = None,
-         c_order: bool = False) -> LayoutPlan | None:
+         c_order: bool = False, per_thread: int = 1) -> LayoutPlan | None:
     """The layout of an elementwise call over ``operands`` writing elements of
     ``out_itemsize`` bytes, or None where the operands do not broadcast, a stride is
     not a whole number of elements, or more than :data:`MAX_DIMS` axes remain.
     ``shape``: the result's shape where no operand is an array (a fill); ``c_order``:
-    the result in C order whatever the operands' layout."""
+    the result in C order whatever the operands' layout; ``per_thread``: the vectors a
+    thread of the vector loop moves (:func:`vectors`)."""
     if shape is None:
         shape = broadcast_shape(*(op.shape for op in operands))
         if shape is None:
@@ -186,7 +198,7 @@ def plan(operands: list[Operand], out_itemsize: int, shape: tuple[int, ...] | No
         # one 16-byte vector of the widest operand a thread, BYTE_VECTORS where an
         # operand has one-byte elements; the widest vector every pointer is aligned to
         sizes = [op.itemsize for op in operands] + [out_itemsize]
-        w = VECTOR_BYTES // max(sizes) * (BYTE_VECTORS if min(sizes) == 1 else 1)
+        w = VECTOR_BYTES // max(sizes) * (BYTE_VECTORS if min(sizes) == 1 else per_thread)
         while w > 1:
             if all(b or op.ptr % (w * op.itemsize) == 0
                    for op, b in zip(operands, broadcast, strict=True)):
@@ -216,6 +228,29 @@ def convert_body(src: np.dtype, dst: np.dtype) -> str:
     if src == dst:
         return "z = a0"
     return "z = (a0 != 0)" if dst.kind == "b" else f"z = ({dst.name})(a0)"
+
+
+#: the tokens of a body the vector loop may run on 32-bit words of four bools: bool
+#: assignments of names whose values combine by ``&``, ``|``, ``^`` and ``!``
+_LANE_TOKEN = re.compile(r"bool|z|[ast]\d+|\s+|[=;()&|^!]")
+_NAME = re.compile(r"z|[ast]\d+")
+#: the word of four bools that are all true (a bool is stored as 0 or 1)
+_ONES = "0x01010101u"
+
+
+def word_body(body: str) -> str | None:
+    """``body`` on 32-bit words of four bools, or None where it is not lane-wise.
+
+    A bool is stored as 0 or 1, so where the body combines bools by ``&``, ``|``, ``^``
+    and ``!`` of a name only, each byte of the word takes the body's value for its lane:
+    ``!x`` becomes ``x ^`` the word of four ones."""
+    tokens = re.findall(r"\w+|\s+|&&|\|\||==|!=|.", body)
+    for k, t in enumerate(tokens):
+        if not _LANE_TOKEN.fullmatch(t) or (
+                t == "!" and not (k + 1 < len(tokens) and _NAME.fullmatch(tokens[k + 1]))):
+            return None
+    body = re.sub(r"!(\w+)", rf"(\1 ^ {_ONES})", body)
+    return re.sub(r"\bbool\b", "uint32", body)
 
 
 def _tname(d: np.dtype) -> str:
@@ -262,26 +297,43 @@ def kernel_source(body: str, names: list[str], arrays: list[np.dtype],
         return f"usm_op({', '.join(vals + call_scalars)})"
 
     if loop == "vector":
-        e = width
+        # on words of four bools where every value is a bool and the body is lane-wise
+        words = (all(d.kind == "b" for d in (*arrays, *scalars, out)) and width % 4 == 0
+                 and word_body(body))
+        e, vt, ot_v, wop = width, _tname, ot, "usm_op"
+        if words:
+            e, vt, ot_v, wop = width // 4, (lambda d: "uint32"), "uint32", "usm_word"
+            w_args = ", ".join([f"const uint32 {nm}" for nm in names]
+                               + [f"const uint32 s{j}" for j in range(len(scalars))])
+            src.append(f"__device__ __forceinline__ uint32 usm_word({w_args}) {{\n"
+                       f"  uint32 z;\n  {{\n{words};\n  }}\n  return z;\n}}\n")
         loads = []
         vals = []
         for k, d in enumerate(arrays):
             if broadcast[k]:
                 loads.append(f"const {_tname(d)} b{k} = p{k}[0];")
-                vals.append(f"b{k}")
+                if words:
+                    loads.append(f"const uint32 w{k} = (uint32)b{k} * {_ONES};")
+                vals.append(f"w{k}" if words else f"b{k}")
             else:
                 vals.append(f"r{k}.v[t]")
+        v_scalars = [f"(uint32)s{j} * {_ONES}" if words else f"s{j}"
+                     for j in range(len(scalars))]
         body_src = (
             head + "  " + " ".join(loads) + "\n"
-            f"  const {I} nv = ({I})(n / {e});\n"
+            f"  const {I} nv = ({I})(n / {width});\n"
+            f"#pragma unroll 1\n"
             f"  for ({I} v = usm_first<{I}>(); v < nv; v += usm_step<{I}>()) {{\n"
-            + "".join(f"    const usm_vec<{_tname(d)}, {e}> r{k} = "
-                      f"reinterpret_cast<const usm_vec<{_tname(d)}, {e}>*>(p{k})[v];\n"
+            + "".join(f"    const usm_vec<{vt(d)}, {e}> r{k} = "
+                      f"reinterpret_cast<const usm_vec<{vt(d)}, {e}>*>(p{k})[v];\n"
                       for k, d in enumerate(arrays) if not broadcast[k])
-            + f"    usm_vec<{ot}, {e}> rz;\n"
-            f"#pragma unroll\n    for (int t = 0; t < {e}; ++t) rz.v[t] = {op(vals)};\n"
-            f"    reinterpret_cast<usm_vec<{ot}, {e}>*>(pz)[v] = rz;\n  }}\n"
-            f"  for ({I} i = nv * {e} + usm_first<{I}>(); i < ({I})n; i += usm_step<{I}>()) {{\n"
+            + f"    usm_vec<{ot_v}, {e}> rz;\n"
+            f"#pragma unroll\n    for (int t = 0; t < {e}; ++t) "
+            f"rz.v[t] = {wop}({', '.join(vals + v_scalars)});\n"
+            f"    reinterpret_cast<usm_vec<{ot_v}, {e}>*>(pz)[v] = rz;\n  }}\n"
+            f"#pragma unroll 1\n"
+            f"  for ({I} i = nv * {width} + usm_first<{I}>(); i < ({I})n; "
+            f"i += usm_step<{I}>()) {{\n"
             f"    pz[i] = {op([f'b{k}' if broadcast[k] else f'p{k}[i]' for k in range(na)])};\n"
             "  }\n}\n")
     elif loop == "flat":
@@ -299,6 +351,7 @@ def kernel_source(body: str, names: list[str], arrays: list[np.dtype],
         body_src = (
             head + "  " + " ".join(loads) + "\n"
             f"  const {I} span = ({I})blockDim.x * {u};\n"
+            "#pragma unroll 1\n"
             f"  for ({I} base = ({I})blockIdx.x * span; base < ({I})n; "
             f"base += ({I})gridDim.x * span) {{\n" + regs
             + f"#pragma unroll\n    for (int t = 0; t < {u}; ++t) {{\n"
@@ -315,6 +368,7 @@ def kernel_source(body: str, names: list[str], arrays: list[np.dtype],
         body_src = (
             head
             + f"  const {I} span = ({I})blockDim.x * {u};\n"
+            "#pragma unroll 1\n"
             f"  for ({I} base = ({I})blockIdx.x * span; base < ({I})n; "
             f"base += ({I})gridDim.x * span) {{\n" + regs
             + f"#pragma unroll\n    for (int t = 0; t < {u}; ++t) {{\n"
@@ -332,5 +386,6 @@ def kernel_source(body: str, names: list[str], arrays: list[np.dtype],
 
 
 __all__ = ["ALIGN_KEY", "BLOCK", "CANONICAL_NAN_BODIES", "FILL_BODY", "HEADER", "MAX_DIMS",
+           "TWO_VECTOR_CALLS", "vectors", "word_body",
            "LayoutPlan", "Operand", "convert_body", "kernel_key", "kernel_source", "memory_order",
            "merge_axes", "plan"]
