@@ -203,14 +203,11 @@ class CudaBackend(BackendBase):
     """Memory and kernels on NVIDIA GPUs through CuPy (see the module docstring)."""
 
     name = "cuda"
-    kernel_family = "cuda"
     usm_types = ("device", "shared", "host")
     array_type = cupy.ndarray
     multi_queue = True
-    lock = None
     provider_name = f"cupy {cupy.__version__}"
     alloc_errors: tuple[type[BaseException], ...] = (_mem.OutOfMemoryError,)
-    ExecutionPlacementError = ValueError
     dlpack_device_types = _io.DEVICE_TYPES
     #: argmax/argmin of every layout and queue are usmarray's reduction, which returns
     #: the first NaN (CuPy's own misses it along an axis: tests/test_cuda.py)
@@ -555,9 +552,6 @@ class CudaBackend(BackendBase):
             self.check_managed(nbytes, q.device_id)
 
     # ---- devices ----------------------------------------------------------------------
-    def available(self) -> bool:
-        return self._ndev > 0
-
     def default_queue(self) -> CudaQueue:
         return self._defaults[0]
 
@@ -646,9 +640,6 @@ class CudaBackend(BackendBase):
     def capabilities(self, q: Any) -> Capabilities:
         return Capabilities(fp64=True, fp16=True)
 
-    def wait(self, q: CudaQueue) -> None:
-        q.wait()
-
     # ---- memory kinds and queues of raw arrays ----------------------------------------
     def queue_of(self, raw: Any) -> CudaQueue:
         m = raw.data.mem
@@ -671,9 +662,6 @@ class CudaBackend(BackendBase):
             if o.__class__ is _Placed:
                 return o.usm_type
         return "device"
-
-    def host_accessible(self, raw: Any) -> bool:
-        return self.usm_type_of(raw) != "device"
 
     # ---- creation kernels ---------------------------------------------------------------
     def _create(self, fn: Any, args: tuple, kw: dict, count: int, dtype: Any, ut: Any,
@@ -766,11 +754,6 @@ class CudaBackend(BackendBase):
                   queue: Any = None, sycl_queue: Any = None) -> Any:
         d, ut, q = self._like_placement(x, dtype, usm_type, queue or sycl_queue)
         return self.full(x.shape, fill_value, dtype=d, usm_type=ut, queue=q)
-
-    # ---- moving data --------------------------------------------------------------------
-    @staticmethod
-    def as_array(obj: Any) -> Any:
-        return obj
 
     # ---- the usm_ndarray constructor (usmarray/_backend/_construct.py) ---------------------
     ctor_make = _construct.make_strided
@@ -1083,9 +1066,6 @@ class CudaBackend(BackendBase):
 
     def fft(self, fname: builtins.str, raw: Any, **kw: Any) -> Any:
         return getattr(self.linalg_kernels.fft, fname)(raw, **kw)
-
-    def gemm(self, fname: builtins.str, a1: Any, a2: Any, **kw: Any) -> Any:
-        return None  # the matmul / tensordot kernels are cuBLAS already
 
     def eig(self, raw: Any, vectors: bool) -> Any:
         k = self.linalg_kernels
