@@ -1,8 +1,8 @@
 """LAPACK-like and FFT kernels for CUDA arrays: cuSOLVER, cuBLAS and cuFFT via CuPy.
 
-:class:`CupyLinalgKernels` has the shape of the kernel sets in ``_sycl/onemkl`` (``linalg``
-and ``fft`` namespaces of NumPy-shaped functions, ``errors``, ``wrap``/``unwrap``,
-``on_device``, ``dpnp`` for ``matmul``/``tensordot``) plus ``eig(raw, vectors)``.
+:class:`CupyLinalgKernels` holds ``linalg`` and ``fft`` namespaces of NumPy-shaped
+functions, the ``errors`` they raise and ``eig(raw, vectors)``, for the backend's
+``linalg``, ``fft`` and ``eig``.
 Every routine runs on the operand's queue (device and stream) with results in its
 memory kind; nothing goes through the host.  Failures (a singular matrix, a
 matrix that is not positive definite) raise ``numpy.linalg.LinAlgError``: CuPy
@@ -12,7 +12,7 @@ checks cuSOLVER's info flags under ``cupyx.errstate(linalg="raise")``.
 from __future__ import annotations
 
 from types import SimpleNamespace
-from typing import Any, Literal
+from typing import Any
 
 import cupy
 import cupyx
@@ -24,9 +24,6 @@ from .cufft import DirectFFT
 
 
 class CupyLinalgKernels:
-    on_device: Literal[True] = True
-    name = "cuSOLVER / cuBLAS / cuFFT (CuPy) on the array's GPU"
-
     def __init__(self, be: Any) -> None:
         self._be = be
         self.errors: tuple[type[BaseException], ...] = (np.linalg.LinAlgError,)
@@ -117,15 +114,6 @@ class CupyLinalgKernels:
                 "fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft",
                 "ihfft", "fft2", "ifft2", "rfft2", "irfft2")
         })
-        self.dpnp = SimpleNamespace(matmul=be.matmul, tensordot=be.tensordot)
-
-    @staticmethod
-    def wrap(raw: Any) -> Any:
-        return raw
-
-    @staticmethod
-    def unwrap(res: Any, like: Any) -> Any:
-        return res
 
     def eig(self, raw: Any, vectors: bool) -> Any:
         """Eigenvalues (and vectors) of general square matrices, complex, on the GPU
