@@ -63,7 +63,7 @@ from .kernels.search import Searches
 from .kernels.sort import Sorts
 from .kernels.unique import Uniques
 from .layout import CANONICAL_NAN_BODIES, FILL_BODY, convert_body
-from .spare import SpareOutputs
+from .spare import SpareOutputs, plain_out
 
 _nd = cupy.ndarray
 _Unowned = _mem.UnownedMemory
@@ -114,11 +114,6 @@ def _enable_peer_access(dst: int, src: int) -> None:
             if "PeerAccessAlreadyEnabled" not in str(exc):
                 raise
     _PEERS.add((dst, src))
-
-
-def _placed_out(shape: tuple, d: np.dtype, n: int, stream: int) -> Any:
-    """A new result under the caller's placement (its allocator, device and stream)."""
-    return _nd(shape, d)
 
 
 class CudaQueue:
@@ -335,7 +330,7 @@ class CudaBackend(BackendBase):
         q = self.queue_of(arrays[0])
         ut = self.coerced_usm_type([self.usm_type_of(a) for a in arrays])
         with self.placement(q, ut):
-            return self.engine.run(sig, body, names, arrays, consts, out_dtype, _placed_out,
+            return self.engine.run(sig, body, names, arrays, consts, out_dtype, plain_out,
                                    c_order=c_order)
 
     def c_order_copy(self, raw: Any) -> Any:
@@ -424,7 +419,7 @@ class CudaBackend(BackendBase):
             return None
         if d.kind == "c":
             return self._fill_complex(shape, v)
-        return self.engine.run(("fill", d.char), FILL_BODY, [], [], [(v, d)], d, _placed_out,
+        return self.engine.run(("fill", d.char), FILL_BODY, [], [], [(v, d)], d, plain_out,
                                shape)
 
     def _fill_complex(self, shape: tuple, v: Any) -> Any:
@@ -435,7 +430,7 @@ class CudaBackend(BackendBase):
         u = words.dtype
         if words.size == 1:
             out = self.engine.run(("fill", u.char), FILL_BODY, [], [], [(words[0], u)], u,
-                                  _placed_out, shape)
+                                  plain_out, shape)
             return out.view(v.dtype)
         pair = cupy.asarray(words)  # a copy of 16 bytes to the device, no kernel
         out = self.convert(cupy.broadcast_to(pair, (*shape, 2)), u, c_order=True)

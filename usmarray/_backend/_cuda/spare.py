@@ -27,6 +27,12 @@ SPARE_KEYS = 8
 SPARE_PER_KEY = 2
 
 
+def plain_out(shape: tuple, d: np.dtype, n: int, stream: int) -> Any:
+    """``new_out`` without spares: a new C-contiguous result from the current allocator
+    (the caller's placement)."""
+    return _nd(shape, d)
+
+
 def _free_refcounts() -> tuple[int, int]:
     """The reference counts ``new_out`` sees for an array that only its spare list
     holds, and for its memory object (which views made from its memory pointer hold
@@ -78,4 +84,4 @@ class SpareOutputs:
         self.new_out = new_out
 
 
-__all__ = ["SPARE_BYTES", "SpareOutputs"]
+__all__ = ["SPARE_BYTES", "SpareOutputs", "plain_out"]

@@ -74,11 +74,11 @@ class Joins:
     first); anything else goes to the fallback."""
 
     def __init__(self, is_fast: Callable[[Any], bool], single_gpu: bool,
-                 new_out: Callable[[tuple, Any, int, int], Any] | None = None) -> None:
+                 new_out: Callable[[tuple, Any, int, int], Any]) -> None:
         self._is_fast = is_fast
         self._multi = not single_gpu
         self._fns: dict[int, Any] = {}
-        self._new_out = new_out or (lambda shape, d, n, stream: _nd(shape, d))
+        self._new_out = new_out
         #: per input count: packers of the pointer, length and offset columns
         self._packs: dict[int, Any] = {}
         self.enabled = driver_launch is not None

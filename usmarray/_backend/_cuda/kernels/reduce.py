@@ -34,6 +34,7 @@ from typing import Any
 import cupy
 import numpy as np
 
+from ..spare import plain_out
 from ._launch import cached, launch, sm_count
 from ._launch import stream_ptr as _stream_ptr
 from .reduce_source import BLOCK as _BLOCK
@@ -130,11 +131,6 @@ def _device_bytes(n: int) -> Any:
     return _nd((n,), np.uint8, cupy.get_default_memory_pool().malloc(n))
 
 
-def _plain(shape: tuple, d: np.dtype, n: int, stream: int) -> Any:
-    """A result from the current allocator (the caller's placement)."""
-    return _nd(shape, d)
-
-
 #: scratch buffers grow to this size at most; a larger partial result is allocated
 _SCRATCH_MAX = 64 << 20
 
@@ -148,13 +144,13 @@ class Reductions:
     """
 
     def __init__(self, is_fast: Callable[[Any], bool], single_gpu: bool,
-                 new_out: Callable[[tuple, np.dtype, int, int], Any] | None = None) -> None:
+                 new_out: Callable[[tuple, np.dtype, int, int], Any]) -> None:
         self._is_fast = is_fast
         self._multi = not single_gpu
         self._fns: dict[tuple, Any] = {}
         self._scratch = _Scratch()
         self._fused: dict[tuple, _Plan | None] = {}
-        self._new_out = new_out or (lambda shape, d, n, stream: _nd(shape, d))
+        self._new_out = new_out
         self.enabled = True
 
     def _blocks_target(self) -> int:
@@ -449,7 +445,7 @@ class Reductions:
                             plans.clear()
                         got = plans[key] = self._arg_plan(name, a, axis, keepdims, aligned)
                     p, shape = got
-                    alloc = self._new_out if self._is_fast(c) else _plain
+                    alloc = self._new_out if self._is_fast(c) else plain_out
                     if p is not None:
                         return self.execute(p, c, alloc=alloc)
                     out = alloc(shape, _I64, math.prod(shape), _stream_ptr())
