@@ -97,7 +97,6 @@ class RowBroadcast:
         self._readable = readable or is_fast
         self._multi = not single_gpu
         self._fns: dict[tuple, Any] = {}
-        self.enabled = True
 
     def _rows_of(self, src_ptr: int, d: np.dtype, out: Any, rows: int, m: int) -> Any:
         """``out`` (C order, ``rows`` rows of ``m`` elements of dtype ``d``) filled with
@@ -120,7 +119,7 @@ class RowBroadcast:
         return out
 
     def _plain(self, a: Any) -> bool:
-        return (a.__class__ is _nd and self.enabled and a.size > 0
+        return (a.__class__ is _nd and a.size > 0
                 and a.dtype.itemsize in WORDS and self._readable(a))
 
     def copy_rows(self, a: Any) -> Any:

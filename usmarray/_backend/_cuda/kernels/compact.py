@@ -214,7 +214,6 @@ class Compactions:
         self._is_fast = is_fast
         self._multi = not single_gpu
         self._fns: dict[tuple, Any] = {}
-        self.enabled = True
 
     def _function(self, kind: str, t: np.dtype, v: np.dtype) -> Any:
         def source() -> str:
@@ -258,7 +257,7 @@ class Compactions:
                offs.data.ptr, x.size, TILE, count, x.ndim, *dims, stream=stream_ptr())
 
     def _takes(self, x: Any) -> bool:
-        return (self.enabled and x.__class__ is _nd and x.size > 0 and x._c_contiguous
+        return (x.__class__ is _nd and x.size > 0 and x._c_contiguous
                 and x.dtype in CTYPES and self._is_fast(x))
 
     def wrap_nonzero(self, fallback: Any) -> Any:

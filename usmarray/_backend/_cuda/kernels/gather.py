@@ -81,7 +81,6 @@ class Gathers:
         self._multi = not single_gpu
         self._fns: dict[tuple, Any] = {}
         self._reports = _Reports()
-        self.enabled = True
 
     def _report(self, dev: int, stream: int) -> Any:
         key = (dev, stream)
@@ -94,7 +93,7 @@ class Gathers:
         """``(result, None)``, or ``(result, bad)`` with ``bad`` an index out of
         ``[-n, n)`` (the largest such, else the smallest); None where the kernel does not
         take the operands (the caller checks and gathers the old way)."""
-        if not (self.enabled and a.__class__ is _nd and i.__class__ is _nd and a.size
+        if not (a.__class__ is _nd and i.__class__ is _nd and a.size
                 and i.ndim == 1 and a._c_contiguous and i._c_contiguous
                 and a.dtype in CTYPES and i.dtype in _SIGNED
                 and self._is_fast(a) and self._is_fast(i)):
@@ -113,7 +112,7 @@ class Gathers:
     def take_along_checked(self, a: Any, i: Any, axis: int) -> tuple[Any, int | None] | None:
         """``take_along_axis`` as :meth:`take_checked` does ``take``, for ``i`` of
         ``a``'s shape but along ``axis`` (no broadcasting); None otherwise."""
-        if not (self.enabled and a.__class__ is _nd and i.__class__ is _nd and a.size
+        if not (a.__class__ is _nd and i.__class__ is _nd and a.size
                 and i.ndim == a.ndim and a._c_contiguous and i._c_contiguous
                 and a.dtype in CTYPES and i.dtype in _SIGNED
                 and self._is_fast(a) and self._is_fast(i)):
@@ -153,7 +152,7 @@ class Gathers:
         """Whether an element of the C-contiguous signed integer array ``i`` lies outside
         ``[-n, n)``: one pass and one 8-byte read-back; None where the kernel does not
         take ``i``."""
-        if not (self.enabled and i.__class__ is _nd and i.size and i._c_contiguous
+        if not (i.__class__ is _nd and i.size and i._c_contiguous
                 and i.dtype in _SIGNED and self._is_fast(i)):
             return None
         s = stream_ptr()

@@ -164,7 +164,6 @@ class Scans:
         self._is_fast = is_fast
         self._multi = not single_gpu
         self._fns: dict[tuple, Any] = {}
-        self.enabled = True
 
     def _function(self, name: str, kind: str, t: np.dtype, o: np.dtype) -> Any:
         expr, ident = _OPS[name]
@@ -203,7 +202,7 @@ class Scans:
         is_fast = self._is_fast
 
         def kernel(a: Any, axis: Any = None, dtype: Any = None, include_initial: bool = False) -> Any:
-            if (a.__class__ is _nd and self.enabled and dtype is not None and a.ndim
+            if (a.__class__ is _nd and dtype is not None and a.ndim
                     and a._c_contiguous and a.size and a.dtype in _IN
                     and (axis is None or axis % a.ndim == a.ndim - 1) and is_fast(a)
                     and a.size < 2**62 // 8 and a.shape[-1] < 65535 * TILE):

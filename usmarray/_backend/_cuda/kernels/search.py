@@ -62,7 +62,6 @@ class Searches:
         self._is_fast = is_fast
         self._multi = not single_gpu
         self._fns: dict[np.dtype, Any] = {}
-        self.enabled = True
 
     def _function(self, d: np.dtype) -> Any:
         return cached(self._fns, d, self._multi, lambda: _SOURCE.format(
@@ -70,7 +69,7 @@ class Searches:
 
     def _takes(self, x1: Any, x2: Any, sorter: Any) -> bool:
         is_fast = self._is_fast
-        return (self.enabled and x1.__class__ is _nd and x2.__class__ is _nd
+        return (x1.__class__ is _nd and x2.__class__ is _nd
                 and x1.ndim == 1 and x1.dtype in _REAL and x2.dtype == x1.dtype
                 and x2._c_contiguous and is_fast(x1) and is_fast(x2)
                 and x1.strides[0] % x1.itemsize == 0

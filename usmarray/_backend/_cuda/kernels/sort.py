@@ -146,7 +146,6 @@ class Sorts:
         self._is_fast = is_fast
         self._multi = not single_gpu
         self._fns: dict[tuple, Any] = {}
-        self.enabled = True
         #: CUB's include options (None: the radix kernel is not available)
         self.cub = cub_options()
 
@@ -162,7 +161,7 @@ class Sorts:
             self.cub or ())
 
     def _takes(self, a: Any, axis: int) -> bool:
-        if not (self.enabled and a.__class__ is _nd and a.ndim and a.size
+        if not (a.__class__ is _nd and a.ndim and a.size
                 and a.dtype in CTYPES and a._c_contiguous and self._is_fast(a)):
             return False
         R = a.shape[-1]
