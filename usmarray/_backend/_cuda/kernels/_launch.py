@@ -18,6 +18,7 @@ import os
 import struct
 import tempfile
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -179,6 +180,21 @@ def cached(table: dict, key: Any, multi_gpu: bool, source: Any,
     return f
 
 
+class Family:
+    """What every kernel family of the backend keeps: ``is_fast(raw)`` (plain device
+    memory on the default queue, which its kernels take as it is), whether the machine
+    has several GPUs, and the family's table of compiled kernels (:meth:`_cached`)."""
+
+    def __init__(self, is_fast: Callable[[Any], bool], single_gpu: bool) -> None:
+        self._is_fast = is_fast
+        self._multi = not single_gpu
+        self._fns: dict[Any, Any] = {}
+
+    def _cached(self, key: Any, source: Callable[[], str], extra: tuple[str, ...] = ()) -> Any:
+        """:func:`cached` in the family's table."""
+        return cached(self._fns, key, self._multi, source, extra)
+
+
 def grid_1d(n: int) -> tuple[int, int, int]:
     """The grid of a grid-stride loop over ``n`` elements in blocks of 256 threads: one
     block per 256 elements, at least 1 and at most 8192."""
@@ -202,5 +218,5 @@ def launch(f: Any, grid: tuple[int, int, int], block: tuple[int, int, int], fmt:
                    stream_ptr() if stream is None else stream, t.pp, 0)
 
 
-__all__ = ["OPTIONS", "SLOTS", "WORDS", "CompileError", "cached", "compiled", "cub_options", "driver_launch", "grid_1d",
+__all__ = ["OPTIONS", "SLOTS", "WORDS", "CompileError", "Family", "cached", "compiled", "cub_options", "driver_launch", "grid_1d",
            "launch", "module", "sm_count", "stream_ptr"]

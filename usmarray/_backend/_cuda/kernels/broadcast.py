@@ -17,7 +17,7 @@ from typing import Any
 import cupy
 import numpy as np
 
-from ._launch import WORDS, cached, grid_1d, launch, stream_ptr
+from ._launch import WORDS, Family, grid_1d, launch, stream_ptr
 
 _nd = cupy.ndarray
 
@@ -87,16 +87,14 @@ def _c_order(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int) ->
     return True
 
 
-class RowBroadcast:
+class RowBroadcast(Family):
     """Copies, tiles, rolls and repeats of C-contiguous arrays (see the module docstring)."""
 
     def __init__(self, is_fast: Callable[[Any], bool], single_gpu: bool,
-                 readable: Callable[[Any], bool] | None = None) -> None:
-        self._is_fast = is_fast
+                 readable: Callable[[Any], bool]) -> None:
+        super().__init__(is_fast, single_gpu)
         #: what a kernel may read: is_fast, or also read-only views of such memory
-        self._readable = readable or is_fast
-        self._multi = not single_gpu
-        self._fns: dict[tuple, Any] = {}
+        self._readable = readable
 
     def _rows_of(self, src_ptr: int, d: np.dtype, out: Any, rows: int, m: int) -> Any:
         """``out`` (C order, ``rows`` rows of ``m`` elements of dtype ``d``) filled with
@@ -110,8 +108,7 @@ class RowBroadcast:
             if w > width and not row_bytes % w and not (src_ptr | out.data.ptr) % w:
                 width, m = w, row_bytes // w
                 break
-        f = cached(self._fns, ("rows", width), self._multi,
-                   lambda: _ROWS_OF.format(t=WORDS[width]))
+        f = self._cached(("rows", width), lambda: _ROWS_OF.format(t=WORDS[width]))
         gx = max(1, min(-(-m // 256), 1024))
         gy = max(1, min(rows, 65535, -(-4096 // gx)))
         launch(f, (gx, gy, 1), (256, 1, 1), "QQqq", src_ptr, out.data.ptr, rows, m,
@@ -169,8 +166,8 @@ class RowBroadcast:
                 else:
                     return fallback(a, shift, axis=axis)
                 out = _nd(a.shape, a.dtype)
-                f = cached(self._fns, ("roll", a.dtype.itemsize), self._multi,
-                           lambda: _ROLL.format(t=WORDS[a.dtype.itemsize]))
+                f = self._cached(("roll", a.dtype.itemsize),
+                                 lambda: _ROLL.format(t=WORDS[a.dtype.itemsize]))
                 total = a.size
                 launch(f, grid_1d(total), (256, 1, 1),
                        "QQqqqq", a.data.ptr, out.data.ptr, total, n, inner, shift % n,
@@ -189,8 +186,8 @@ class RowBroadcast:
                 sh = flat.shape
                 n, inner = sh[ax], math.prod(sh[ax + 1:])
                 out = _nd(sh[:ax] + (n * repeats,) + sh[ax + 1:], a.dtype)
-                f = cached(self._fns, ("repeat", a.dtype.itemsize), self._multi,
-                           lambda: _REPEAT.format(t=WORDS[a.dtype.itemsize]))
+                f = self._cached(("repeat", a.dtype.itemsize),
+                                 lambda: _REPEAT.format(t=WORDS[a.dtype.itemsize]))
                 total = out.size
                 launch(f, grid_1d(total), (256, 1, 1), "QQqqq",
                        a.data.ptr, out.data.ptr, total, inner, repeats, stream=stream_ptr())

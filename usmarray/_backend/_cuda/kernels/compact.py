@@ -14,13 +14,12 @@ are consecutive.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import cupy
 import numpy as np
 
-from ._launch import WORDS, cached, grid_1d, launch, stream_ptr
+from ._launch import WORDS, Family, grid_1d, launch, stream_ptr
 from .c_types import CTYPES
 from .scan import ROWS_SOURCE, SCAN_STORE, TILE, common
 
@@ -206,14 +205,9 @@ extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ x,
 """
 
 
-class Compactions:
+class Compactions(Family):
     """``nonzero`` and ``x[mask]`` (see the module docstring) for C-contiguous operands
     of plain device memory; other operands go to the fallbacks."""
-
-    def __init__(self, is_fast: Callable[[Any], bool], single_gpu: bool) -> None:
-        self._is_fast = is_fast
-        self._multi = not single_gpu
-        self._fns: dict[tuple, Any] = {}
 
     def _function(self, kind: str, t: np.dtype, v: np.dtype) -> Any:
         def source() -> str:
@@ -230,7 +224,7 @@ class Compactions:
             store = _VALUES if kind == "values" else _COORDS
             return vdef + common(t, _I64, "a + b", "0", store) + _WRITE
 
-        return cached(self._fns, (kind, t, v), self._multi, source)
+        return self._cached((kind, t, v), source)
 
     def _offsets(self, x: Any) -> tuple[Any, int, int]:
         """(per-tile first positions, tile count, total) of the nonzero elements of the
@@ -299,8 +293,7 @@ class Compactions:
             rows = _nd((count,), _I64)
             self._write("coords", flat, rows, rows, offs, ntiles, count)
             word = x.dtype.itemsize
-            f = cached(self._fns, ("rows", word), self._multi,
-                       lambda: _ROWS.format(t=WORDS[word]))
+            f = self._cached(("rows", word), lambda: _ROWS.format(t=WORDS[word]))
             launch(f, grid_1d(out.size), (256, 1, 1), "QQQqq", x.data.ptr, rows.data.ptr,
                    out.data.ptr, out.size, out.size // count, stream=stream_ptr())
         return out

@@ -16,7 +16,7 @@ from typing import Any
 import cupy
 import numpy as np
 
-from ._launch import SLOTS, WORDS, cached, driver_launch, stream_ptr
+from ._launch import SLOTS, WORDS, Family, driver_launch, stream_ptr
 from .c_types import CTYPES
 
 _nd = cupy.ndarray
@@ -32,16 +32,14 @@ _SCALARS = (bool, int, float)
 _PACK_QQ = struct.Struct("<QQ").pack_into
 
 
-class ElementStore:
+class ElementStore(Family):
     """``store(raw, key, value)``: True where it wrote ``raw[key] = value`` (a key of
     in-range Python ints, one per axis; a bool, int or float value; a real or bool
     dtype; plain device memory), else False and nothing is written (the caller then
     lets CuPy do it, with its errors)."""
 
     def __init__(self, is_fast: Callable[[Any], bool], single_gpu: bool) -> None:
-        self._is_fast = is_fast
-        self._multi = not single_gpu
-        self._fns: dict[Any, Any] = {}
+        super().__init__(is_fast, single_gpu)
         #: the launch is the driver's (CuPy's binding); without it CuPy does the store
         self.enabled = driver_launch is not None
 
@@ -78,14 +76,13 @@ class ElementStore:
             fk: Any = (d, sd)
             f = None if self._multi else self._fns.get(fk)
             if f is None:
-                f = cached(self._fns, fk, self._multi,
-                           lambda: _COPY.format(t=CTYPES[d], s=CTYPES[sd]))
+                f = self._cached(fk, lambda: _COPY.format(t=CTYPES[d], s=CTYPES[sd]))
             arg = value.data.ptr
         elif vc in _SCALARS:
             size = d.itemsize
             f = None if self._multi else self._fns.get(size)
             if f is None:
-                f = cached(self._fns, size, self._multi, lambda: _SOURCE.format(t=WORDS[size]))
+                f = self._cached(size, lambda: _SOURCE.format(t=WORDS[size]))
             arg = int.from_bytes(np.asarray(value, dtype=d).tobytes(), "little")
         else:
             return False

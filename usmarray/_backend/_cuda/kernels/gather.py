@@ -20,7 +20,7 @@ from typing import Any
 import cupy
 import numpy as np
 
-from ._launch import cached, grid_1d, launch, stream_ptr
+from ._launch import Family, grid_1d, launch, stream_ptr
 from .c_types import CTYPES
 
 _nd = cupy.ndarray
@@ -73,13 +73,11 @@ class _Reports(threading.local):
         self.bufs: dict[tuple[int, int], Any] = {}
 
 
-class Gathers:
+class Gathers(Family):
     """``take`` with the bounds check in the kernel (see the module docstring)."""
 
     def __init__(self, is_fast: Callable[[Any], bool], single_gpu: bool) -> None:
-        self._is_fast = is_fast
-        self._multi = not single_gpu
-        self._fns: dict[tuple, Any] = {}
+        super().__init__(is_fast, single_gpu)
         self._reports = _Reports()
 
     def _report(self, dev: int, stream: int) -> Any:
@@ -136,9 +134,9 @@ class Gathers:
         s = stream_ptr()
         rep = self._report(a.data.device_id if self._multi else 0, s)
         rep.data.memset_async(0, 24)
-        f = cached(self._fns, (a.dtype, i.dtype, along), self._multi,
-                   lambda: _SOURCE.format(t=CTYPES[a.dtype], i=CTYPES[i.dtype],
-                                          pos="e" if along else "j"))
+        f = self._cached((a.dtype, i.dtype, along),
+                         lambda: _SOURCE.format(t=CTYPES[a.dtype], i=CTYPES[i.dtype],
+                                                pos="e" if along else "j"))
         total = out.size
         launch(f, grid_1d(total), (256, 1, 1), "QQQQqqqqq",
                a.data.ptr, i.data.ptr, out.data.ptr, rep.data.ptr, total, outer, n, k, inner,
@@ -158,8 +156,7 @@ class Gathers:
         s = stream_ptr()
         rep = self._report(i.data.device_id if self._multi else 0, s)
         rep.data.memset_async(0, 8)
-        f = cached(self._fns, ("range", i.dtype), self._multi,
-                   lambda: _RANGE.format(i=CTYPES[i.dtype]))
+        f = self._cached(("range", i.dtype), lambda: _RANGE.format(i=CTYPES[i.dtype]))
         total = i.size
         launch(f, grid_1d(total), (256, 1, 1), "QQqq",
                i.data.ptr, rep.data.ptr, total, n, stream=s)

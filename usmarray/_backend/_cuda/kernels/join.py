@@ -20,7 +20,7 @@ from typing import Any
 
 import cupy
 
-from ._launch import WORDS, cached, driver_launch, sm_count, stream_ptr
+from ._launch import WORDS, Family, driver_launch, sm_count, stream_ptr
 
 _nd = cupy.ndarray
 MAX_INPUTS = 64
@@ -68,24 +68,21 @@ class _Params(threading.local):
 _PARAMS = _Params()
 
 
-class Joins:
+class Joins(Family):
     """concat and stack through one launch where every input is a non-empty or empty
     C-contiguous array of plain device memory of one dtype (the namespace casts them
     first); anything else goes to the fallback."""
 
     def __init__(self, is_fast: Callable[[Any], bool], single_gpu: bool,
                  new_out: Callable[[tuple, Any, int, int], Any]) -> None:
-        self._is_fast = is_fast
-        self._multi = not single_gpu
-        self._fns: dict[int, Any] = {}
+        super().__init__(is_fast, single_gpu)
         self._new_out = new_out
         #: per input count: packers of the pointer, length and offset columns
         self._packs: dict[int, Any] = {}
         self.enabled = driver_launch is not None
 
     def _function(self, size: int) -> Any:
-        return cached(self._fns, size, self._multi,
-                      lambda: _SOURCE.format(t=WORDS[size], k=MAX_INPUTS))
+        return self._cached(size, lambda: _SOURCE.format(t=WORDS[size], k=MAX_INPUTS))
 
     def _target(self) -> int:
         return 8 * sm_count()

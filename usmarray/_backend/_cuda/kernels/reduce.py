@@ -35,7 +35,7 @@ import cupy
 import numpy as np
 
 from ..spare import plain_out
-from ._launch import cached, launch, sm_count
+from ._launch import Family, launch, sm_count
 from ._launch import stream_ptr as _stream_ptr
 from .reduce_source import BLOCK as _BLOCK
 from .reduce_source import INPUTS, NAMESPACE_OPS, OPS, Elem, accum_dtype, accum_size, kernel_source
@@ -135,7 +135,7 @@ def _device_bytes(n: int) -> Any:
 _SCRATCH_MAX = 64 << 20
 
 
-class Reductions:
+class Reductions(Family):
     """The reduction kernels of one backend; :meth:`wrap` makes a namespace kernel.
 
     A call looks up the plan of its (operation, shape, dtype, axes, keepdims, result
@@ -145,9 +145,7 @@ class Reductions:
 
     def __init__(self, is_fast: Callable[[Any], bool], single_gpu: bool,
                  new_out: Callable[[tuple, np.dtype, int, int], Any]) -> None:
-        self._is_fast = is_fast
-        self._multi = not single_gpu
-        self._fns: dict[tuple, Any] = {}
+        super().__init__(is_fast, single_gpu)
         self._scratch = _Scratch()
         self._fused: dict[tuple, _Plan | None] = {}
         self._new_out = new_out
@@ -157,7 +155,7 @@ class Reductions:
         return BLOCKS_PER_SM * sm_count()
 
     def _function(self, key: tuple) -> Any:
-        return cached(self._fns, key, self._multi, lambda: kernel_source(*key))
+        return self._cached(key, lambda: kernel_source(*key))
 
     def _step(self, name: str, in_acc: bool, dts: tuple, outer: int, R: int, inner: int,
               final: bool, n: int, corr: float, aligned: bool,

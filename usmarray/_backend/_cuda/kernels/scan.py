@@ -23,13 +23,12 @@ and PyTorch's scans, not NumPy's left-to-right order).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import cupy
 import numpy as np
 
-from ._launch import cached, launch, sm_count, stream_ptr
+from ._launch import Family, launch, sm_count, stream_ptr
 from .c_types import CTYPES
 
 _nd = cupy.ndarray
@@ -156,19 +155,14 @@ def common(t: np.dtype, o: np.dtype, expr: str, ident: str, store: dict[str, str
 ROWS_SOURCE = _ROWS
 
 
-class Scans:
+class Scans(Family):
     """``cumulative_sum``/``cumulative_prod`` along the last axis of a C-contiguous
     array of plain device memory (other layouts, axes and dtypes: the fallback)."""
-
-    def __init__(self, is_fast: Callable[[Any], bool], single_gpu: bool) -> None:
-        self._is_fast = is_fast
-        self._multi = not single_gpu
-        self._fns: dict[tuple, Any] = {}
 
     def _function(self, name: str, kind: str, t: np.dtype, o: np.dtype) -> Any:
         expr, ident = _OPS[name]
         body = {"rows": _ROWS, "sums": _TILE_SUMS, "tiles": _TILE_SCAN}[kind]
-        return cached(self._fns, (name, kind, t, o), self._multi, lambda: common(
+        return self._cached((name, kind, t, o), lambda: common(
             t, o, expr, ident, SCAN_STORE) + body)
 
     def _many(self) -> int:

@@ -12,13 +12,12 @@ host time per call (its kernel, a ``digitize`` implementation, is built per call
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import cupy
 import numpy as np
 
-from ._launch import cached, grid_1d, launch, stream_ptr
+from ._launch import Family, grid_1d, launch, stream_ptr
 from .c_types import CTYPES
 from .sort import KEYS, key_body
 
@@ -52,19 +51,14 @@ extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ x,
 """
 
 
-class Searches:
+class Searches(Family):
     """``searchsorted`` where ``x1`` is a 1-D array and ``x2`` a C-contiguous one of the
     same real dtype, both plain device memory, and ``sorter`` (if any) a C-contiguous
     int64 array: the result is a new int64 array of ``x2``'s shape.  Anything else
     goes to the fallback."""
 
-    def __init__(self, is_fast: Callable[[Any], bool], single_gpu: bool) -> None:
-        self._is_fast = is_fast
-        self._multi = not single_gpu
-        self._fns: dict[np.dtype, Any] = {}
-
     def _function(self, d: np.dtype) -> Any:
-        return cached(self._fns, d, self._multi, lambda: _SOURCE.format(
+        return self._cached(d, lambda: _SOURCE.format(
             t=CTYPES[d], k=KEYS[d.itemsize], key=key_body(d)))
 
     def _takes(self, x1: Any, x2: Any, sorter: Any) -> bool:

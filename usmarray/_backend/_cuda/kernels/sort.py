@@ -25,7 +25,7 @@ from typing import Any
 import cupy
 import numpy as np
 
-from ._launch import cached, cub_options, launch, stream_ptr
+from ._launch import Family, cub_options, launch, stream_ptr
 from .c_types import CTYPES
 from .keys import KEYS, key_body
 
@@ -139,23 +139,21 @@ def _write(d: np.dtype, arg: bool, p: str = "pos[i]") -> str:
     return f"yr[i] = xr[{p}];"
 
 
-class Sorts:
+class Sorts(Family):
     """``sort``/``argsort`` of short rows (see the module docstring)."""
 
     def __init__(self, is_fast: Callable[[Any], bool], single_gpu: bool) -> None:
-        self._is_fast = is_fast
-        self._multi = not single_gpu
-        self._fns: dict[tuple, Any] = {}
+        super().__init__(is_fast, single_gpu)
         #: CUB's include options (None: the radix kernel is not available)
         self.cub = cub_options()
 
     def _function(self, d: np.dtype, arg: bool) -> Any:
-        return cached(self._fns, (d, arg), self._multi, lambda: _SOURCE.format(
+        return self._cached((d, arg), lambda: _SOURCE.format(
             t=CTYPES[d], k=KEYS[d.itemsize], key=key_body(d), write=_write(d, arg),
             out_t="long long" if arg else "T"))
 
     def _radix(self, d: np.dtype, arg: bool, bt: int, ipt: int) -> Any:
-        return cached(self._fns, ("radix", d, arg, bt, ipt), self._multi, lambda: _RADIX.format(
+        return self._cached(("radix", d, arg, bt, ipt), lambda: _RADIX.format(
             t=CTYPES[d], k=KEYS[d.itemsize], key=key_body(d), bt=bt, ipt=ipt,
             write=_write(d, arg, "pos[r]"), out_t="long long" if arg else "T"),
             self.cub or ())

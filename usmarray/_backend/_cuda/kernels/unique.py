@@ -40,7 +40,7 @@ import cupy
 import numpy as np
 
 from ..._ndlike import UniqueAll, UniqueCounts, UniqueInverse
-from ._launch import cached, grid_1d, launch, sm_count, stream_ptr
+from ._launch import Family, grid_1d, launch, sm_count, stream_ptr
 from .c_types import CTYPES
 from .keys import KEY_DTYPES
 from .unique_source import shifts, source
@@ -207,7 +207,7 @@ def _source(d: np.dtype, body: str) -> str:
                         value=value, lokey=lokey, topbase=topbase) + body
 
 
-class Uniques:
+class Uniques(Family):
     """The unique family of real and bool arrays (see the module docstring): the window
     for C-contiguous integer arrays of plain device memory whose values fit it, the
     sort for every other real or bool array of up to :data:`SORT_MAX` elements on the
@@ -215,9 +215,7 @@ class Uniques:
 
     def __init__(self, is_fast: Callable[[Any], bool], single_gpu: bool,
                  compactions: Any, c_order_copy: Callable[[Any], Any]) -> None:
-        self._is_fast = is_fast
-        self._multi = not single_gpu
-        self._fns: dict[tuple, Any] = {}
+        super().__init__(is_fast, single_gpu)
         self._compactions = compactions
         #: a C-order copy of an array (None where the engine does not take it)
         self._c_order_copy = c_order_copy
@@ -248,16 +246,16 @@ class Uniques:
         if per:
             cupy.cuda.runtime.memsetAsync(cnt, 0, 16 * per, s)
         out = _nd((m,), d)
-        mark = cached(self._fns, ("mark", d), self._multi, lambda: _source(d, _MARK))
+        mark = self._cached(("mark", d), lambda: _source(d, _MARK))
         grid = max(1, min(-(-n // 4096), 4 * sm_count()))
         launch(mark, (grid, 1, 1), (256, 1, 1), "QQQq", a.data.ptr, bits, head, n, stream=s)
-        comp = cached(self._fns, ("compact", d), self._multi, lambda: _source(d, _COMPACT))
+        comp = self._cached(("compact", d), lambda: _source(d, _COMPACT))
         launch(comp, (1, 1, 1), (1024, 1, 1), "QQQQQ", bits, a.data.ptr, out.data.ptr, head,
                wpre, stream=s)
         inv = _nd(a.shape, _I64) if inverse else None
         if inverse or per:
             want = (inverse, counts, first)
-            rank = cached(self._fns, ("rank", d, want), self._multi, lambda: _source(
+            rank = self._cached(("rank", d, want), lambda: _source(
                 d, "".join(f"#define WANT_{k} {int(v)}\n" for k, v in zip(
                     ("INV", "CNT", "FIRST"), want, strict=True)) + _RANK))
             launch(rank, (grid, 1, 1), (256, 1, 1), "QQQQQQQq", a.data.ptr, bits, wpre, head,
@@ -278,7 +276,7 @@ class Uniques:
                 and a._c_contiguous and self._is_fast(a))
 
     def _kernel(self, kind: str, d: np.dtype) -> Any:
-        return cached(self._fns, (kind, d), self._multi, lambda: source(kind, d))
+        return self._cached((kind, d), lambda: source(kind, d))
 
     def by_sort(self, a: Any, inverse: bool = False, counts: bool = False,
                 first: bool = False) -> tuple[Any, Any, Any, Any]:
