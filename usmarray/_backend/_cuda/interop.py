@@ -22,7 +22,6 @@ the last view of its memory is collected.
 from __future__ import annotations
 
 import ctypes as C
-import datetime
 import math
 import operator
 import struct
@@ -33,38 +32,16 @@ import numpy as np
 from cupy.cuda import memory as _mem
 from cupy.cuda import runtime as _rt
 
+from ... import _dtypes as dt
+from .. import _dlpack_import as _dl
+from .._construct import contiguous_strides, span
+from .._layout import INDEX_LIMIT
+
 KDL_CPU, KDL_CUDA, KDL_CUDA_HOST, KDL_CUDA_MANAGED = 1, 2, 3, 13
 DEVICE_TYPES = frozenset({KDL_CUDA, KDL_CUDA_HOST, KDL_CUDA_MANAGED})
-#: cudaPointerGetAttributes' memory type for each usm_type
-_MEMTYPE = {"host": 1, "device": 2, "shared": 3}
+#: the usm_type of each memory type cudaPointerGetAttributes reports
 _USM_OF_MEMTYPE = {1: "host", 2: "device", 3: "shared"}
 _USM_OF_DLPACK = {KDL_CUDA: "device", KDL_CUDA_HOST: "host", KDL_CUDA_MANAGED: "shared"}
-_MAX_NDIM = 64
-_LIMIT = 2**62
-_CAPSULE = type(datetime.datetime_CAPI)
-
-_STANDARD = frozenset(np.dtype(t) for t in (
-    np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
-    np.uint64, np.float32, np.float64, np.complex64, np.complex128))
-_DL_DTYPES = {
-    (0, 8): np.int8, (0, 16): np.int16, (0, 32): np.int32, (0, 64): np.int64,
-    (1, 8): np.uint8, (1, 16): np.uint16, (1, 32): np.uint32, (1, 64): np.uint64,
-    (2, 32): np.float32, (2, 64): np.float64, (5, 64): np.complex64,
-    (5, 128): np.complex128, (6, 8): np.bool_,
-}
-
-# ---- capsule access (own prototypes; PYFUNCTYPE keeps the GIL) -------------------------
-_get_pointer = C.PYFUNCTYPE(C.c_void_p, C.py_object, C.c_char_p)(
-    ("PyCapsule_GetPointer", C.pythonapi))
-_is_valid = C.PYFUNCTYPE(C.c_int, C.py_object, C.c_char_p)(("PyCapsule_IsValid", C.pythonapi))
-_get_name = C.PYFUNCTYPE(C.c_char_p, C.py_object)(("PyCapsule_GetName", C.pythonapi))
-_set_name = C.PYFUNCTYPE(C.c_int, C.py_object, C.c_void_p)(("PyCapsule_SetName", C.pythonapi))
-_DELETER = C.PYFUNCTYPE(None, C.c_void_p)
-_NAMES = {False: b"dltensor", True: b"dltensor_versioned"}
-_USED = {v: C.create_string_buffer(b"used_" + n) for v, n in _NAMES.items()}  # kept alive
-_TENSOR = "PiiiBBHPPQ"
-_LEGACY = struct.Struct("@" + _TENSOR + "PP")
-_VERSIONED = struct.Struct("@IIPPQ" + _TENSOR)
 _DEVICE_OFFSET = {False: struct.calcsize("@P"), True: struct.calcsize("@IIPPQ") + struct.calcsize("@P")}
 _FLAGS_OFFSET = struct.calcsize("@IIPP")  # DLManagedTensorVersioned.flags (uint64)
 
@@ -115,17 +92,6 @@ def check_memory(first: int, last: int, usm_types: tuple[str, ...], device_id: i
     return usm, d0
 
 
-def _span(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int) -> tuple[int, int]:
-    """(lowest, highest) byte offsets addressed, relative to the first element."""
-    lo = hi = 0
-    for n, s in zip(shape, strides, strict=True):
-        if s < 0:
-            lo += s * (n - 1)
-        else:
-            hi += s * (n - 1)
-    return lo, hi + itemsize - 1
-
-
 class Placed:
     """Owner of memory that is not plain device memory on the default stream: its
     queue, its usm_type, what keeps it alive (``keep``), and whether arrays over it are
@@ -140,28 +106,17 @@ class Placed:
         self.read_only = read_only
 
 
-def view(ptr: int, shape: tuple, dtype: np.dtype, strides: tuple | None, owner: Placed,
+def view(ptr: int, shape: tuple, dtype: np.dtype, strides: tuple, owner: Placed,
          device_id: int) -> Any:
     """A cupy.ndarray of ``shape``/``strides`` (bytes) whose first element is at
     ``ptr``, over UnownedMemory held by ``owner``."""
-    itemsize = dtype.itemsize
-    if strides is None:
-        strides = tuple(_c_strides(shape, itemsize))
     if math.prod(shape) == 0:
         base, size, off = ptr, 0, 0
     else:
-        lo, hi = _span(shape, strides, itemsize)
-        base, size, off = ptr + lo, hi - lo + 1, -lo
+        lo, hi = span(shape, strides)
+        base, size, off = ptr + lo, hi + dtype.itemsize - lo, -lo
     mem = _mem.UnownedMemory(base, size, owner, device_id)
     return cupy.ndarray(shape, dtype, _mem.MemoryPointer(mem, off), strides)
-
-
-def _c_strides(shape: tuple, itemsize: int) -> list[int]:
-    out, acc = [], itemsize
-    for n in reversed(shape):
-        out.append(acc)
-        acc *= max(n, 1)
-    return out[::-1]
 
 
 # ---- __cuda_array_interface__ -----------------------------------------------------------
@@ -204,13 +159,13 @@ def import_cai(obj: Any, iface: dict, wait_on: Any, queue_for: Any) -> tuple[Any
         shape = tuple(operator.index(n) for n in shape)
     except TypeError:
         raise TypeError(f"{what}: shape must be a tuple of ints, got {shape!r}") from None
-    if len(shape) > _MAX_NDIM or any(n < 0 or n >= _LIMIT for n in shape):
+    if len(shape) > _dl._MAX_NDIM or any(n < 0 or n >= INDEX_LIMIT for n in shape):
         raise ValueError(f"{what}: shape {shape} has a negative or too large extent")
     try:
         dtype = np.dtype(iface["typestr"])
     except TypeError:
         raise TypeError(f"{what}: typestr {iface['typestr']!r} is not a dtype") from None
-    if dtype.newbyteorder("=") not in _STANDARD or not dtype.isnative:
+    if dtype.newbyteorder("=") not in dt.ANY or not dtype.isnative:
         raise TypeError(f"{what}: typestr {iface['typestr']!r} is not one of the standard's "
                         "dtypes in native byte order")
     dtype = dtype.newbyteorder("=")
@@ -238,9 +193,10 @@ def import_cai(obj: Any, iface: dict, wait_on: Any, queue_for: Any) -> tuple[Any
     if size == 0:
         q = queue_for(cupy.cuda.runtime.getDevice())
         return cupy.ndarray(shape, dtype), q
-    st = strides if strides is not None else tuple(_c_strides(shape, itemsize))
-    lo, hi = _span(shape, st, itemsize)
-    if hi - lo >= _LIMIT or ptr + lo < 0 or ptr + hi >= 2**64:
+    st = strides or tuple(s * itemsize for s in contiguous_strides(shape, "C"))
+    lo, hi = span(shape, st)
+    hi += itemsize - 1  # the last byte
+    if hi - lo >= INDEX_LIMIT or ptr + lo < 0 or ptr + hi >= 2**64:
         raise ValueError(f"{what}: shape {shape} and strides {st} leave the address space")
     if ptr == 0:
         raise ValueError(f"{what}: data pointer is NULL for shape {shape}")
@@ -258,8 +214,8 @@ def import_cai(obj: Any, iface: dict, wait_on: Any, queue_for: Any) -> tuple[Any
 def set_capsule_device(capsule: Any, dev_type: int, dev_id: int) -> None:
     """Rewrite the device of a producer-made capsule (CuPy labels every pointer
     kDLCUDA; pinned host memory is kDLCUDAHost, managed memory kDLCUDAManaged)."""
-    versioned = bool(_is_valid(capsule, _NAMES[True]))
-    addr = _get_pointer(capsule, _NAMES[versioned])
+    versioned = bool(_dl._is_valid(capsule, _dl._NAMES[True]))
+    addr = _dl._get_pointer(capsule, _dl._NAMES[versioned])
     off = _DEVICE_OFFSET[versioned]
     C.c_int32.from_address(addr + off).value = dev_type
     C.c_int32.from_address(addr + off + 4).value = dev_id
@@ -268,9 +224,9 @@ def set_capsule_device(capsule: Any, dev_type: int, dev_id: int) -> None:
 def set_capsule_read_only(capsule: Any) -> bool:
     """Set DLPACK_FLAG_BITMASK_READ_ONLY in a versioned capsule; False for a DLPack 0.x
     capsule, which has no flags."""
-    if not _is_valid(capsule, _NAMES[True]):
+    if not _dl._is_valid(capsule, _dl._NAMES[True]):
         return False
-    addr = _get_pointer(capsule, _NAMES[True])
+    addr = _dl._get_pointer(capsule, _dl._NAMES[True])
     C.c_uint64.from_address(addr + _FLAGS_OFFSET).value |= 1
     return True
 
@@ -283,7 +239,7 @@ class _CapsuleOwner:
 
     def __init__(self, managed: int, deleter: int) -> None:
         self._managed = managed
-        self._deleter = _DELETER(deleter) if deleter else None
+        self._deleter = _dl._DELETER(deleter) if deleter else None
 
     def __del__(self) -> None:
         fn, self._deleter = self._deleter, None
@@ -293,27 +249,27 @@ class _CapsuleOwner:
 
 def read_capsule(capsule: Any) -> dict[str, Any]:
     """The validated fields of a DLPack capsule (nothing taken yet)."""
-    if type(capsule) is not _CAPSULE:
+    if type(capsule) is not _dl._CAPSULE:
         raise TypeError(f"from_dlpack: __dlpack__() returned {type(capsule).__name__}, "
                         "not a DLPack capsule")
-    if _is_valid(capsule, _NAMES[True]):
+    if _dl._is_valid(capsule, _dl._NAMES[True]):
         versioned = True
-    elif _is_valid(capsule, _NAMES[False]):
+    elif _dl._is_valid(capsule, _dl._NAMES[False]):
         versioned = False
     else:
-        name = _get_name(capsule)
+        name = _dl._get_name(capsule)
         if name in (b"used_dltensor", b"used_dltensor_versioned"):
             raise BufferError("from_dlpack: the capsule was already consumed")
         raise ValueError(f"from_dlpack: a capsule named {name!r} is not a DLPack tensor")
-    addr = _get_pointer(capsule, _NAMES[versioned])
+    addr = _dl._get_pointer(capsule, _dl._NAMES[versioned])
     flags = 0
     if versioned:
         major, minor = struct.unpack_from("@II", C.string_at(addr, 8))
         if major != 1:
             raise BufferError(f"from_dlpack: DLPack {major}.{minor}; this consumer reads 1.x")
-        _, _, _, deleter, flags, *fields = _VERSIONED.unpack(C.string_at(addr, _VERSIONED.size))
+        _, _, _, deleter, flags, *fields = _dl._VERSIONED.unpack(C.string_at(addr, _dl._VERSIONED.size))
     else:
-        *fields, _, deleter = _LEGACY.unpack(C.string_at(addr, _LEGACY.size))
+        *fields, _, deleter = _dl._LEGACY.unpack(C.string_at(addr, _dl._LEGACY.size))
     data, dev_type, dev_id, ndim, code, bits, lanes, shape_p, strides_p, offset = fields
     if dev_type not in DEVICE_TYPES:
         raise BufferError(f"from_dlpack: the capsule is on DLPack device type {dev_type}; "
@@ -322,24 +278,23 @@ def read_capsule(capsule: Any) -> dict[str, Any]:
     ndev = _rt.getDeviceCount()
     if dev_type != KDL_CUDA_HOST and not 0 <= dev_id < ndev:
         raise BufferError(f"from_dlpack: CUDA device {dev_id} does not exist (0..{ndev - 1})")
-    if not 0 <= ndim <= _MAX_NDIM:
-        raise ValueError(f"from_dlpack: ndim {ndim} is outside 0..{_MAX_NDIM}")
-    d = _DL_DTYPES.get((code, bits))
-    if d is None or lanes != 1:
+    if not 0 <= ndim <= _dl._MAX_NDIM:
+        raise ValueError(f"from_dlpack: ndim {ndim} is outside 0..{_dl._MAX_NDIM}")
+    dtype = _dl._DTYPES.get((code, bits))
+    if dtype is None or lanes != 1:
         raise TypeError(f"from_dlpack: DLPack dtype (code {code}, {bits} bits, {lanes} lanes) "
                         "is not one of the standard's dtypes")
-    dtype = np.dtype(d)
     if ndim and not shape_p:
         raise ValueError(f"from_dlpack: shape is NULL for ndim {ndim}")
     shape = struct.unpack(f"={ndim}q", C.string_at(shape_p, 8 * ndim)) if ndim else ()
-    if any(n < 0 or n >= _LIMIT for n in shape):
+    if any(n < 0 or n >= INDEX_LIMIT for n in shape):
         raise ValueError(f"from_dlpack: shape {shape} has a negative or too large extent")
     if ndim and strides_p:
         strides = struct.unpack(f"={ndim}q", C.string_at(strides_p, 8 * ndim))
         strides = tuple(s if n > 1 else 0 for s, n in zip(strides, shape, strict=True))
     else:
-        strides = tuple(s // dtype.itemsize for s in _c_strides(shape, dtype.itemsize))
-    if offset >= _LIMIT:
+        strides = contiguous_strides(shape, "C")
+    if offset >= INDEX_LIMIT:
         raise ValueError(f"from_dlpack: byte_offset {offset} leaves the 64-bit range")
     if math.prod(shape) and not data:
         raise ValueError(f"from_dlpack: data is NULL for a tensor of shape {shape}")
@@ -359,8 +314,9 @@ def import_capsule(t: dict[str, Any], queue: Any) -> Any:
     ptr = t["ptr"]
     size = math.prod(shape)
     if size:
-        lo, hi = _span(shape, bstrides, isz)
-        if hi - lo >= _LIMIT or ptr + lo < 0 or ptr + hi >= 2**64:
+        lo, hi = span(shape, bstrides)
+        hi += isz - 1  # the last byte
+        if hi - lo >= INDEX_LIMIT or ptr + lo < 0 or ptr + hi >= 2**64:
             raise ValueError(f"from_dlpack: shape {shape} and strides {t['strides']} leave "
                              "the address space")
         check_memory(ptr + lo, ptr + hi, (usm,), None if usm == "host" else dev_id,
@@ -370,7 +326,7 @@ def import_capsule(t: dict[str, Any], queue: Any) -> Any:
             raise BufferError(f"from_dlpack: the first element at {ptr:#x} is not aligned "
                               f"for {dtype}")
     owner = _CapsuleOwner(t["managed"], t["deleter"])
-    if _set_name(t["capsule"], C.addressof(_USED[t["versioned"]])) != 0:  # pragma: no cover
+    if _dl._set_name(t["capsule"], _dl._USED_NAMES[t["versioned"]]) != 0:  # pragma: no cover
         raise BufferError("from_dlpack: could not take ownership of the capsule")
     if not size:
         del owner
