@@ -13,6 +13,7 @@ check before the gather would have named (the largest, else the smallest).
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -91,46 +92,30 @@ class Gathers(Family):
         """``(result, None)``, or ``(result, bad)`` with ``bad`` an index out of
         ``[-n, n)`` (the largest such, else the smallest); None where the kernel does not
         take the operands (the caller checks and gathers the old way)."""
-        if not (a.__class__ is _nd and i.__class__ is _nd and a.size
-                and i.ndim == 1 and a._c_contiguous and i._c_contiguous
-                and a.dtype in CTYPES and i.dtype in _SIGNED
-                and self._is_fast(a) and self._is_fast(i)):
-            return None
-        sh = a.shape
-        n, k = sh[axis], i.shape[0]
-        outer = 1
-        for m in sh[:axis]:
-            outer *= m
-        inner = a.size // (outer * n)
-        out = _nd(sh[:axis] + (k,) + sh[axis + 1:], a.dtype)
-        if not out.size:
-            return out, None
-        return self._gather(a, i, out, outer, n, k, inner, along=False)
+        return self._gather(a, i, axis, along=False)
 
     def take_along_checked(self, a: Any, i: Any, axis: int) -> tuple[Any, int | None] | None:
         """``take_along_axis`` as :meth:`take_checked` does ``take``, for ``i`` of
         ``a``'s shape but along ``axis`` (no broadcasting); None otherwise."""
+        return self._gather(a, i, axis, along=True)
+
+    def _gather(self, a: Any, i: Any, axis: int, along: bool) -> tuple[Any, int | None] | None:
+        """One gather launch and one read of its report, where the kernel takes the
+        operands (``i`` 1-D, or of ``a``'s shape but along ``axis`` where ``along``)."""
         if not (a.__class__ is _nd and i.__class__ is _nd and a.size
-                and i.ndim == a.ndim and a._c_contiguous and i._c_contiguous
+                and i.ndim == (a.ndim if along else 1) and a._c_contiguous and i._c_contiguous
                 and a.dtype in CTYPES and i.dtype in _SIGNED
                 and self._is_fast(a) and self._is_fast(i)):
             return None
         sh, ish = a.shape, i.shape
-        if sh[:axis] != ish[:axis] or sh[axis + 1:] != ish[axis + 1:]:
+        if along and (sh[:axis] != ish[:axis] or sh[axis + 1:] != ish[axis + 1:]):
             return None
-        n, k = sh[axis], ish[axis]
-        outer = 1
-        for m in sh[:axis]:
-            outer *= m
+        n, k = sh[axis], ish[axis] if along else ish[0]
+        outer = math.prod(sh[:axis])
         inner = a.size // (outer * n)
-        out = _nd(ish, a.dtype)
+        out = _nd(ish if along else sh[:axis] + ish + sh[axis + 1:], a.dtype)
         if not out.size:
             return out, None
-        return self._gather(a, i, out, outer, n, k, inner, along=True)
-
-    def _gather(self, a: Any, i: Any, out: Any, outer: int, n: int, k: int, inner: int,
-                along: bool) -> tuple[Any, int | None]:
-        """One gather launch and one read of its report."""
         s = stream_ptr()
         rep = self._report(a.data.device_id if self._multi else 0, s)
         rep.data.memset_async(0, 24)
