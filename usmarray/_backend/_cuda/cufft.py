@@ -48,7 +48,7 @@ class DirectFFT:
     """The four 1-D transforms on cached plans (see the module docstring)."""
 
     def __init__(self, is_fast: Callable[[Any], bool], single_gpu: bool,
-                 multiply: Callable[[Any, float], Any] | None = None) -> None:
+                 multiply: Callable[[Any, float], Any]) -> None:
         self._is_fast = is_fast
         self._single = single_gpu
         #: the backend's ``multiply`` of a real array by a Python float (a new array)
@@ -100,12 +100,9 @@ class DirectFFT:
         return out
 
     def _scaled(self, out: Any, scale: float) -> Any:
-        """``out * scale`` for a complex result: the real and imaginary parts scaled as
-        one real array by the backend's vectorized multiply (CuPy's complex in-place
-        multiply ran 10% slower), each part as NumPy scales it."""
-        if self._multiply is None or out.dtype.kind != "c":
-            out *= scale
-            return out
+        """``out * scale`` for a complex result (irfft scales its input instead): the real
+        and imaginary parts scaled as one real array by the backend's vectorized multiply
+        (CuPy's complex in-place multiply ran 10% slower), each part as NumPy scales it."""
         real = out.view(_F32 if out.dtype == _C64 else _F64)
         return self._multiply(real, scale).view(out.dtype)
 
