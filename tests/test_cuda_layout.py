@@ -150,7 +150,8 @@ def test_layout_classes() -> None:
     b = np.zeros((0, 3), np.float32)
     assert _check_plan([b, b]).n == 0
     bools = _aligned(1 << 12, "bool")
-    assert _check_plan([bools, bools], 1).width == 32  # two 16-byte loads an operand
+    assert _check_plan([bools, bools], 1).width == 16  # bools only: one 16-byte vector
+    assert _check_plan([bools, x], 1).width == 8  # float32 and bool: two float4 loads
 
 
 def test_refusals() -> None:
@@ -331,18 +332,11 @@ def test_only_lane_wise_bodies_take_words() -> None:
         assert L.word_body(_engine_body(sig, "cuda")[0]) is None, sig
 
 
-def _aligned(n: int, d: type) -> np.ndarray:
-    """``n`` zeros of dtype ``d`` whose first element is aligned to :data:`L.ALIGN_KEY`."""
-    buf = np.zeros(n + L.ALIGN_KEY, d)
-    k = -buf.__array_interface__["data"][0] % L.ALIGN_KEY // buf.itemsize
-    return buf[k:k + n]
-
-
 def test_word_and_two_vector_sources_compile(tmp_path) -> None:
     """The vector loop on words of bools (arrays, broadcast elements and scalars) and the
     loop that moves two vectors a thread compile; their plans cover the call."""
     sources = []
-    base, flags = _aligned(4096, np.float32), _aligned(4096, bool)
+    base, flags = _aligned(4096, "float32"), _aligned(4096, "bool")
     for k, sig in enumerate(_bool_signatures()[:4] + [("logical_and", "?", "?", "cuda")]):
         body, names, cdts, rd = _engine_body(sig, "cuda")
         arrays = [flags] * len(names)

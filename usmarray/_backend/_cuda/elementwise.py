@@ -19,7 +19,7 @@ import numpy as np
 
 from ..._env import env_flag
 from . import layout as _layout
-from .kernels._launch import SLOTS, compiled, driver_launch, stream_ptr
+from .kernels._launch import SLOTS, compiled, driver_launch, raw_launch, stream_ptr
 
 #: plans kept (a dict: cleared when full)
 MAX_PLANS = 4096
@@ -118,7 +118,10 @@ class ElementwiseEngine:
                 c.pack(t.slots, 0, *ptrs, out.data.ptr, c.n)
             if c.layout:
                 ctypes.memmove(t.base + c.layout_at, c.layout, len(c.layout))
-            driver_launch(f.ptr, c.blocks, 1, 1, _BLOCK, 1, 1, 0, s, t.pp, 0)
+            try:
+                raw_launch(f.ptr, c.blocks, 1, 1, _BLOCK, 1, 1, 0, s, t.pp, 0)
+            except Exception:  # no context current on this thread, or a failed launch
+                driver_launch(f.ptr, c.blocks, 1, 1, _BLOCK, 1, 1, 0, s, t.pp, 0)
         return out if c.inverse is None else out.transpose(c.inverse)
 
     def _plan(self, body: str, names: list[str], arrays: list[Any], scalars: list[np.dtype],

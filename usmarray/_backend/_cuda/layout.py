@@ -44,8 +44,8 @@ UNROLL = 4
 #: bytes one vector load moves (the widest global load of one thread)
 VECTOR_BYTES = 16
 #: vectors of the widest operand a thread moves where an operand has one-byte elements
-#: (so that the one-byte side moves 8 bytes or more: float32 -> bool takes eight
-#: elements)
+#: and another wider ones (so that the one-byte side moves 8 bytes or more: float32 ->
+#: bool takes eight elements; bool -> bool moves one 16-byte vector, measured faster)
 BYTE_VECTORS = 2
 #: calls in a body heavy enough that a thread of the vector loop moves two vectors (more
 #: independent work in flight: measured faster for these, slower for ``sin`` and for
@@ -196,9 +196,11 @@ def plan(operands: list[Operand], out_itemsize: int, shape: tuple[int, ...] | No
     if len(mshape) == 1 and all(s[0] in (0, 1) for s in mst):
         loop = "flat"
         # one 16-byte vector of the widest operand a thread, BYTE_VECTORS where an
-        # operand has one-byte elements; the widest vector every pointer is aligned to
+        # operand has one-byte elements and another wider ones; the widest vector every
+        # pointer is aligned to
         sizes = [op.itemsize for op in operands] + [out_itemsize]
-        w = VECTOR_BYTES // max(sizes) * (BYTE_VECTORS if min(sizes) == 1 else per_thread)
+        w = VECTOR_BYTES // max(sizes) * (
+            BYTE_VECTORS if min(sizes) == 1 < max(sizes) else per_thread)
         while w > 1:
             if all(b or op.ptr % (w * op.itemsize) == 0
                    for op, b in zip(operands, broadcast, strict=True)):

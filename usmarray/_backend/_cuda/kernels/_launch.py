@@ -48,6 +48,9 @@ def _driver_launch(*args: Any) -> None:
 
 #: the driver's cuLaunchKernel with C-typed arguments (CuPy's binding), when present
 driver_launch: Any = None if _raw_launch is None else _driver_launch
+#: the binding itself, for the hottest launch: a call that raises goes to
+#: :data:`driver_launch` (which makes a context current where the thread has none)
+raw_launch: Any = _raw_launch
 stream_ptr: Any = getattr(cupy.cuda.stream, "get_current_stream_ptr", None) or (
     lambda: int(cupy.cuda.get_current_stream().ptr))
 _cache: dict[tuple, Any] = {}
@@ -219,4 +222,5 @@ def launch(f: Any, grid: tuple[int, int, int], block: tuple[int, int, int], fmt:
 
 
 __all__ = ["OPTIONS", "SLOTS", "WORDS", "CompileError", "Family", "cached", "compiled", "cub_options", "driver_launch", "grid_1d",
+           "raw_launch",
            "launch", "module", "sm_count", "stream_ptr"]
