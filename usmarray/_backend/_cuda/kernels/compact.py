@@ -226,29 +226,31 @@ class Compactions(Family):
 
         return self._cached((kind, t, v), source)
 
-    def _offsets(self, x: Any) -> tuple[Any, int, int]:
-        """(per-tile first positions, tile count, total) of the nonzero elements of the
-        flat C-contiguous ``x``; reads the total back (a synchronization)."""
+    def _compact(self, kind: str, x: Any, src: Any, d: np.dtype, lead: tuple = ()) -> Any:
+        """The values of ``src`` (``kind`` "values") or the coordinates ("coords") of the
+        nonzero elements of the C-contiguous ``x``, in order: a new array of dtype ``d``
+        and shape ``(*lead, count)``; reads the count back (a synchronization)."""
         n = x.size
         ntiles = -(-n // TILE)
         counts = _nd((ntiles,), _I64)
         offs = _nd((ntiles + 1,), _I64)
         s = stream_ptr()
-        kind = "count1" if x.dtype in _ONE_BYTE else "count"
-        launch(self._function(kind, x.dtype, _I64), (ntiles, 1, 1), (256, 1, 1), "QQqq",
-               x.data.ptr, counts.data.ptr, n, TILE, stream=s)
+        one_byte = x.dtype in _ONE_BYTE
+        launch(self._function("count1" if one_byte else "count", x.dtype, _I64),
+               (ntiles, 1, 1), (256, 1, 1), "QQqq", x.data.ptr, counts.data.ptr, n, TILE,
+               stream=s)
         launch(self._function("offsets", _I64, _I64), (1, 1, 1), (256, 1, 1), "QQqqqq",
                counts.data.ptr, offs.data.ptr, 1, ntiles, ntiles + 1, 1, stream=s)
-        return offs, ntiles, int(offs[ntiles].get())
-
-    def _write(self, kind: str, x: Any, src: Any, out: Any, offs: Any, ntiles: int,
-               count: int) -> None:
-        dims = (*x.shape, *(1,) * (MAX_NDIM - x.ndim))
-        if x.dtype in _ONE_BYTE:
-            kind += "1"
-        launch(self._function(kind, x.dtype, src.dtype), (ntiles, 1, 1), (256, 1, 1),
-               "QQQQqqqq" + "q" * MAX_NDIM, x.data.ptr, src.data.ptr, out.data.ptr,
-               offs.data.ptr, x.size, TILE, count, x.ndim, *dims, stream=stream_ptr())
+        count = int(offs[ntiles].get())
+        out = _nd((*lead, count), d)
+        if count:
+            src = out if src is None else src
+            dims = (*x.shape, *(1,) * (MAX_NDIM - x.ndim))
+            launch(self._function(kind + "1" if one_byte else kind, x.dtype, src.dtype),
+                   (ntiles, 1, 1), (256, 1, 1), "QQQQqqqq" + "q" * MAX_NDIM, x.data.ptr,
+                   src.data.ptr, out.data.ptr, offs.data.ptr, n, TILE, count, x.ndim, *dims,
+                   stream=s)
+        return out
 
     def _takes(self, x: Any) -> bool:
         return (x.__class__ is _nd and x.size > 0 and x._c_contiguous
@@ -257,10 +259,7 @@ class Compactions(Family):
     def wrap_nonzero(self, fallback: Any) -> Any:
         def nonzero(a: Any) -> tuple[Any, ...]:
             if self._takes(a) and 0 < a.ndim <= MAX_NDIM:
-                offs, ntiles, count = self._offsets(a)
-                out = _nd((a.ndim, count), _I64)
-                if count:
-                    self._write("coords", a, out, out, offs, ntiles, count)
+                out = self._compact("coords", a, None, _I64, (a.ndim,))
                 return tuple(out[d] for d in range(a.ndim))
             return fallback(a)
 
@@ -276,36 +275,24 @@ class Compactions(Family):
             return None
         if mask.ndim < x.ndim:
             return self._rows(x, mask)
-        offs, ntiles, count = self._offsets(mask)
-        out = _nd((count,), x.dtype)
-        if count:
-            self._write("values", mask, x, out, offs, ntiles, count)
-        return out
+        return self._compact("values", mask, x, x.dtype)
 
     def _rows(self, x: Any, mask: Any) -> Any:
         """``x[mask]`` for a mask of ``x``'s leading axes: the flat positions of the
         selected rows (as ``nonzero`` of the flat mask), then one gather of whole rows."""
-        flat = mask.reshape(mask.size)
-        offs, ntiles, count = self._offsets(flat)
-        rest = x.shape[mask.ndim:]
-        out = _nd((count, *rest), x.dtype)
-        if count and out.size:
-            rows = _nd((count,), _I64)
-            self._write("coords", flat, rows, rows, offs, ntiles, count)
+        rows = self.positions(mask.reshape(mask.size))
+        out = _nd((rows.size, *x.shape[mask.ndim:]), x.dtype)
+        if out.size:  # empty only where no row is selected (x is not empty)
             word = x.dtype.itemsize
             f = self._cached(("rows", word), lambda: _ROWS.format(t=WORDS[word]))
             launch(f, grid_1d(out.size), (256, 1, 1), "QQQqq", x.data.ptr, rows.data.ptr,
-                   out.data.ptr, out.size, out.size // count, stream=stream_ptr())
+                   out.data.ptr, out.size, out.size // rows.size, stream=stream_ptr())
         return out
 
     def positions(self, flags: Any) -> Any:
         """The positions of the nonzero elements of the 1-D C-contiguous ``flags``, in
         order (int64, on the current device and stream); one read-back of the count."""
-        offs, ntiles, count = self._offsets(flags)
-        out = _nd((count,), _I64)
-        if count:
-            self._write("coords", flags, out, out, offs, ntiles, count)
-        return out
+        return self._compact("coords", flags, None, _I64)
 
 
 __all__ = ["Compactions"]
