@@ -293,9 +293,8 @@ class CudaBackend(BackendBase):
         ks["searchsorted"] = self.searches.wrap(ks["searchsorted"])
         # placed: the sort takes every memory kind on its queue's device and stream
         self.uniques = Uniques(is_fast, single, self.compactions, c_order_copy)
-        ks["unique_values"] = self._placed(self.uniques.wrap(ks["unique_values"]))
-        for kname in ("unique_all", "unique_counts", "unique_inverse"):
-            ks[kname] = self._placed(self.uniques.wrap_all(kname, ks[kname]))
+        for kname in ("unique_all", "unique_counts", "unique_inverse", "unique_values"):
+            ks[kname] = self._placed(self.uniques.wrap(kname, ks[kname]))
         for kname in ("tril", "triu"):
             ks[kname] = _triangle.wrap(kname, is_fast, not single, ks[kname])
         ks["concat"] = self.joins.wrap_concat(ks["concat"])

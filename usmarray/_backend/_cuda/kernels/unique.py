@@ -359,17 +359,10 @@ class Uniques(Family):
                 return r
         return self.by_sort(a, inverse, counts, first)
 
-    def wrap(self, fallback: Any) -> Any:
-        """``unique_values`` by :meth:`_unique` where it takes ``a``, else ``fallback``."""
-        def unique_values(a: Any) -> Any:
-            r = self._unique(a, False, False, False)
-            return fallback(a) if r is None else r[0]
-
-        return unique_values
-
-    def wrap_all(self, kind: str, fallback: Any) -> Any:
-        """``unique_all``/``unique_counts``/``unique_inverse`` (``kind``) by
-        :meth:`_unique` where it takes ``a``, as the namedtuples of the fallback's kind."""
+    def wrap(self, kind: str, fallback: Any) -> Any:
+        """``unique_values``/``unique_all``/``unique_counts``/``unique_inverse`` (``kind``)
+        by :meth:`_unique` where it takes ``a`` (the last three as the namedtuples of the
+        fallback's kind), else ``fallback``."""
         inverse = kind in ("unique_all", "unique_inverse")
         counts = kind in ("unique_all", "unique_counts")
         first = kind == "unique_all"
@@ -379,6 +372,8 @@ class Uniques(Family):
             if r is None:
                 return fallback(a)
             v, f, inv, c = r
+            if kind == "unique_values":
+                return v
             if kind == "unique_all":
                 return UniqueAll(v, f, inv, c)
             return UniqueCounts(v, c) if counts else UniqueInverse(v, inv)
