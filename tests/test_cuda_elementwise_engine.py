@@ -500,3 +500,22 @@ def test_bool_words_with_scalars_and_broadcasts(name: str) -> None:
     _check(f(u, xp.asarray(h2, device=DEV)), g(h, h2))
     _check(xp.logical_not(u), np.logical_not(h))
     _check(xp.bitwise_invert(u), np.invert(h))
+
+
+def test_calls_the_engine_refuses_run_on_the_backends_kernels() -> None:
+    """Complex operands and scalars (not in the generator) and a layout of more merged
+    axes than the strided loop takes run on CuPy's kernels, small or large, through the
+    compiled core's operators and the functions alike."""
+    h = (rng.standard_normal(10) + 1j * rng.standard_normal(10)).astype(np.complex64)
+    u = xp.asarray(h, device=DEV)
+    _check(u + 1j, h + np.complex64(1j))
+    _check(2.0 * u, np.complex64(2.0) * h)
+    _check(xp.multiply(u, u), h * h)
+    base = _data("float32", (3,) * 9)
+    view = (slice(None, None, 2),) * 9  # nine axes no merge reduces
+    hb, ub = base[view], xp.asarray(base, device=DEV)[view]
+    before = _direct.stats["launched"]
+    _check(ub + ub, hb + hb)
+    _check(ub * 2.0, hb * np.float32(2.0))
+    _check(xp.sin(ub), np.asarray(cupy.asnumpy(cupy.sin(cupy.asarray(hb)))))
+    assert _direct.stats["launched"] == before

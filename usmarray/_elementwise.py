@@ -143,7 +143,11 @@ def _plans(name: str, table: int) -> tuple[dict[Any, Plan], Callable[[Any], Plan
     def plan(be: Any) -> Plan:
         lim, fx = direct.get(be.name), fixups.get(be.kernel_family)
         small, n = be.small_kernel(name)
-        if lim is not None or fx is not None or be.lock is not None:
+        if lim is not None and fx is None and be.lock is None and be.elementwise_engine:
+            # the engine takes every call; the compiled core hands it the small ones
+            small, n = _direct.engine_kernel(be, name, getattr(be, name), table == 1), \
+                _direct.ENGINE_SMALL
+        elif lim is not None or fx is not None or be.lock is not None:
             n = 0  # the factory, the fix-ups and the lock see every call
         # the compiled core calls the provider's function itself where the result
         # cannot be 0-D (a NumPy ufunc returns a scalar only for 0-D operands)

@@ -310,6 +310,37 @@ def _engine(be: Backend, key: tuple, arrays: list, scalars: list) -> Any:
     return res
 
 
+#: the operands below which a backend's engine takes a call straight from the compiled
+#: core (every size runs on the engine; below this bound no broadcast result can pass
+#: the namespace's size check, ``usmarray._elementwise._SAFE_SIZE``)
+ENGINE_SMALL = 2**29
+
+
+def engine_kernel(be: Backend, name: str, kernel: Any, binary: bool) -> Any:
+    """Elementwise ``name`` of raw operands (arrays of ``be`` or Python scalars, already
+    checked by the namespace: two where ``binary``, in call order) straight to the backend's
+    engine, and to ``kernel`` (the backend's own) where the engine does not take the
+    call: the small-call form (``small_kernel``) of a backend with an engine."""
+    fam = be.kernel_family
+
+    def unary_call(a: Any) -> Any:
+        res = _engine(be, (name, a.dtype.char, fam), [a], [])
+        return kernel(a) if res is None else res
+
+    def binary_call(a1: Any, a2: Any) -> Any:
+        if type(a1) is complex or type(a2) is complex:
+            return kernel(a1, a2)
+        if type(a2) in _SAMPLE:
+            res = _engine(be, (name, a1.dtype.char, type(a2), fam), [a1], [a2])
+        elif type(a1) in _SAMPLE:
+            res = _engine(be, (name, type(a1), a2.dtype.char, fam), [a2], [a1])
+        else:
+            res = _engine(be, (name, a1.dtype.char, a2.dtype.char, fam), [a1, a2], [])
+        return kernel(a1, a2) if res is None else res
+
+    return binary_call if binary else unary_call
+
+
 def binary(be: Any, name: str, limit: int, a1: Any, a2: Any, d1: Any, d2: Any) -> Any:
     """The raw result of elementwise ``name`` of raw arrays or Python scalars ``a1``,
     ``a2`` (already checked by the namespace; ``d1``, ``d2`` the arrays' dtypes, None
@@ -398,4 +429,5 @@ def unary(be: Any, name: str, limit: int, a: Any, d: Any) -> Any:
     return _launch(be, (name, d, q), name, (d,), rd, [a], [a], size, a.shape, q)
 
 
-__all__ = ["COMPILE_AFTER", "LIMITS", "astype", "binary", "clip", "stats", "unary", "where"]
+__all__ = ["COMPILE_AFTER", "ENGINE_SMALL", "LIMITS", "astype", "binary", "clip", "engine_kernel",
+           "stats", "unary", "where"]

@@ -91,6 +91,11 @@ class ElementwiseEngine:
             p0 = a.data.ptr
             ptrs: Any = (p0,)
             key: tuple = (sig, a.shape, a.strides, p0 % _ALIGN)
+        elif len(arrays) == 2:  # the common binary call: no comprehension
+            a, b = arrays
+            p0, p1 = a.data.ptr, b.data.ptr
+            ptrs = (p0, p1)
+            key = (sig, a.shape, a.strides, p0 % _ALIGN, b.shape, b.strides, p1 % _ALIGN)
         elif arrays:
             ptrs = [a.data.ptr for a in arrays]
             key = (sig, *[(a.shape, a.strides, p % _ALIGN)
