@@ -36,6 +36,14 @@ def key_body(d: np.dtype) -> str:
             f"  return (b & {top}) ? ({k})~b : (b | {top});")
 
 
+def key_source(d: np.dtype) -> str:
+    """The C types ``T`` (of ``d``) and ``K`` (its key) and the device function
+    ``key_of(v)`` (:func:`key_body`) that the sources of the sorts, the searches and
+    the unique family start with."""
+    return (f"typedef {CTYPES[d]} T; typedef {KEYS[d.itemsize]} K;\n"
+            f"__device__ __forceinline__ K key_of(const T v) {{\n{key_body(d)}\n}}\n")
+
+
 def value_body(d: np.dtype) -> str:
     """The body of ``value_of(k)``: the value of dtype ``d`` whose key is ``k``
     (:func:`key_body`'s inverse; the key of every zero gives +0.0, of every NaN the
@@ -58,4 +66,4 @@ def value_body(d: np.dtype) -> str:
             f"  return {as_float}(b);")
 
 
-__all__ = ["KEYS", "KEY_DTYPES", "key_body", "value_body"]
+__all__ = ["KEYS", "KEY_DTYPES", "key_body", "key_source", "value_body"]

@@ -18,36 +18,30 @@ import cupy
 import numpy as np
 
 from ._launch import Family, grid_1d, launch, stream_ptr
-from .c_types import CTYPES
-from .sort import KEYS, key_body
+from .keys import key_source
 
 _nd = cupy.ndarray
 _I64 = np.dtype(np.int64)
 _REAL: frozenset[np.dtype] = frozenset(np.dtype(c) for c in "bBhHiIqQfd")
 
 _SOURCE = r"""
-typedef {t} T;
-typedef {k} K;
-__device__ __forceinline__ K key_of(const T v) {{
-{key}
-}}
-__device__ __forceinline__ bool lt(const T a, const T b) {{ return key_of(a) < key_of(b); }}
+__device__ __forceinline__ bool lt(const T a, const T b) { return key_of(a) < key_of(b); }
 extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ x,
     const long long* __restrict__ sorter, const T* __restrict__ v,
     long long* __restrict__ out, const long long n, const long long m,
-    const long long xs, const long long right) {{
+    const long long xs, const long long right) {
   const long long step = (long long)gridDim.x * blockDim.x;
-  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < m; i += step) {{
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < m; i += step) {
     const T t = v[i];
     long long lo = 0, hi = n;
-    while (lo < hi) {{
+    while (lo < hi) {
       const long long mid = (lo + hi) >> 1;
       const T e = x[(sorter ? sorter[mid] : mid) * xs];
       if (right ? !lt(t, e) : lt(e, t)) lo = mid + 1; else hi = mid;
-    }}
+    }
     out[i] = lo;
-  }}
-}}
+  }
+}
 """
 
 
@@ -58,8 +52,7 @@ class Searches(Family):
     goes to the fallback."""
 
     def _function(self, d: np.dtype) -> Any:
-        return self._cached(d, lambda: _SOURCE.format(
-            t=CTYPES[d], k=KEYS[d.itemsize], key=key_body(d)))
+        return self._cached(d, lambda: key_source(d) + _SOURCE)
 
     def _takes(self, x1: Any, x2: Any, sorter: Any) -> bool:
         is_fast = self._is_fast

@@ -27,7 +27,7 @@ import numpy as np
 
 from ._launch import Family, cub_options, launch, stream_ptr
 from .c_types import CTYPES
-from .keys import KEYS, key_body
+from .keys import key_source
 
 _nd = cupy.ndarray
 MAX_ROW = 4096
@@ -38,10 +38,6 @@ _RADIX_SHAPES = ((1024, (256, 4)), (2048, (256, 8)), (4096, (512, 8)))
 _I64 = np.dtype(np.int64)
 
 _SOURCE = r"""
-typedef {t} T; typedef {k} K;
-__device__ __forceinline__ K key_of(const T v) {{
-{key}
-}}
 __device__ __forceinline__ bool less(const K ka, const unsigned int ia, const K kb,
                                      const unsigned int ib) {{
   return ka < kb || (ka == kb && ia < ib);
@@ -91,11 +87,7 @@ extern "C" __global__ void __launch_bounds__(1024) k(const T* __restrict__ x,
 
 _RADIX = r"""
 #include <cub/block/block_radix_sort.cuh>
-typedef {t} T; typedef {k} K;
-__device__ __forceinline__ K key_of(const T v) {{
-{key}
-}}
-extern "C" __global__ void __launch_bounds__({bt}) k(const T* __restrict__ x,
+{keys}extern "C" __global__ void __launch_bounds__({bt}) k(const T* __restrict__ x,
     {out_t}* __restrict__ y, const long long rows, const long long R, const int descending) {{
   typedef cub::BlockRadixSort<K, {bt}, {ipt}, int> Sort;
   __shared__ typename Sort::TempStorage tmp;
@@ -148,14 +140,12 @@ class Sorts(Family):
         self.cub = cub_options()
 
     def _function(self, d: np.dtype, arg: bool) -> Any:
-        return self._cached((d, arg), lambda: _SOURCE.format(
-            t=CTYPES[d], k=KEYS[d.itemsize], key=key_body(d), write=_write(d, arg),
-            out_t="long long" if arg else "T"))
+        return self._cached((d, arg), lambda: key_source(d) + _SOURCE.format(
+            write=_write(d, arg), out_t="long long" if arg else "T"))
 
     def _radix(self, d: np.dtype, arg: bool, bt: int, ipt: int) -> Any:
         return self._cached(("radix", d, arg, bt, ipt), lambda: _RADIX.format(
-            t=CTYPES[d], k=KEYS[d.itemsize], key=key_body(d), bt=bt, ipt=ipt,
-            write=_write(d, arg, "pos[r]"), out_t="long long" if arg else "T"),
+            keys=key_source(d), bt=bt, ipt=ipt, write=_write(d, arg, "pos[r]"), out_t="long long" if arg else "T"),
             self.cub or ())
 
     def _takes(self, a: Any, axis: int) -> bool:
@@ -197,4 +187,4 @@ class Sorts(Family):
         return kernel
 
 
-__all__ = ["BITONIC_MAX", "KEYS", "MAX_ROW", "Sorts", "key_body"]
+__all__ = ["BITONIC_MAX", "MAX_ROW", "Sorts"]

@@ -17,19 +17,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .c_types import CTYPES
-from .keys import KEYS, key_body, value_body
+from .keys import key_source, value_body
 
 #: the kernels of the family (see the module docstring)
 KINDS = ("pack", "flags", "finish", "inverse", "keys", "key_flags", "key_finish")
 
 _HEAD = r"""
-typedef {t} T; typedef {k} K;
 #define NAN_LAST {nan}
 #define LOW 0xffffffffULL
-__device__ __forceinline__ K key_of(const T v) {{
-{key}
-}}
 __device__ __forceinline__ T value_of(const K k) {{
 {value}
 }}
@@ -134,8 +129,7 @@ extern "C" __global__ void __launch_bounds__(256) k(const long long* __restrict_
 
 def source(kind: str, d: np.dtype) -> str:
     """The kernel ``k`` of ``kind`` (one of :data:`KINDS`) for elements of dtype ``d``."""
-    return _HEAD.format(t=CTYPES[d], k=KEYS[d.itemsize], key=key_body(d), value=value_body(d),
-                        nan=int(d.kind == "f")) + _BODIES[kind]
+    return key_source(d) + _HEAD.format(value=value_body(d), nan=int(d.kind == "f")) + _BODIES[kind]
 
 
 def shifts(d: np.dtype) -> tuple[int, ...]:
