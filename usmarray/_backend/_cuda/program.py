@@ -26,7 +26,6 @@ from .._program_args import Packer
 from .kernels._launch import CompileError, module
 
 LANGUAGE = "cuda"
-NAME = "cuda"
 #: no limit: the kernels' parallel axes are grid-stride loops with 64-bit indices
 MAX_WORK_ITEMS = None
 _BLOCK = 256
@@ -85,10 +84,10 @@ def unsupported(q: Any) -> str | None:
     return None
 
 
-def strides(raw: Any) -> tuple[int, ...]:
+def strides(v: Any) -> tuple[int, ...]:
     """Strides in elements (CuPy's are in bytes)."""
-    isz = raw.itemsize
-    return tuple(s // isz for s in raw.strides)
+    isz = v.itemsize
+    return tuple(s // isz for s in v.strides)
 
 
 def offset(raw: Any) -> int:
@@ -128,16 +127,12 @@ class Launcher(Packer):
 
     __slots__ = ("kernel",)
     int64 = _I64
+    strides = staticmethod(strides)
 
     def __init__(self, kernel: Any, params: tuple[tuple, ...], error_record: bool,
                  flat: bool) -> None:
         super().__init__(params, error_record, flat, _SCALAR)
         self.kernel = kernel
-
-    @staticmethod
-    def strides(v: Any) -> tuple[int, ...]:
-        isz = v.itemsize
-        return tuple(s // isz for s in v.strides)  # CuPy's are in bytes
 
     def submit(self, q: Any, args: list, gsize: tuple[int, ...]) -> None:
         grid, block = _grid(gsize)
@@ -155,6 +150,6 @@ def launcher(kernel: Any, params: tuple[tuple, ...], n_extra: int, error_record:
 
 
 __all__ = [
-    "LANGUAGE", "MAX_WORK_ITEMS", "NAME", "BuildFailure", "compile", "describe", "offset", "has_fp64", "launcher",
+    "LANGUAGE", "MAX_WORK_ITEMS", "BuildFailure", "compile", "describe", "offset", "has_fp64", "launcher",
     "max_parallel_axes", "program_key", "strides", "unsupported",
 ]

@@ -33,7 +33,6 @@ from .c_types import CTYPES
 
 _nd = cupy.ndarray
 TILE = 8192
-_SUB = 1024
 #: result dtypes the kernels produce (a shuffle moves 4 or 8 bytes)
 _OUT: frozenset[np.dtype] = frozenset(np.dtype(c) for c in "iIqQfd")
 _IN: frozenset[np.dtype] = frozenset(d for d in CTYPES)
@@ -91,7 +90,7 @@ __device__ __forceinline__ O sub(const T* __restrict__ x, O* __restrict__ y,
 }}
 """
 
-_ROWS = r"""
+ROWS_SOURCE = r"""
 extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ x, O* __restrict__ y,
     const long long rows, const long long R, const long long yR, const long long off) {
   __shared__ O wt[8];
@@ -152,16 +151,13 @@ def common(t: np.dtype, o: np.dtype, expr: str, ident: str, store: dict[str, str
     return _COMMON.format(t=CTYPES[t], o=CTYPES[o], ident=ident, expr=expr, **store)
 
 
-ROWS_SOURCE = _ROWS
-
-
 class Scans(Family):
     """``cumulative_sum``/``cumulative_prod`` along the last axis of a C-contiguous
     array of plain device memory (other layouts, axes and dtypes: the fallback)."""
 
     def _function(self, name: str, kind: str, t: np.dtype, o: np.dtype) -> Any:
         expr, ident = _OPS[name]
-        body = {"rows": _ROWS, "sums": _TILE_SUMS, "tiles": _TILE_SCAN}[kind]
+        body = {"rows": ROWS_SOURCE, "sums": _TILE_SUMS, "tiles": _TILE_SCAN}[kind]
         return self._cached((name, kind, t, o), lambda: common(
             t, o, expr, ident, SCAN_STORE) + body)
 

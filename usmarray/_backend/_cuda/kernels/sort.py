@@ -159,15 +159,14 @@ class Sorts(Family):
     def run(self, a: Any, descending: bool, arg: bool) -> Any:
         R = a.shape[-1]
         rows = a.size // R
+        out = _nd(a.shape, _I64 if arg else a.dtype)
         if self.cub and R > BITONIC_MAX:
             bt, ipt = next(shape for top, shape in _RADIX_SHAPES if R <= top)
-            out = _nd(a.shape, _I64 if arg else a.dtype)
             launch(self._radix(a.dtype, arg, bt, ipt), (min(rows, 1 << 20), 1, 1),
                    (bt, 1, 1), "QQqqq", a.data.ptr, out.data.ptr, rows, R, int(descending),
                    stream=stream_ptr())
             return out
         P = 1 << (R - 1).bit_length()
-        out = _nd(a.shape, _I64 if arg else a.dtype)
         shared = (P * a.dtype.itemsize + 7) // 8 * 8 + 4 * P
         block = max(32, min(1024, P // 2))
         launch(self._function(a.dtype, arg), (min(rows, 1 << 20), 1, 1), (block, 1, 1),
