@@ -326,11 +326,8 @@ class CudaBackend(BackendBase):
         if fast:  # a result on the default queue: a spare one where one is free
             return self.engine.run(sig, body, names, arrays, consts, out_dtype,
                                    self.spare.new_out, c_order=c_order)
-        q = self.queue_of(arrays[0])
-        ut = self.coerced_usm_type([self.usm_type_of(a) for a in arrays])
-        with self.placement(q, ut):
-            return self.engine.run(sig, body, names, arrays, consts, out_dtype, plain_out,
-                                   c_order=c_order)
+        return self._slow(self.engine.run, (sig, body, names, arrays, consts, out_dtype,
+                                            plain_out), {"c_order": c_order})
 
     def c_order_copy(self, raw: Any) -> Any:
         return self.convert(raw, raw.dtype, c_order=True)
