@@ -107,6 +107,11 @@ class _Scratch(threading.local):
         self.bufs: dict[tuple[int, int, int], Any] = {}
 
     def get(self, device: int, stream: int, slot: int, nbytes: int) -> Any:
+        """``nbytes`` in buffer ``slot`` of the stream, or in a new allocation beyond
+        :data:`_SCRATCH_MAX` (which the caller keeps alive until the launches that read
+        it are queued)."""
+        if nbytes > _SCRATCH_MAX:
+            return _device_bytes(nbytes)
         key = (device, stream, slot)
         b = self.bufs.get(key)
         if b is None or b.size < nbytes:
@@ -259,30 +264,22 @@ class Reductions(Family):
         src: Any = srcs or (a.data.ptr,)
         last = len(plan.steps) - 1
         keep = []
+        out = (alloc or self._new_out)(plan.shape, plan.dtype, plan.size, stream)
         for i, st in enumerate(plan.steps):
-            if i == last:
-                out = (alloc or self._new_out)(plan.shape, plan.dtype, plan.size, stream)
-                if st.fused:
-                    if st.nbytes <= _SCRATCH_MAX:
-                        part = self._scratch.get(dev, stream, i & 1, st.nbytes)
-                    else:
-                        part = _device_bytes(st.nbytes)
-                        keep.append(part)
-                    cnt = self._scratch.counters(dev, stream, st.fused)
-                    launch(st.f, st.grid, st.block, st.fmt, *src, part.data.ptr, *st.args,
-                           out.data.ptr, cnt.data.ptr, stream=stream)
-                    return out
+            if i == last and not st.fused:
                 launch(st.f, st.grid, st.block, st.fmt, *src, out.data.ptr, *st.args,
                        stream=stream)
                 return out
-            if st.nbytes <= _SCRATCH_MAX:
-                dst = self._scratch.get(dev, stream, i & 1, st.nbytes).data.ptr
-            else:
-                buf = _device_bytes(st.nbytes)
-                keep.append(buf)  # alive until the launches that read it are queued
-                dst = buf.data.ptr
-            launch(st.f, st.grid, st.block, st.fmt, *src, dst, *st.args, stream=stream)
-            src = (dst,)
+            part = self._scratch.get(dev, stream, i & 1, st.nbytes)
+            keep.append(part)
+            if i == last:  # a fused pass: partials to scratch, its rows' results to out
+                cnt = self._scratch.counters(dev, stream, st.fused)
+                launch(st.f, st.grid, st.block, st.fmt, *src, part.data.ptr, *st.args,
+                       out.data.ptr, cnt.data.ptr, stream=stream)
+                return out
+            launch(st.f, st.grid, st.block, st.fmt, *src, part.data.ptr, *st.args,
+                   stream=stream)
+            src = (part.data.ptr,)
         raise AssertionError("a plan ends with its result")  # pragma: no cover
 
     def run_fused(self, name: str, body: str, inputs: list[tuple[int, Any]],
