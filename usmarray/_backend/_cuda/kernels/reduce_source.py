@@ -12,7 +12,7 @@ give NaN where ``count - correction <= 0``; the 2-norm scales by the largest mag
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -43,8 +43,7 @@ _MAX = Op((("v", "S"),), "a.v = LOWEST;", "a.v = (S)x;",
           "return (a.v > b.v || a.v != a.v) ? a : b;", "return (O)a.v;")
 _MIN = Op((("v", "S"),), "a.v = HIGHEST;", "a.v = (S)x;",
           "return (a.v < b.v || a.v != a.v) ? a : b;", "return (O)a.v;")
-_MEAN = Op((("v", "S"),), "a.v = (S)0;", "a.v = (S)x;", "a.v += b.v; return a;",
-           "return (O)(a.v / (S)n);")
+_MEAN = replace(_SUM, fin="return (O)(a.v / (S)n);")
 _WELFORD_MERGE = (
     "if (b.n == 0) return a; if (a.n == 0) return b;\n"
     "  const long long n = a.n + b.n; const S d = b.m - a.m; const S f = (S)b.n / (S)n;\n"
@@ -54,8 +53,7 @@ _VAR_FIN = ("const double den = (double)a.n - corr;\n"
             "  const S v = den > 0 ? a.q / (S)den : (S)__longlong_as_double(0x7ff8000000000000ULL);\n")
 _VAR = Op(_WELFORD_FIELDS, "a.n = 0; a.m = 0; a.q = 0;", "a.n = 1; a.m = (S)x; a.q = 0;",
           _WELFORD_MERGE, _VAR_FIN + "  return (O)v;")
-_STD = Op(_WELFORD_FIELDS, "a.n = 0; a.m = 0; a.q = 0;", "a.n = 1; a.m = (S)x; a.q = 0;",
-          _WELFORD_MERGE, _VAR_FIN + "  return (O)sqrt(v);")
+_STD = replace(_VAR, fin=_VAR_FIN + "  return (O)sqrt(v);")
 # the 2-norm as scale * sqrt(q): the largest magnitude so far and the sum of squares of
 # the magnitudes relative to it; ``f`` flags an infinite element (the result is then inf)
 _HYPOT = Op(
@@ -94,8 +92,7 @@ _ARG_MERGE = (
 _ARG_FIELDS = (("v", "S"), ("i", "long long"))
 _ARGMAX = Op(_ARG_FIELDS, "a.v = 0; a.i = -1;", "a.v = (S)x; a.i = r;",
              _ARG_MERGE.replace("{cmp}", ">"), "return (O)a.i;")
-_ARGMIN = Op(_ARG_FIELDS, "a.v = 0; a.i = -1;", "a.v = (S)x; a.i = r;",
-             _ARG_MERGE.replace("{cmp}", "<"), "return (O)a.i;")
+_ARGMIN = replace(_ARGMAX, merge=_ARG_MERGE.replace("{cmp}", "<"))
 
 OPS: dict[str, Op] = {
     "sum": _SUM, "prod": _PROD, "max": _MAX, "min": _MIN, "mean": _MEAN, "var": _VAR,
