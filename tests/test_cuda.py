@@ -57,7 +57,7 @@ def test_creation_placement_and_usm_type(usm_type):
     for raw in (
         be.empty((3, 4), dtype=np.float32, usm_type=usm_type, queue=q),
         be.zeros((5,), dtype=np.int64, usm_type=usm_type, queue=q),
-        be.full((2, 2), 7, dtype=np.uint64, usm_type=usm_type, sycl_queue=q),
+        be.full((2, 2), 7, dtype=np.uint64, usm_type=usm_type, queue=q),
         be.arange(0, 10, 2, dtype=np.int32, usm_type=usm_type, queue=q),
         be.linspace(0, 1, 5, dtype=np.float64, usm_type=usm_type, queue=q),
         be.eye(3, 4, k=1, dtype=np.float32, usm_type=usm_type, queue=q),

@@ -666,84 +666,80 @@ class CudaBackend(BackendBase):
             return fn(*args, **kw)
 
     def empty(self, shape: Any, dtype: Any = None, order: Any = "C", usm_type: Any = None,
-              queue: Any = None, sycl_queue: Any = None) -> Any:
-        q = queue or sycl_queue
-        if ((q is None or q is self._defaults[0]) and self._single and order == "C"
+              queue: Any = None) -> Any:
+        if ((queue is None or queue is self._defaults[0]) and self._single and order == "C"
                 and (usm_type is None or usm_type == "device")):
             return _nd(shape, dtype or np.float64)  # cupy.empty's own call, without its wrapper
         return self._create(cupy.empty, (shape,), {"dtype": dtype or np.float64, "order": order},
-                            _count(shape), dtype, usm_type, queue or sycl_queue)
+                            _count(shape), dtype, usm_type, queue)
 
     def zeros(self, shape: Any, dtype: Any = None, order: Any = "C", usm_type: Any = None,
-              queue: Any = None, sycl_queue: Any = None) -> Any:
+              queue: Any = None) -> Any:
         return self.full(shape, 0, dtype=dtype or np.float64, order=order, usm_type=usm_type,
-                         queue=queue or sycl_queue)
+                         queue=queue)
 
     def ones(self, shape: Any, dtype: Any = None, order: Any = "C", usm_type: Any = None,
-             queue: Any = None, sycl_queue: Any = None) -> Any:
+             queue: Any = None) -> Any:
         return self.full(shape, 1, dtype=dtype or np.float64, order=order, usm_type=usm_type,
-                         queue=queue or sycl_queue)
+                         queue=queue)
 
     def full(self, shape: Any, fill_value: Any, dtype: Any = None, order: Any = "C",
-             usm_type: Any = None, queue: Any = None, sycl_queue: Any = None) -> Any:
-        q = queue or sycl_queue
+             usm_type: Any = None, queue: Any = None) -> Any:
         if fill_value.__class__ is _nd:
             out = self.empty(shape, dtype=dtype or fill_value.dtype, order=order,
-                             usm_type=usm_type, queue=q)
+                             usm_type=usm_type, queue=queue)
             with self.placement(self.queue_of(out), self.usm_type_of(out)):
                 out[...] = fill_value
             return out
         if dtype is not None and fill_value.__class__ in (bool, int, float, complex):
             out = self._fill(_shape_tuple(shape), fill_value, np.dtype(dtype), order,
-                             usm_type or "device", q or self._defaults[0])
+                             usm_type or "device", queue or self._defaults[0])
             if out is not None:
                 return out
         return self._create(_full, (shape, fill_value), {"dtype": dtype, "order": order},
-                            _count(shape), dtype, usm_type, q)
+                            _count(shape), dtype, usm_type, queue)
 
     def arange(self, start: Any, stop: Any = None, step: Any = 1, dtype: Any = None,
-               usm_type: Any = None, queue: Any = None, sycl_queue: Any = None) -> Any:
+               usm_type: Any = None, queue: Any = None) -> Any:
         lo, hi = (0, start) if stop is None else (start, stop)
         n = max(0, math.ceil((hi - lo) / step)) if step else 0
         return self._create(self.ramps.arange, (start, stop, step), {"dtype": dtype}, n, dtype,
-                            usm_type, queue or sycl_queue)
+                            usm_type, queue)
 
     def linspace(self, start: Any, stop: Any, num: int, dtype: Any = None, endpoint: bool = True,
-                 usm_type: Any = None, queue: Any = None, sycl_queue: Any = None,
-                 compute_dtype: Any = None) -> Any:
+                 usm_type: Any = None, queue: Any = None, compute_dtype: Any = None) -> Any:
         return self._create(self.ramps.linspace, (start, stop, num),
                             {"dtype": dtype, "endpoint": endpoint,
-                             "compute_dtype": compute_dtype}, num, dtype, usm_type,
-                            queue or sycl_queue)
+                             "compute_dtype": compute_dtype}, num, dtype, usm_type, queue)
 
     def eye(self, n_rows: int, n_cols: Any = None, k: int = 0, dtype: Any = None,
-            usm_type: Any = None, queue: Any = None, sycl_queue: Any = None) -> Any:
+            usm_type: Any = None, queue: Any = None) -> Any:
         m = n_rows if n_cols is None else n_cols
         return self._create(self.ramps.eye, (n_rows, n_cols), {"k": k, "dtype": dtype},
-                            n_rows * m, dtype, usm_type, queue or sycl_queue)
+                            n_rows * m, dtype, usm_type, queue)
 
     def _like_placement(self, x: Any, dtype: Any, usm_type: Any, queue: Any) -> tuple:
         return (dtype or x.dtype, usm_type or self.usm_type_of(x),
                 queue if queue is not None else self.queue_of(x))
 
-    def empty_like(self, x: Any, dtype: Any = None, usm_type: Any = None, queue: Any = None,
-                   sycl_queue: Any = None) -> Any:
-        d, ut, q = self._like_placement(x, dtype, usm_type, queue or sycl_queue)
+    def empty_like(self, x: Any, dtype: Any = None, usm_type: Any = None,
+                   queue: Any = None) -> Any:
+        d, ut, q = self._like_placement(x, dtype, usm_type, queue)
         return self.empty(x.shape, dtype=d, usm_type=ut, queue=q)
 
-    def zeros_like(self, x: Any, dtype: Any = None, usm_type: Any = None, queue: Any = None,
-                   sycl_queue: Any = None) -> Any:
-        d, ut, q = self._like_placement(x, dtype, usm_type, queue or sycl_queue)
+    def zeros_like(self, x: Any, dtype: Any = None, usm_type: Any = None,
+                   queue: Any = None) -> Any:
+        d, ut, q = self._like_placement(x, dtype, usm_type, queue)
         return self.zeros(x.shape, dtype=d, usm_type=ut, queue=q)
 
-    def ones_like(self, x: Any, dtype: Any = None, usm_type: Any = None, queue: Any = None,
-                  sycl_queue: Any = None) -> Any:
-        d, ut, q = self._like_placement(x, dtype, usm_type, queue or sycl_queue)
+    def ones_like(self, x: Any, dtype: Any = None, usm_type: Any = None,
+                  queue: Any = None) -> Any:
+        d, ut, q = self._like_placement(x, dtype, usm_type, queue)
         return self.ones(x.shape, dtype=d, usm_type=ut, queue=q)
 
     def full_like(self, x: Any, fill_value: Any, dtype: Any = None, usm_type: Any = None,
-                  queue: Any = None, sycl_queue: Any = None) -> Any:
-        d, ut, q = self._like_placement(x, dtype, usm_type, queue or sycl_queue)
+                  queue: Any = None) -> Any:
+        d, ut, q = self._like_placement(x, dtype, usm_type, queue)
         return self.full(x.shape, fill_value, dtype=d, usm_type=ut, queue=q)
 
     # ---- the usm_ndarray constructor (usmarray/_backend/_construct.py) ---------------------
@@ -886,11 +882,10 @@ class CudaBackend(BackendBase):
         return np.asarray(_HostView(raw))
 
     def asarray(self, obj: Any, dtype: Any = None, copy: Any = None, usm_type: Any = None,
-                queue: Any = None, sycl_queue: Any = None, q: Any = None) -> Any:
+                queue: Any = None) -> Any:
         """The provider-level ``asarray``: CuPy arrays (moved to ``queue`` and
         ``usm_type`` where asked, copied only where needed), objects with
         ``__cuda_array_interface__`` (zero-copy), anything NumPy takes (copied)."""
-        q = queue or sycl_queue or q
         if obj.__class__ is not _nd:
             iface = None if isinstance(obj, (list, tuple, np.ndarray)) else _io.read_cai(obj)
             if iface is not None:
@@ -898,7 +893,7 @@ class CudaBackend(BackendBase):
         if obj.__class__ is _nd:
             src_q = self.queue_of(obj)
             src_ut = self.usm_type_of(obj)
-            q = q or src_q
+            q = queue or src_q
             ut = usm_type or src_ut
             moved = self.to_queue(obj, q) if src_q != q else obj
             need = dtype is not None and np.dtype(dtype) != obj.dtype
@@ -924,7 +919,7 @@ class CudaBackend(BackendBase):
         if copy is False:
             raise ValueError("asarray: copy=False, but host data must be copied to the GPU")
         host = np.asarray(_host_nested(obj), dtype=dtype)
-        return self.from_host(host, usm_type or "device", q or self._defaults[0])
+        return self.from_host(host, usm_type or "device", queue or self._defaults[0])
 
     def to_queue(self, raw: Any, q: CudaQueue, stream: Any = None) -> Any:
         """``raw`` on queue ``q``.  Same GPU: a zero-copy view, ordered after the source
