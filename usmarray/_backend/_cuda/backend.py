@@ -1149,11 +1149,11 @@ class CudaBackend(BackendBase):
         except TypeError:
             cap = x.__dlpack__(stream=handle)
         t = _io.read_capsule(cap)
-        if t["dev"][0] != dev[0] or (dev[0] != _io.KDL_CUDA_HOST and t["dev"][1] != dev[1]):
+        if t.dev[0] != dev[0] or (dev[0] != _io.KDL_CUDA_HOST and t.dev[1] != dev[1]):
             raise BufferError(f"from_dlpack: __dlpack_device__() said {dev}, the capsule "
-                              f"says {t['dev']}")
+                              f"says {t.dev}")
         raw = _io.import_capsule(t, home)
-        if t["read_only"]:
+        if t.read_only:
             raw = self.read_only_view(raw)
         if q is not None and q != home:
             if copy is False and q.device_id != home.device_id:

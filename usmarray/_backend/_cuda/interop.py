@@ -25,6 +25,7 @@ import ctypes as C
 import math
 import operator
 import struct
+from types import SimpleNamespace
 from typing import Any
 
 import cupy
@@ -232,22 +233,7 @@ def set_capsule_read_only(capsule: Any) -> bool:
 
 
 # ---- DLPack import ---------------------------------------------------------------------
-class _CapsuleOwner:
-    """Calls a managed tensor's deleter once, when collected."""
-
-    __slots__ = ("_managed", "_deleter")
-
-    def __init__(self, managed: int, deleter: int) -> None:
-        self._managed = managed
-        self._deleter = _dl._DELETER(deleter) if deleter else None
-
-    def __del__(self) -> None:
-        fn, self._deleter = self._deleter, None
-        if fn is not None:
-            fn(self._managed)
-
-
-def read_capsule(capsule: Any) -> dict[str, Any]:
+def read_capsule(capsule: Any) -> SimpleNamespace:
     """The validated fields of a DLPack capsule (nothing taken yet)."""
     if type(capsule) is not _dl._CAPSULE:
         raise TypeError(f"from_dlpack: __dlpack__() returned {type(capsule).__name__}, "
@@ -298,26 +284,25 @@ def read_capsule(capsule: Any) -> dict[str, Any]:
         raise ValueError(f"from_dlpack: byte_offset {offset} leaves the 64-bit range")
     if math.prod(shape) and not data:
         raise ValueError(f"from_dlpack: data is NULL for a tensor of shape {shape}")
-    return {"capsule": capsule, "versioned": versioned, "managed": addr, "deleter": deleter,
-            "ptr": (data or 0) + offset, "dev": (dev_type, dev_id), "dtype": dtype,
-            "shape": shape, "strides": strides, "read_only": bool(flags & 1)}
+    return SimpleNamespace(capsule=capsule, versioned=versioned, managed=addr, deleter=deleter,
+                           ptr=(data or 0) + offset, dev=(dev_type, dev_id), dtype=dtype,
+                           shape=shape, strides=strides, read_only=bool(flags & 1))
 
 
-def import_capsule(t: dict[str, Any], queue: Any) -> Any:
-    """A zero-copy cupy.ndarray over a validated tensor ``t``, held by ``queue``'s
-    placement; the capsule is consumed."""
-    dtype, shape = t["dtype"], t["shape"]
+def import_capsule(t: SimpleNamespace, queue: Any) -> Any:
+    """A zero-copy cupy.ndarray over a validated tensor ``t`` (:func:`read_capsule`),
+    held by ``queue``'s placement; the capsule is consumed."""
+    dtype, shape, ptr = t.dtype, t.shape, t.ptr
     isz = dtype.itemsize
-    bstrides = tuple(s * isz for s in t["strides"])
-    dev_type, dev_id = t["dev"]
+    bstrides = tuple(s * isz for s in t.strides)
+    dev_type, dev_id = t.dev
     usm = _USM_OF_DLPACK[dev_type]
-    ptr = t["ptr"]
     size = math.prod(shape)
     if size:
         lo, hi = span(shape, bstrides)
         hi += isz - 1  # the last byte
         if hi - lo >= INDEX_LIMIT or ptr + lo < 0 or ptr + hi >= 2**64:
-            raise ValueError(f"from_dlpack: shape {shape} and strides {t['strides']} leave "
+            raise ValueError(f"from_dlpack: shape {shape} and strides {t.strides} leave "
                              "the address space")
         check_memory(ptr + lo, ptr + hi, (usm,), None if usm == "host" else dev_id,
                      "from_dlpack")
@@ -325,11 +310,10 @@ def import_capsule(t: dict[str, Any], queue: Any) -> Any:
         if ptr % align:
             raise BufferError(f"from_dlpack: the first element at {ptr:#x} is not aligned "
                               f"for {dtype}")
-    owner = _CapsuleOwner(t["managed"], t["deleter"])
-    if _dl._set_name(t["capsule"], _dl._USED_NAMES[t["versioned"]]) != 0:  # pragma: no cover
-        raise BufferError("from_dlpack: could not take ownership of the capsule")
+    owner = _dl._Owner()
+    owner.arm(t)  # type: ignore[arg-type]
     if not size:
-        del owner
+        owner.release()
         return cupy.ndarray(shape, dtype)
     dev = queue.device_id if usm == "host" else dev_id
     return view(ptr, shape, dtype, bstrides, Placed(queue, usm, owner), dev)
