@@ -671,7 +671,7 @@ class CudaBackend(BackendBase):
                 and (usm_type is None or usm_type == "device")):
             return _nd(shape, dtype or np.float64)  # cupy.empty's own call, without its wrapper
         return self._create(cupy.empty, (shape,), {"dtype": dtype or np.float64, "order": order},
-                            _count(shape), dtype, usm_type, queue)
+                            math.prod(_shape_tuple(shape)), dtype, usm_type, queue)
 
     def zeros(self, shape: Any, dtype: Any = None, order: Any = "C", usm_type: Any = None,
               queue: Any = None) -> Any:
@@ -697,7 +697,7 @@ class CudaBackend(BackendBase):
             if out is not None:
                 return out
         return self._create(_full, (shape, fill_value), {"dtype": dtype, "order": order},
-                            _count(shape), dtype, usm_type, queue)
+                            math.prod(_shape_tuple(shape)), dtype, usm_type, queue)
 
     def arange(self, start: Any, stop: Any = None, step: Any = 1, dtype: Any = None,
                usm_type: Any = None, queue: Any = None) -> Any:
@@ -1180,10 +1180,6 @@ class _HostView:
 
 def _shape_tuple(shape: Any) -> tuple[int, ...]:
     return tuple(shape) if isinstance(shape, (tuple, list)) else (int(shape),)
-
-
-def _count(shape: Any) -> int:
-    return math.prod(shape) if isinstance(shape, (tuple, list)) else int(shape)
 
 
 def _full(shape: Any, fill_value: Any, dtype: Any = None, order: Any = "C") -> Any:
