@@ -1053,13 +1053,6 @@ class CudaBackend(BackendBase):
     def fft(self, fname: builtins.str, raw: Any, **kw: Any) -> Any:
         return getattr(self.linalg_kernels.fft, fname)(raw, **kw)
 
-    def eig(self, raw: Any, vectors: bool) -> Any:
-        k = self.linalg_kernels
-        try:
-            return k.eig(raw, vectors)
-        except k.errors as exc:
-            raise LinAlgError(f"{'eig' if vectors else 'eigvals'}: {exc}") from None
-
     # ---- interop ----------------------------------------------------------------------
     def array_attribute(self, raw: Any, name: builtins.str) -> Any:
         if name == "__cuda_array_interface__":

@@ -1,8 +1,8 @@
 """LAPACK-like and FFT kernels for CUDA arrays: cuSOLVER, cuBLAS and cuFFT via CuPy.
 
 :class:`CupyLinalgKernels` holds ``linalg`` and ``fft`` namespaces of NumPy-shaped
-functions, the ``errors`` they raise and ``eig(raw, vectors)``, for the backend's
-``linalg``, ``fft`` and ``eig``.
+functions and the ``errors`` they raise, for the backend's ``linalg`` and ``fft`` (and
+``eig``, which is ``linalg``'s ``eig`` and ``eigvals``).
 Every routine runs on the operand's queue (device and stream) with results in its
 memory kind; nothing goes through the host.  Failures (a singular matrix, a
 matrix that is not positive definite) raise ``numpy.linalg.LinAlgError``: CuPy
@@ -25,7 +25,6 @@ from .cufft import DirectFFT
 
 class CupyLinalgKernels:
     def __init__(self, be: Any) -> None:
-        self._be = be
         self.errors: tuple[type[BaseException], ...] = (np.linalg.LinAlgError,)
         placed = be._placed
         cl = cupy.linalg
@@ -41,6 +40,16 @@ class CupyLinalgKernels:
 
         def raising(fn: Any) -> Any:
             return placed(strict(fn))
+
+        def finite(fn: Any) -> Any:
+            """``fn`` of general square matrices (cuSOLVER's geev through
+            ``cupy.linalg``), refusing matrices with an infinity or a NaN."""
+            def call(a: Any) -> Any:
+                if not bool(be.all(be.isfinite(a))):
+                    raise np.linalg.LinAlgError("eig: the matrix contains infinities or NaNs")
+                return fn(a)
+
+            return call
 
         # the direct routines but gesvdj read their own flags: only the fallbacks (and
         # svd) take errstate
@@ -105,7 +114,7 @@ class CupyLinalgKernels:
             # QR cannot fail (cuSOLVER's info flags only report bad arguments): no
             # errstate, so CuPy reads no flag back and the call does not wait
             qr=placed(qr), eigh=placed(eigh), eigvalsh=placed(eigvalsh),
-            eig=raising(cl.eig), eigvals=raising(cl.eigvals),
+            eig=finite(raising(cl.eig)), eigvals=finite(raising(cl.eigvals)),
         )
         direct = DirectFFT(be._is_fast, be._single, be.multiply)
         self.fft = SimpleNamespace(**{
@@ -114,16 +123,6 @@ class CupyLinalgKernels:
                 "fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft",
                 "ihfft", "fft2", "ifft2", "rfft2", "irfft2")
         })
-
-    def eig(self, raw: Any, vectors: bool) -> Any:
-        """Eigenvalues (and vectors) of general square matrices, complex, on the GPU
-        (cuSOLVER's geev through ``cupy.linalg.eig``)."""
-        be = self._be
-        if not bool(be.all(be.isfinite(raw))):
-            raise np.linalg.LinAlgError("eig: the matrix contains infinities or NaNs")
-        if vectors:
-            return self.linalg.eig(raw)
-        return self.linalg.eigvals(raw)
 
 
 __all__ = ["CupyLinalgKernels"]
