@@ -1044,10 +1044,9 @@ class CudaBackend(BackendBase):
 
     # ---- linear algebra and FFT: cuSOLVER, cuBLAS, cuFFT ----------------------------
     def linalg(self, fname: builtins.str, *raws: Any, **kw: Any) -> Any:
-        k = self.linalg_kernels
         try:
-            return getattr(k.linalg, fname)(*raws, **kw)
-        except k.errors as exc:
+            return getattr(self.linalg_kernels.linalg, fname)(*raws, **kw)
+        except np.linalg.LinAlgError as exc:
             raise LinAlgError(f"{fname}: {exc}") from None
 
     def fft(self, fname: builtins.str, raw: Any, **kw: Any) -> Any:

@@ -1,8 +1,8 @@
 """LAPACK-like and FFT kernels for CUDA arrays: cuSOLVER, cuBLAS and cuFFT via CuPy.
 
 :class:`CupyLinalgKernels` holds ``linalg`` and ``fft`` namespaces of NumPy-shaped
-functions and the ``errors`` they raise, for the backend's ``linalg`` and ``fft`` (and
-``eig``, which is ``linalg``'s ``eig`` and ``eigvals``).
+functions for the backend's ``linalg`` and ``fft`` (and ``eig``, which is ``linalg``'s
+``eig`` and ``eigvals``).
 Every routine runs on the operand's queue (device and stream) with results in its
 memory kind; nothing goes through the host.  Failures (a singular matrix, a
 matrix that is not positive definite) raise ``numpy.linalg.LinAlgError``: CuPy
@@ -25,7 +25,6 @@ from .cufft import DirectFFT
 
 class CupyLinalgKernels:
     def __init__(self, be: Any) -> None:
-        self.errors: tuple[type[BaseException], ...] = (np.linalg.LinAlgError,)
         placed = be._placed
         cl = cupy.linalg
 
