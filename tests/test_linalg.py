@@ -18,6 +18,7 @@ import warnings
 
 import numpy as np
 import pytest
+from test_reliability_common import device_params
 
 import usmarray as xp
 from usmarray import _backend as _be_layer  # noqa: E402
@@ -250,6 +251,15 @@ def test_eig_special_matrices():
     assert np.all(w.imag == 0)  # real eigenvalues of a real matrix come out real
     with pytest.raises(la.LinAlgError):
         la.eig(xp.asarray(np.array([[1.0, np.nan], [0.0, 1.0]])))
+
+
+@pytest.mark.parametrize("dev", device_params("numpy", "opencl:cpu", "cuda:0"))
+def test_eig_of_a_matrix_with_nan_names_the_function_once(dev):
+    a = xp.asarray(np.array([[1.0, np.nan], [0.0, 1.0]]), device=dev)
+    for fn in (la.eig, la.eigvals):
+        with pytest.raises(la.LinAlgError) as info:
+            fn(a)
+        assert str(info.value) == f"{fn.__name__}: the matrix contains infinities or NaNs"
 
 
 @pytest.mark.parametrize("shape", [(6, 4), (4, 6), (2, 3, 5, 3)])

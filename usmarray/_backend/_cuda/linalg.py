@@ -45,7 +45,7 @@ class CupyLinalgKernels:
             ``cupy.linalg``), refusing matrices with an infinity or a NaN."""
             def call(a: Any) -> Any:
                 if not bool(be.all(be.isfinite(a))):
-                    raise np.linalg.LinAlgError("eig: the matrix contains infinities or NaNs")
+                    raise np.linalg.LinAlgError("the matrix contains infinities or NaNs")
                 return fn(a)
 
             return call
