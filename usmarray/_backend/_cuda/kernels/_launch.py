@@ -6,8 +6,7 @@ device).  CuPy's own compile path is not used: it appends ``-ftz=true`` after th
 caller's options, which flushes float32 subnormals to zero.
 :func:`launch` packs 8-byte arguments (``fmt``: ``struct`` codes ``Q`` for a
 pointer, ``q`` for an int64, ``d`` for a double) into per-thread slots and calls the
-driver's ``cuLaunchKernel`` on CuPy's current stream; where CuPy has no such binding it
-calls the ``Function`` with NumPy scalars.
+driver's ``cuLaunchKernel`` (CuPy's binding) on CuPy's current stream.
 """
 
 from __future__ import annotations
@@ -23,39 +22,35 @@ from pathlib import Path
 from typing import Any
 
 import cupy
-import numpy as np
 
 #: IEEE semantics: subnormals kept, exact division and square root
 OPTIONS = ("-ftz=false", "-prec-div=true", "-prec-sqrt=true", "-std=c++17")
 
-_driver: Any = getattr(cupy.cuda, "driver", None)
-_raw_launch: Any = getattr(_driver, "launchKernel", None)
+_driver: Any = cupy.cuda.driver
 _INVALID_CONTEXT = 201  # CUDA_ERROR_INVALID_CONTEXT
+#: the driver's cuLaunchKernel with C-typed arguments (CuPy's binding), for the hottest
+#: launch: a call that raises goes to :func:`driver_launch` (which makes a context
+#: current where the thread has none)
+raw_launch: Any = _driver.launchKernel
 
 
-def _driver_launch(*args: Any) -> None:
+def driver_launch(*args: Any) -> None:
     """cuLaunchKernel; a thread that has not made a CUDA context current yet (a worker
     thread whose first GPU call is this launch) gets the current device's primary
     context, as the runtime API gives it implicitly, and the launch is tried again."""
     try:
-        _raw_launch(*args)
+        raw_launch(*args)
     except _driver.CUDADriverError as exc:
         if exc.status != _INVALID_CONTEXT:
             raise
         cupy.cuda.runtime.setDevice(cupy.cuda.runtime.getDevice())
-        _raw_launch(*args)
+        raw_launch(*args)
 
 
-#: the driver's cuLaunchKernel with C-typed arguments (CuPy's binding), when present
-driver_launch: Any = None if _raw_launch is None else _driver_launch
-#: the binding itself, for the hottest launch: a call that raises goes to
-#: :data:`driver_launch` (which makes a context current where the thread has none)
-raw_launch: Any = _raw_launch
 stream_ptr: Any = getattr(cupy.cuda.stream, "get_current_stream_ptr", None) or (
     lambda: int(cupy.cuda.get_current_stream().ptr))
 _cache: dict[tuple, Any] = {}
 _packers: dict[str, Any] = {}
-_SCALARS: dict[str, Any] = {"Q": np.uint64, "q": np.int64, "d": np.float64}
 
 
 #: bytes of one launch's parameters: 8-byte slots, and the elementwise engine's strided
@@ -208,10 +203,6 @@ def launch(f: Any, grid: tuple[int, int, int], block: tuple[int, int, int], fmt:
            *args: Any, shared: int = 0, stream: int | None = None) -> None:
     """Launch ``f`` on ``stream`` (a handle; CuPy's current stream where None) with
     ``args`` packed as ``fmt`` says."""
-    if driver_launch is None:
-        f(grid, block, tuple(_SCALARS[c](v) for c, v in zip(fmt, args, strict=True)),
-          shared_mem=shared)
-        return
     pack = _packers.get(fmt)
     if pack is None:
         pack = _packers[fmt] = struct.Struct("<" + fmt).pack_into

@@ -10,7 +10,6 @@ computed on the host and a kernel of one thread stores the value's bits there.
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable
 from typing import Any
 
 import cupy
@@ -38,16 +37,11 @@ class ElementStore(Family):
     dtype; plain device memory), else False and nothing is written (the caller then
     lets CuPy do it, with its errors)."""
 
-    def __init__(self, is_fast: Callable[[Any], bool], single_gpu: bool) -> None:
-        super().__init__(is_fast, single_gpu)
-        #: the launch is the driver's (CuPy's binding); without it CuPy does the store
-        self.enabled = driver_launch is not None
-
     def store(self, raw: Any, key: Any, value: Any) -> bool:
         """See the class; ``value`` may also be a 0-D array of plain device memory of a
         real or bool dtype (scikit-learn's ``_fill_diagonal`` writes ``xp.asarray``
         of its value)."""
-        if not self.enabled or raw.__class__ is not _nd:
+        if raw.__class__ is not _nd:
             return False
         d = raw.dtype
         if d.kind not in "biuf":

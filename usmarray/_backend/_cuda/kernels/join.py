@@ -79,7 +79,6 @@ class Joins(Family):
         self._new_out = new_out
         #: per input count: packers of the pointer, length and offset columns
         self._packs: dict[int, Any] = {}
-        self.enabled = driver_launch is not None
 
     def _function(self, size: int) -> Any:
         return self._cached(size, lambda: _SOURCE.format(t=WORDS[size], k=MAX_INPUTS))
@@ -88,7 +87,7 @@ class Joins(Family):
         return 8 * sm_count()
 
     def _takes(self, arrays: Any) -> bool:
-        if not self.enabled or not 1 < len(arrays) <= MAX_INPUTS:
+        if not 1 < len(arrays) <= MAX_INPUTS:
             return False
         a0 = arrays[0]
         if a0.__class__ is not _nd or not a0.ndim or a0.dtype.itemsize not in WORDS:
