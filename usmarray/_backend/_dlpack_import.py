@@ -282,13 +282,16 @@ def _check_device(dev: tuple[int, int], where: str) -> None:
 
 
 # ---- reading and validating a capsule ---------------------------------------------------
-def _read(capsule: Any) -> _Tensor:
+def open_capsule(capsule: Any) -> tuple[int, bool]:
+    """(address of the managed tensor, whether it is versioned) of a DLPack capsule,
+    nothing taken: TypeError for anything but a capsule, BufferError for a consumed
+    one, ValueError for a capsule of another name."""
     if type(capsule) is not _CAPSULE:
         raise TypeError(
             f"from_dlpack: __dlpack__() returned {type(capsule).__name__}, not a DLPack capsule"
         )
     try:  # PyCapsule_GetPointer checks the name
-        addr, versioned = _get_pointer(capsule, _NAMES[True]), True
+        return _get_pointer(capsule, _NAMES[True]), True
     except ValueError:
         if not _is_valid(capsule, _NAMES[False]):
             name = _get_name(capsule)
@@ -297,7 +300,37 @@ def _read(capsule: Any) -> _Tensor:
             raise ValueError(
                 f"from_dlpack: a capsule named {name!r} is not a DLPack tensor"
             ) from None
-        addr, versioned = _get_pointer(capsule, _NAMES[False]), False
+    return _get_pointer(capsule, _NAMES[False]), False
+
+
+def dtype_and_shape(ndim: int, code: int, bits: int, lanes: int, shape_p: int, data: int,
+                    byte_offset: int) -> tuple[np.dtype, tuple[int, ...]]:
+    """The dtype and shape of a managed tensor's fields, once ndim (0..64), the dtype
+    (a standard one, one lane), the shape (non-negative extents below 2**62), the
+    byte offset (below 2**62) and the data pointer (NULL only for an empty tensor)
+    are checked: ValueError, for the dtype TypeError, otherwise."""
+    if not 0 <= ndim <= _MAX_NDIM:
+        raise ValueError(f"from_dlpack: ndim {ndim} is outside 0..{_MAX_NDIM}")
+    d = _DTYPES.get((code, bits))
+    if d is None or lanes != 1:
+        raise TypeError(
+            f"from_dlpack: DLPack dtype (code {code}, {bits} bits, {lanes} lanes) is not one "
+            "of the standard's dtypes"
+        )
+    if ndim and not shape_p:
+        raise ValueError(f"from_dlpack: shape is NULL for ndim {ndim}")
+    shape = _INT64[ndim].unpack_from(_INT64_BYTES[ndim].from_address(shape_p)) if ndim else ()
+    if ndim and (min(shape) < 0 or max(shape) >= _LIMIT):
+        raise ValueError(f"from_dlpack: shape {shape} has a negative or too large extent")
+    if byte_offset >= _LIMIT:
+        raise ValueError(f"from_dlpack: byte_offset {byte_offset} leaves the 64-bit range")
+    if 0 not in shape and not data:
+        raise ValueError(f"from_dlpack: data is NULL for a tensor of shape {shape}")
+    return d, shape
+
+
+def _read(capsule: Any) -> _Tensor:
+    addr, versioned = open_capsule(capsule)
     flags = 0
     if versioned:
         major, minor = _VERSION.unpack_from(_RAW_VERSION.from_address(addr))
@@ -312,19 +345,7 @@ def _read(capsule: Any) -> _Tensor:
     data, dev_type, dev_id, ndim, code, bits, lanes, shape_p, strides_p, byte_offset = fields
     dev = (dev_type, dev_id)
     _check_device(dev, "the capsule")
-    if not 0 <= ndim <= _MAX_NDIM:
-        raise ValueError(f"from_dlpack: ndim {ndim} is outside 0..{_MAX_NDIM}")
-    d = _DTYPES.get((code, bits))
-    if d is None or lanes != 1:
-        raise TypeError(
-            f"from_dlpack: DLPack dtype (code {code}, {bits} bits, {lanes} lanes) is not one "
-            "of the standard's dtypes"
-        )
-    if ndim and not shape_p:
-        raise ValueError(f"from_dlpack: shape is NULL for ndim {ndim}")
-    shape = _INT64[ndim].unpack_from(_INT64_BYTES[ndim].from_address(shape_p)) if ndim else ()
-    if ndim and (min(shape) < 0 or max(shape) >= _LIMIT):
-        raise ValueError(f"from_dlpack: shape {shape} has a negative or too large extent")
+    d, shape = dtype_and_shape(ndim, code, bits, lanes, shape_p, data, byte_offset)
     acc, compact = 1, []
     for n in reversed(shape):
         compact.append(acc)
@@ -338,12 +359,8 @@ def _read(capsule: Any) -> _Tensor:
                          for st, n, c in zip(given, shape, compact, strict=True)])
     else:
         strides = tuple(compact)
-    if byte_offset >= _LIMIT:
-        raise ValueError(f"from_dlpack: byte_offset {byte_offset} leaves the 64-bit range")
     lo = hi = 0
     if 0 not in shape:
-        if not data:
-            raise ValueError(f"from_dlpack: data is NULL for a tensor of shape {shape}")
         for st, n in zip(strides, shape, strict=True):
             if st < 0:
                 lo += st * (n - 1)

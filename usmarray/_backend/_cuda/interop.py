@@ -234,20 +234,9 @@ def set_capsule_read_only(capsule: Any) -> bool:
 
 # ---- DLPack import ---------------------------------------------------------------------
 def read_capsule(capsule: Any) -> SimpleNamespace:
-    """The validated fields of a DLPack capsule (nothing taken yet)."""
-    if type(capsule) is not _dl._CAPSULE:
-        raise TypeError(f"from_dlpack: __dlpack__() returned {type(capsule).__name__}, "
-                        "not a DLPack capsule")
-    if _dl._is_valid(capsule, _dl._NAMES[True]):
-        versioned = True
-    elif _dl._is_valid(capsule, _dl._NAMES[False]):
-        versioned = False
-    else:
-        name = _dl._get_name(capsule)
-        if name in (b"used_dltensor", b"used_dltensor_versioned"):
-            raise BufferError("from_dlpack: the capsule was already consumed")
-        raise ValueError(f"from_dlpack: a capsule named {name!r} is not a DLPack tensor")
-    addr = _dl._get_pointer(capsule, _dl._NAMES[versioned])
+    """The validated fields of a DLPack capsule (nothing taken yet); a stride over an
+    extent of 1 reads as 0."""
+    addr, versioned = _dl.open_capsule(capsule)
     flags = 0
     if versioned:
         major, minor = struct.unpack_from("@II", C.string_at(addr, 8))
@@ -264,26 +253,12 @@ def read_capsule(capsule: Any) -> SimpleNamespace:
     ndev = _rt.getDeviceCount()
     if dev_type != KDL_CUDA_HOST and not 0 <= dev_id < ndev:
         raise BufferError(f"from_dlpack: CUDA device {dev_id} does not exist (0..{ndev - 1})")
-    if not 0 <= ndim <= _dl._MAX_NDIM:
-        raise ValueError(f"from_dlpack: ndim {ndim} is outside 0..{_dl._MAX_NDIM}")
-    dtype = _dl._DTYPES.get((code, bits))
-    if dtype is None or lanes != 1:
-        raise TypeError(f"from_dlpack: DLPack dtype (code {code}, {bits} bits, {lanes} lanes) "
-                        "is not one of the standard's dtypes")
-    if ndim and not shape_p:
-        raise ValueError(f"from_dlpack: shape is NULL for ndim {ndim}")
-    shape = struct.unpack(f"={ndim}q", C.string_at(shape_p, 8 * ndim)) if ndim else ()
-    if any(n < 0 or n >= INDEX_LIMIT for n in shape):
-        raise ValueError(f"from_dlpack: shape {shape} has a negative or too large extent")
+    dtype, shape = _dl.dtype_and_shape(ndim, code, bits, lanes, shape_p, data, offset)
     if ndim and strides_p:
         strides = struct.unpack(f"={ndim}q", C.string_at(strides_p, 8 * ndim))
         strides = tuple(s if n > 1 else 0 for s, n in zip(strides, shape, strict=True))
     else:
         strides = contiguous_strides(shape, "C")
-    if offset >= INDEX_LIMIT:
-        raise ValueError(f"from_dlpack: byte_offset {offset} leaves the 64-bit range")
-    if math.prod(shape) and not data:
-        raise ValueError(f"from_dlpack: data is NULL for a tensor of shape {shape}")
     return SimpleNamespace(capsule=capsule, versioned=versioned, managed=addr, deleter=deleter,
                            ptr=(data or 0) + offset, dev=(dev_type, dev_id), dtype=dtype,
                            shape=shape, strides=strides, read_only=bool(flags & 1))
