@@ -280,7 +280,7 @@ class CudaBackend(BackendBase):
         ks["repeat"] = self.row_broadcast.wrap_repeat(ks["repeat"])
         ks["roll"] = self.row_broadcast.wrap_roll(ks["roll"])
         ks["astype"] = self._engine_astype(ks["astype"])
-        self.ramps = Ramps(not single)
+        self.ramps = Ramps(is_fast, single)
         self.joins = Joins(is_fast, single, new_out)
         self.gathers = Gathers(is_fast, single)
         self.compactions = Compactions(is_fast, single)
@@ -547,11 +547,11 @@ class CudaBackend(BackendBase):
         return self._defaults[0]
 
     def take_checked(self, raw: Any, indices: Any, axis: int) -> tuple[Any, int | None] | None:
-        return self.gathers.take_checked(raw, indices, axis)
+        return self.gathers.gather(raw, indices, axis, along=False)
 
     def take_along_axis_checked(self, raw: Any, indices: Any,
                                 axis: int) -> tuple[Any, int | None] | None:
-        return self.gathers.take_along_checked(raw, indices, axis)
+        return self.gathers.gather(raw, indices, axis, along=True)
 
     def index_out_of_range(self, i: Any, n: int) -> bool | None:
         return self.gathers.out_of_range(i, n)

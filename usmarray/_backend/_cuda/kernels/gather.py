@@ -88,20 +88,12 @@ class Gathers(Family):
             b = self._reports.bufs[key] = _nd((3,), np.int64)
         return b
 
-    def take_checked(self, a: Any, i: Any, axis: int) -> tuple[Any, int | None] | None:
-        """``(result, None)``, or ``(result, bad)`` with ``bad`` an index out of
+    def gather(self, a: Any, i: Any, axis: int, along: bool) -> tuple[Any, int | None] | None:
+        """``take`` (``i`` 1-D), or ``take_along_axis`` where ``along`` (``i`` of ``a``'s
+        shape but along ``axis``, no broadcasting), by one launch and one read of its
+        report: ``(result, None)``, or ``(result, bad)`` with ``bad`` an index out of
         ``[-n, n)`` (the largest such, else the smallest); None where the kernel does not
         take the operands (the caller checks and gathers the old way)."""
-        return self._gather(a, i, axis, along=False)
-
-    def take_along_checked(self, a: Any, i: Any, axis: int) -> tuple[Any, int | None] | None:
-        """``take_along_axis`` as :meth:`take_checked` does ``take``, for ``i`` of
-        ``a``'s shape but along ``axis`` (no broadcasting); None otherwise."""
-        return self._gather(a, i, axis, along=True)
-
-    def _gather(self, a: Any, i: Any, axis: int, along: bool) -> tuple[Any, int | None] | None:
-        """One gather launch and one read of its report, where the kernel takes the
-        operands (``i`` 1-D, or of ``a``'s shape but along ``axis`` where ``along``)."""
         if not (a.__class__ is _nd and i.__class__ is _nd and a.size
                 and i.ndim == (a.ndim if along else 1) and a._c_contiguous and i._c_contiguous
                 and a.dtype in CTYPES and i.dtype in _SIGNED

@@ -17,7 +17,7 @@ from typing import Any
 import cupy
 import numpy as np
 
-from ._launch import cached, grid_1d, launch, stream_ptr
+from ._launch import Family, grid_1d, launch, stream_ptr
 from .c_types import CTYPES
 from .ramp_source import linspace_arguments, linspace_source
 
@@ -56,12 +56,8 @@ _ARANGE_WORK: dict[np.dtype, tuple[str, str]] = {
        for b in (8, 16, 32, 64)}}
 
 
-class Ramps:
+class Ramps(Family):
     """``linspace``, ``arange`` and ``eye`` kernels, compiled once per dtype."""
-
-    def __init__(self, multi_gpu: bool) -> None:
-        self._multi = multi_gpu
-        self._fns: dict[Any, Any] = {}
 
     def linspace(self, start: Any, stop: Any, num: int, dtype: Any = None,
                  endpoint: bool = True, compute_dtype: Any = None) -> Any:
@@ -72,8 +68,7 @@ class Ramps:
         out = _nd((num,), d)
         if num == 0:
             return out
-        f = cached(self._fns, ("linspace", d, c), self._multi,
-                   lambda: linspace_source(d, c))
+        f = self._cached(("linspace", d, c), lambda: linspace_source(d, c))
         launch(f, grid_1d(num), (256, 1, 1), "Qq" + "d" * 7 + "qq", out.data.ptr, num,
                *linspace_arguments(start, stop, num, endpoint, c), stream=stream_ptr())
         return out
@@ -96,8 +91,7 @@ class Ramps:
         out = _nd((n,), d)
         if not n:
             return out
-        f = cached(self._fns, ("arange", d), self._multi,
-                   lambda: _ARANGE.format(t=CTYPES[d], w=w, p=p))
+        f = self._cached(("arange", d), lambda: _ARANGE.format(t=CTYPES[d], w=w, p=p))
         launch(f, grid_1d(n), (256, 1, 1), "Qq" + code * 2, out.data.ptr, n, *args,
                stream=stream_ptr())
         return out
@@ -110,7 +104,7 @@ class Ramps:
         if d not in CTYPES or d.kind == "c" or n_rows * m == 0:
             return cupy.eye(n_rows, n_cols, k=k, dtype=d)
         out = _nd((n_rows, m), d)
-        f = cached(self._fns, ("eye", d), self._multi, lambda: _EYE.format(t=CTYPES[d]))
+        f = self._cached(("eye", d), lambda: _EYE.format(t=CTYPES[d]))
         k = max(-n_rows, min(k, m))  # a diagonal outside the matrix: all zeros (int64 k)
         gx = -(-m // 256)
         # a block takes several rows: one short row a block ran at half the write speed
