@@ -139,9 +139,6 @@ class Launcher(Packer):
         with cupy.cuda.Device(device_of(q)), stream_of(q):
             self.kernel(grid, block, tuple(args))
 
-    def __call__(self, q: Any, values: list, extra: tuple, gsize: tuple[int, ...]) -> None:
-        self.submit(q, self.pack(values, extra), gsize)
-
 
 def launcher(kernel: Any, params: tuple[tuple, ...], n_extra: int, error_record: bool,
              flat: bool = False) -> Launcher:

@@ -50,8 +50,6 @@ _POTRF = {"f": (_cs.spotrf_bufferSize, _cs.spotrf), "d": (_cs.dpotrf_bufferSize,
 _GETRF = {"f": (_cs.sgetrf_bufferSize, _cs.sgetrf), "d": (_cs.dgetrf_bufferSize, _cs.dgetrf)}
 _GETRS = {"f": _cs.sgetrs, "d": _cs.dgetrs}
 _SYEVD = {"f": (_cs.ssyevd_bufferSize, _cs.ssyevd), "d": (_cs.dsyevd_bufferSize, _cs.dsyevd)}
-_EIG_VECTORS = getattr(_cs, "CUSOLVER_EIG_MODE_VECTOR", 1)
-_EIG_VALUES = getattr(_cs, "CUSOLVER_EIG_MODE_NOVECTOR", 0)
 _GEQRF = {"f": (_cs.sgeqrf_bufferSize, _cs.sgeqrf), "d": (_cs.dgeqrf_bufferSize, _cs.dgeqrf)}
 _ORGQR = {"f": (_cs.sorgqr_bufferSize, _cs.sorgqr), "d": (_cs.dorgqr_bufferSize, _cs.dorgqr)}
 
@@ -130,7 +128,7 @@ def eigh(a: Any, vectors: bool) -> Any:
     info = cupy.empty(1, np.int32)
     size, syevd = _SYEVD[a.dtype.char]
     h = _device.get_cusolver_handle()
-    job = _EIG_VECTORS if vectors else _EIG_VALUES
+    job = _cs.CUSOLVER_EIG_MODE_VECTOR if vectors else _cs.CUSOLVER_EIG_MODE_NOVECTOR
     uplo = _cublas.CUBLAS_FILL_MODE_UPPER
     lwork = size(h, job, uplo, n, buf.data.ptr, n, w.data.ptr)
     work = cupy.empty(max(lwork, 1), a.dtype)

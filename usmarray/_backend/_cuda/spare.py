@@ -52,11 +52,11 @@ class SpareOutputs:
     On (``on``) with one GPU, a GIL and the reference counts this code knows; off with
     ``USMARRAY_CUDA_LEAN=0``."""
 
-    def __init__(self, single_gpu: bool, on: bool | None = None) -> None:
+    def __init__(self, single_gpu: bool) -> None:
         free_rc, mem_rc = _free_refcounts()
         gil = getattr(sys, "_is_gil_enabled", lambda: True)()
-        want = env_flag("USMARRAY_CUDA_LEAN", True) if on is None else on
-        self.on = want and single_gpu and gil and free_rc == 3 and mem_rc == 2
+        self.on = (env_flag("USMARRAY_CUDA_LEAN", True) and single_gpu and gil
+                   and free_rc == 3 and mem_rc == 2)
         self.free_refcounts = (free_rc, mem_rc)
         spare: dict[tuple, list] = {}
         getrc = sys.getrefcount

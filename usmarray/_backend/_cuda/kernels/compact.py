@@ -183,11 +183,7 @@ _VALUES = {
              " long long shape[MAX_NDIM]; };"),
 }
 #: coordinates of the flagged positions, axis d in row d of a (nd, count) result
-_COORDS = {
-    "load": "(O)(x[j] != 0)",
-    "store": "if (x[j] != 0) { " + _coords("em.", "r - 1") + " }",
-    "emit": _VALUES["emit"],
-}
+_COORDS = {**_VALUES, "store": "if (x[j] != 0) { " + _coords("em.", "r - 1") + " }"}
 
 
 #: whole rows gathered by their flat row positions (``x[mask]`` with a mask of rows)
