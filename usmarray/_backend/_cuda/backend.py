@@ -390,18 +390,13 @@ class CudaBackend(BackendBase):
 
         return canonical_nans
 
-    def _fill(self, shape: tuple, value: Any, d: np.dtype, order: Any = "C",
-              ut: builtins.str = "device", q: Any = None) -> Any:
-        """The Python scalar ``value`` in a new array in ``order`` on queue ``q`` (None: the
-        current placement) in ``ut`` memory: a memset of zero bits, else the engine's store
-        (CuPy's fill flushes float32 subnormals); None where neither applies."""
+    def _fill(self, shape: tuple, value: Any, d: np.dtype, order: Any = "C") -> Any:
+        """The Python scalar ``value`` in a new array in ``order`` under the current
+        placement: a memset of zero bits, else the engine's store (CuPy's fill flushes
+        float32 subnormals); None where neither applies."""
         if order == "F" and len(shape) > 1:
-            out = self._fill(shape[::-1], value, d, "C", ut, q)
+            out = self._fill(shape[::-1], value, d)
             return None if out is None else out.T
-        if q is not None and not (ut == "device" and q is self._defaults[0] and self._single):
-            self._check_size(math.prod(shape) * d.itemsize, ut, q)
-            with self.placement(q, ut):
-                return self._fill(shape, value, d)
         try:
             v = d.type(value)
         except OverflowError:
@@ -691,13 +686,14 @@ class CudaBackend(BackendBase):
             with self.placement(self.queue_of(out), self.usm_type_of(out)):
                 out[...] = fill_value
             return out
+        dims = _shape_tuple(shape)
         if dtype is not None and fill_value.__class__ in (bool, int, float, complex):
-            out = self._fill(_shape_tuple(shape), fill_value, np.dtype(dtype), order,
-                             usm_type or "device", queue or self._defaults[0])
+            out = self._create(self._fill, (dims, fill_value, np.dtype(dtype), order), {},
+                               math.prod(dims), dtype, usm_type, queue)
             if out is not None:
                 return out
         return self._create(_full, (shape, fill_value), {"dtype": dtype, "order": order},
-                            math.prod(_shape_tuple(shape)), dtype, usm_type, queue)
+                            math.prod(dims), dtype, usm_type, queue)
 
     def arange(self, start: Any, stop: Any = None, step: Any = 1, dtype: Any = None,
                usm_type: Any = None, queue: Any = None) -> Any:
@@ -884,12 +880,9 @@ class CudaBackend(BackendBase):
     def asarray(self, obj: Any, dtype: Any = None, copy: Any = None, usm_type: Any = None,
                 queue: Any = None) -> Any:
         """The provider-level ``asarray``: CuPy arrays (moved to ``queue`` and
-        ``usm_type`` where asked, copied only where needed), objects with
-        ``__cuda_array_interface__`` (zero-copy), anything NumPy takes (copied)."""
-        if obj.__class__ is not _nd:
-            iface = None if isinstance(obj, (list, tuple, np.ndarray)) else _io.read_cai(obj)
-            if iface is not None:
-                obj = self.foreign(obj)[0]  # type: ignore[index]
+        ``usm_type`` where asked, copied only where needed), anything NumPy takes, in
+        nested sequences with CuPy arrays too (copied).  (The namespace imports objects
+        with ``__cuda_array_interface__`` through :meth:`foreign` first.)"""
         if obj.__class__ is _nd:
             src_q = self.queue_of(obj)
             src_ut = self.usm_type_of(obj)
