@@ -127,6 +127,28 @@ def test_checks_and_compile_log():
     assert "no_such_name" in info.value.log and "__global__" in info.value.source
 
 
+_LATE = r'''extern "C" __global__ void late(long long cycles, float* x, long long n, float v) {
+    long long t0 = clock64(); while (clock64() - t0 < cycles) {}
+    for (long long i = 0; i < n; ++i) x[i] = v; }'''
+
+
+def test_kernels_run_on_an_external_streams_queue():
+    """A queue made from a cupy.cuda.ExternalStream launches the factory's kernels on
+    that stream, after a slow writer queued there (the current stream, a legacy null
+    stream, would not wait for it: the kernel would read the zeros)."""
+    s = cupy.cuda.Stream(non_blocking=True)
+    dev = xp.Device._make(be, be.native_queue(cupy.cuda.ExternalStream(s.ptr)))
+    n = 64
+    u = xp.zeros(n, dtype=xp.float32, device=dev)
+    y = xp.zeros(n, dtype=xp.float32, device=dev)
+    s.synchronize()
+    cupy.RawKernel(_LATE, "late")((1,), (1,), (np.int64(100_000_000), u._arr, np.int64(n),
+                                                np.float32(7.0)), stream=s)
+    kernel("float32[:] x, float32[:] y", "y(i0) = x(i0) + 1;", shape="y")(u, y)
+    s.synchronize()
+    np.testing.assert_array_equal(xp.asnumpy(y), np.full(n, 8, np.float32))
+
+
 def test_elementwise_contiguous_strided_and_large():
     axpy = elementwise("float32 a, float32[] x, float32[] y -> float32[] z", "z = a * x + y")
     n = 1 << 22

@@ -11,8 +11,8 @@ factory's CUDA side; ``usmarray.kernels`` calls only this module's functions).
   the queue's stream: grid-stride loops cover every size, so the grid is capped at
   what the hardware allows.
 
-A queue here is the CUDA backend's queue (``device_id`` and ``stream`` attributes), a
-``cupy.cuda.Stream``, or None (the current stream).  Nothing here imports the namespace layer.
+A queue here is the CUDA backend's queue (its ``device_id`` and ``stream``: a CuPy
+stream, an external one too).  Nothing here imports the namespace layer.
 """
 
 from __future__ import annotations
@@ -41,27 +41,8 @@ class BuildFailure(Exception):
         self.log = log
 
 
-def stream_of(q: Any) -> Any:
-    if isinstance(q, cupy.cuda.Stream):
-        return q
-    s = getattr(q, "stream", None)
-    if isinstance(s, cupy.cuda.Stream):
-        return s
-    return cupy.cuda.get_current_stream()
-
-
-def device_of(q: Any) -> int:
-    dev = getattr(q, "device_id", None)
-    if dev is not None:
-        return int(dev)
-    dev = getattr(stream_of(q), "device_id", None)
-    if dev is None or dev < 0:
-        dev = cupy.cuda.runtime.getDevice()
-    return int(dev)
-
-
 def program_key(q: Any) -> Any:
-    return ("cuda", device_of(q))
+    return ("cuda", q.device_id)
 
 
 def max_parallel_axes(q: Any) -> int:
@@ -73,7 +54,7 @@ def has_fp64(q: Any) -> bool:
 
 
 def describe(q: Any) -> str:
-    dev = device_of(q)
+    dev = q.device_id
     name = cupy.cuda.runtime.getDeviceProperties(dev)["name"]
     if isinstance(name, bytes):
         name = name.decode()
@@ -96,7 +77,7 @@ def offset(raw: Any) -> int:
 
 
 def compile(q: Any, source: str, name: str) -> Any:  # noqa: A001
-    with cupy.cuda.Device(device_of(q)):
+    with cupy.cuda.Device(q.device_id):
         try:
             return module(source).get_function(name)
         except CompileError as exc:
@@ -136,7 +117,7 @@ class Launcher(Packer):
 
     def submit(self, q: Any, args: list, gsize: tuple[int, ...]) -> None:
         grid, block = _grid(gsize)
-        with cupy.cuda.Device(device_of(q)), stream_of(q):
+        with cupy.cuda.Device(q.device_id), q.stream:
             self.kernel(grid, block, tuple(args))
 
 
