@@ -76,9 +76,9 @@ class ElementwiseEngine:
     """
 
     def __init__(self, multi_gpu: bool) -> None:
-        #: False where CuPy has no binding of the driver's launch, or
-        #: USMARRAY_CUDA_ENGINE=0 (callers then compute elementwise calls another way)
-        self.available = driver_launch is not None and env_flag("USMARRAY_CUDA_ENGINE", True)
+        #: False with USMARRAY_CUDA_ENGINE=0 (callers then compute elementwise calls
+        #: another way)
+        self.available = env_flag("USMARRAY_CUDA_ENGINE", True)
         self._multi = multi_gpu
         self._calls: dict[tuple, Any] = {}
         self._kernels: dict[tuple, Any] = {}
