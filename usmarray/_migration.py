@@ -169,6 +169,10 @@ _SHORT_LIST = 16
 _F64 = np.dtype(np.float64)
 
 
+#: the queue of the last ``_float_list`` call and whether it has double precision
+_LIST_LAST: list[tuple[Any, bool]] = [(None, False)]
+
+
 def _float_list(obj: list, device: Any) -> usm_ndarray | None:
     """``asarray(obj, device=device)`` for a short flat list of Python floats on a
     device with double precision given as a Device or None, as the general path makes
@@ -180,18 +184,22 @@ def _float_list(obj: list, device: Any) -> usm_ndarray | None:
         if type(v) is not float:
             return None
     host = np.asarray(obj)
-    if host.dtype is not _F64 or not has_fp64(dev._q):
-        return None
     be, q = dev._be, dev._q
-    lk = be.lock
-    try:
-        if lk is None:
-            raw = be.asarray(host, dtype=None, copy=None, usm_type=None, queue=q)
-        else:
-            with lk:
+    if host.dtype is not _F64:
+        return None
+    last = _LIST_LAST[0]
+    if last[0] is not q:
+        last = _LIST_LAST[0] = (q, has_fp64(q))
+    if not last[1]:
+        return None
+    if be.array_type is np.ndarray:
+        raw = host  # a backend of NumPy arrays: its asarray would hand this one back
+    else:
+        try:
+            with locked(be):
                 raw = be.asarray(host, dtype=None, copy=None, usm_type=None, queue=q)
-    except be.alloc_errors as exc:
-        raise be.memory_error(host.nbytes, q) from exc
+        except be.alloc_errors as exc:
+            raise be.memory_error(host.nbytes, q) from exc
     out = _new(usm_ndarray)
     out._arr = raw
     out._be = be
