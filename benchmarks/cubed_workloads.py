@@ -80,6 +80,10 @@ CONFIGS: dict[str, Config] = {
 WORKLOADS = ("chain", "chain-blocks", "meanstd", "meanstd-gen")
 #: the larger-than-a-device run (``--beyond-device``): 4e10 float32 (160 GB)
 BEYOND_DEVICE_N = "4e10"
+#: its chunks: with int64 indices (N > 2**31) and ``allowed_mem`` 2 GB, usmarray's
+#: optimizer fuses the chain and the mean's first step up to 4e7 elements a chunk; at
+#: 5e7 the fused task's projection passes 2 GB and three 160 GB arrays are stored
+BEYOND_DEVICE_CHUNK = "4e7"
 
 
 def _index_dtype(n: int) -> Any:
@@ -625,7 +629,8 @@ def main() -> None:
     ap.add_argument("--allowed-mem", default="200MB")
     ap.add_argument("--reserved-mem", type=int, default=0)
     ap.add_argument("--chunk", default=None,
-                    help="chunk elements (default 5e6; 1e8 with --beyond-device)")
+                    help=f"chunk elements (default 5e6; {BEYOND_DEVICE_CHUNK} with "
+                         "--beyond-device)")
     ap.add_argument("--host-chunk", default=None,
                     help="chunk elements of the host configurations (numpy, usmarray numpy); "
                          "default --chunk")
@@ -662,7 +667,8 @@ def main() -> None:
                          "(dedupe_chunk_reads)")
     ap.add_argument("--beyond-device", action="store_true",
                     help=f"the larger-than-a-device run: N = {BEYOND_DEVICE_N} unless --n, "
-                         "chunks of 1e8 unless --chunk, the GPU configurations, the warm-up "
+                         f"chunks of {BEYOND_DEVICE_CHUNK} unless --chunk, the GPU "
+                         "configurations, the warm-up "
                          "at 2e8 elements unless --warmup-n, one timed run unless --repeats, "
                          "results named beyond_*")
     ap.add_argument("--data", default=None)
@@ -681,7 +687,7 @@ def main() -> None:
     args = ap.parse_args(argv)
     if args.beyond_device:
         args.n = args.n or BEYOND_DEVICE_N
-        args.chunk = args.chunk or "1e8"
+        args.chunk = args.chunk or BEYOND_DEVICE_CHUNK
         args.configs = args.configs or ["usmarray cuda:0", "usmarray all-cuda"]
         args.warmup_n = args.warmup_n or "2e8"
         args.name = args.name or "beyond"

@@ -6,6 +6,7 @@ figure and peak-memory columns are written."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -149,6 +150,31 @@ def test_wide_fusion_stores_less_and_blocks_store_nothing(tmp_path):
     for blocks in (False, True):
         v = float(wl.chain_plan(n, chunk, spec, blocks=blocks).compute(optimize_function=wide))
         assert v == pytest.approx(want, rel=2e-4)
+
+
+def _largest_stored(plan, optimize_function) -> int:
+    """Elements of the largest array the optimized ``plan`` keeps in storage."""
+    from cubed.core.plan import arrays_to_plan
+
+    fin = arrays_to_plan(plan)._finalize(optimize_graph=True,
+                                        optimize_function=optimize_function)
+    sizes = [math.prod(d["target"].shape) for _, d in fin.dag.nodes(data=True)
+             if d.get("type") == "array" and type(d.get("target")).__name__ == "LazyZarrArray"]
+    return max(sizes, default=0)
+
+
+def test_the_beyond_device_plan_keeps_no_full_size_array():
+    """At the ``--beyond-device`` defaults (4e10 float32 from int64 indices, the recipe's
+    ``allowed_mem`` of 2 GB) usmarray's optimizer fuses the chain into the mean's first
+    step: only the mean's partial results are stored, never the data (chunks of 5e7
+    left three 4e10-element arrays to the store, which spilled them to disk)."""
+    import cubed
+
+    spec = cubed.Spec(allowed_mem="2GB")
+    n, chunk = int(float(wl.BEYOND_DEVICE_N)), int(float(wl.BEYOND_DEVICE_CHUNK))
+    opt = wl.optimize_function("usmarray")
+    assert _largest_stored(wl.chain_plan(n, chunk, spec), opt) < n // chunk
+    assert _largest_stored(wl.chain_plan(n, int(5e7), spec), opt) == n
 
 
 def test_chain_f_runs_in_the_chunk_namespace():
