@@ -218,8 +218,10 @@ def test_the_device_bound_spills_to_host_memory_then_to_disk(placed, tmp_path):
     watch = _Watch(store)
     x = _x(spec)
     y = cxp.sin(x) + x * 2  # x is stored: 8 chunks
-    got = cxp.sum(y).compute(callbacks=[watch],
-                             optimize_function=multiple_inputs_optimize_dag)
+    with pytest.warns(UserWarning, match="spill to disk in .*smaller chunks") as caught:
+        got = cxp.sum(y).compute(callbacks=[watch],
+                                 optimize_function=multiple_inputs_optimize_dag)
+    assert sum("spill to disk" in str(w.message) for w in caught) == 1  # once a store
     xh = _x_host()
     assert float(got) == pytest.approx(float((np.sin(xh) + xh * 2).astype(np.float64).sum()),
                                        rel=1e-4, abs=1e-2)
@@ -231,6 +233,30 @@ def test_the_device_bound_spills_to_host_memory_then_to_disk(placed, tmp_path):
     assert kinds == {"device", "host", "disk"}
     assert store.usage() == {"devices": {}, "host": 0, "disk": 0}
     assert list((tmp_path / "spill").rglob("*.npy")) == []  # spilled files deleted
+
+
+@pytest.mark.parametrize("placed", DEVICES, indirect=True)
+def test_a_full_spill_directory_is_an_error_that_names_it_and_the_way_out(
+        placed, tmp_path, monkeypatch):
+    import errno
+
+    store = uc.device_store(device_bytes=0, host_bytes=0, spill_dir=tmp_path / "spill")
+    spec = cubed.Spec(allowed_mem="100MB", intermediate_store=store)
+
+    def full(path: object, *args: object, **kw: object) -> None:
+        open(path, "wb").close()  # a partial file, as a full disk leaves one
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(np, "save", full)
+    x = _x(spec)
+    with pytest.warns(UserWarning, match="spill to disk"), \
+            pytest.raises(OSError, match="could not write a chunk .* spill_dir") as info:
+        # one worker: no other task is mid-write when the error arrives
+        (cxp.sin(x) + x * 2).compute(optimize_function=multiple_inputs_optimize_dag,
+                                     executor=create_executor("threads", dict(max_workers=1)))
+    assert info.value.errno == errno.ENOSPC
+    assert store.usage()["disk"] == 0
+    assert list((tmp_path / "spill").rglob("*.npy")) == []
 
 
 @pytest.mark.parametrize("placed", DEVICES, indirect=True)

@@ -46,6 +46,7 @@ import math
 import shutil
 import tempfile
 import threading
+import warnings
 import weakref
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -306,7 +307,19 @@ class DeviceStore:
             entry: Any = host
         else:
             path = self._spill_path()
-            np.save(path, host, allow_pickle=False)
+            try:
+                np.save(path, host, allow_pickle=False)
+            except OSError as exc:
+                path.unlink(missing_ok=True)
+                with self._lock:
+                    self._count("disk", -n)
+                    on_disk = self._on_disk
+                raise OSError(exc.errno, (
+                    f"usmarray.cubed device store: could not write a chunk of {n} bytes "
+                    f"to {path.parent} ({exc.strerror}) with {on_disk} bytes spilled there; "
+                    "give device_store() a spill_dir with more room, or let the plan "
+                    "store less: smaller chunks or a larger allowed_mem let a chain "
+                    "fuse instead of being stored")) from exc
             entry = _Spilled(path, n)
         with self._lock:
             if array._dropped:  # dropped while this chunk was being copied
@@ -334,6 +347,13 @@ class DeviceStore:
                     root.mkdir(parents=True, exist_ok=True)
                 self._spill_dir = Path(tempfile.mkdtemp(prefix="usmarray-cubed-spill-",
                                                         dir=root))
+                warnings.warn(
+                    f"usmarray.cubed device store: chunks now spill to disk in "
+                    f"{self._spill_dir}: the bounds of {self.device_bytes} bytes a device "
+                    f"and {self.host_bytes} bytes of host memory are full. A plan that "
+                    "stores whole arrays often fuses instead with smaller chunks or a "
+                    "larger allowed_mem; device_store(device_bytes=..., host_bytes=...) "
+                    "raises the bounds", UserWarning, stacklevel=2)
                 self._cleanup.detach()
                 self._cleanup = weakref.finalize(self, _remove_tree, [self._spill_dir])
             return self._spill_dir / f"{next(self._files)}.npy"
