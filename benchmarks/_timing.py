@@ -156,3 +156,17 @@ def ratio(a: Stats | None, b: Stats | None) -> float:
     if a is None or b is None or not a.ok or not b.ok:
         return math.nan
     return a.median / b.median
+
+
+def cuda_spinner() -> Callable[[float], None]:
+    """``spin(seconds)``: queue a one-thread kernel on CuPy's current stream that runs
+    for about ``seconds`` (cycles of the device's clock), so that the calls after it
+    queue up behind it."""
+    import cupy
+    import numpy as np
+
+    kernel = cupy.RawKernel(r'''extern "C" __global__ void k(long long n) {
+      const long long t = clock64(); while (clock64() - t < n) {} }''', "k")
+    rate = cupy.cuda.runtime.getDeviceProperties(0)["clockRate"] * 1e3  # Hz
+    return lambda seconds: kernel((1,), (1,), (np.int64(int(seconds * rate)),))
+

@@ -2,13 +2,15 @@
 and PyTorch in one process.
 
 ``python -m benchmarks.elementwise_layouts [--size N] [--rounds R] [--host] [--functions]
-[--json PATH]``
+[--queued] [--json PATH]``
 
 Each case is one elementwise call at ``--size`` elements (2**24 by default) in one
 layout: C-contiguous, an odd element offset (``x[1:]``), F order, a step
 (``x[::2]``), a reversal (``x[::-1]``), a transposed 2-D array, a row, a column and a
 0-D array broadcast, a Python scalar, mixed dtypes that promote, and a bool result.
-Kernel time is CUDA events around ``--inner`` back-to-back calls; the variants
+Kernel time is CUDA events around ``--inner`` back-to-back calls (with ``--queued``
+queued behind a spin kernel that outlasts their host time, so that a kernel shorter
+than a call's host time is timed on the device, not on the host); the variants
 (usmarray twice, for the A/A column, CuPy, PyTorch) are interleaved round by round and
 the figure is the median over rounds.  ``ratio`` is the best peer's median over
 usmarray's (above 1: usmarray is faster); ``A/A`` is usmarray's second copy over its
@@ -33,6 +35,8 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
+from ._timing import cuda_spinner
 
 
 def _cases(n: int) -> list[tuple[str, Callable[[Any, Any], Callable[[], Any]], int]]:
@@ -144,19 +148,31 @@ def _operand(d: str, n: int, k: int) -> np.ndarray:
     return (rng.random(2 * n, dtype=np.float32) + 0.5).astype(np.float32)
 
 
-def _medians(calls: dict[str, Callable[[], Any]], rounds: int, inner: int) -> dict[str, float]:
+#: seconds of spin queued per call of a round with ``--queued``: longer than the host
+#: time of any call of this benchmark (15 to 30 us on the GPU hosts measured)
+SPIN_PER_CALL_S = 60e-6
+
+
+def _medians(calls: dict[str, Callable[[], Any]], rounds: int, inner: int,
+             queued: bool = False) -> dict[str, float]:
     """Each call's median time in us (CUDA events around ``inner`` back-to-back calls),
-    the calls interleaved round by round, each round starting at the next one."""
+    the calls interleaved round by round, each round starting at the next one.  With
+    ``queued`` the calls of a round wait behind a spin kernel that outlasts their host
+    time, so the events time the device alone (without it a kernel shorter than a call's
+    host time measures the host)."""
     import cupy
     import torch
 
     start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+    spin = cuda_spinner() if queued else None
     times: dict[str, list[float]] = {k: [] for k in calls}
     for r in range(rounds):
         order = list(calls)
         for k in order[r % len(order):] + order[:r % len(order)]:
             f = calls[k]
             torch.cuda.synchronize()
+            if spin is not None:
+                spin(SPIN_PER_CALL_S * inner)
             start.record()
             for _ in range(inner):
                 f()
@@ -171,7 +187,8 @@ def _address(a: Any) -> int:
     return a.data_ptr() if hasattr(a, "data_ptr") else a.data.ptr
 
 
-def run_functions(size: int, rounds: int, inner: int) -> list[dict[str, Any]]:
+def run_functions(size: int, rounds: int, inner: int, queued: bool = False
+                  ) -> list[dict[str, Any]]:
     """Every elementwise function, C-contiguous and at an odd element offset."""
     import cupy
     import torch
@@ -208,7 +225,7 @@ def run_functions(size: int, rounds: int, inner: int) -> list[dict[str, Any]]:
             if "usmarray" not in calls:
                 continue
             calls["usmarray_b"] = calls["usmarray"]
-            med = _medians(calls, rounds, inner)
+            med = _medians(calls, rounds, inner, queued)
             u = med["usmarray"]
             peers = [med[p] for p in ("cupy", "torch") if p in med]
             row = {"case": f"{name} ({d}, {lay})", "us": {k: round(v, 2) for k, v in med.items()},
@@ -221,7 +238,8 @@ def run_functions(size: int, rounds: int, inner: int) -> list[dict[str, Any]]:
     return rows
 
 
-def run(size: int, rounds: int, inner: int, host: bool) -> dict[str, Any]:
+def run(size: int, rounds: int, inner: int, host: bool, queued: bool = False
+        ) -> dict[str, Any]:
     import cupy
     import torch
 
@@ -254,7 +272,7 @@ def run(size: int, rounds: int, inner: int, host: bool) -> dict[str, Any]:
                 calls[k] = f
         if "usmarray" in calls:
             calls["usmarray_b"] = calls["usmarray"]
-        med = _medians(calls, rounds, inner)
+        med = _medians(calls, rounds, inner, queued)
         u = med.get("usmarray", float("nan"))
         peers = [med[p] for p in ("cupy", "torch") if p in med]
         row = {"case": name, "us": {k: round(v, 2) for k, v in med.items()},
@@ -266,7 +284,7 @@ def run(size: int, rounds: int, inner: int, host: bool) -> dict[str, Any]:
               f"torch {med.get('torch', float('nan')):8.1f}  ratio {row['ratio_best_peer']}"
               f"  A/A {row['aa']}  {row['gb_s']} GB/s", flush=True)
     out: dict[str, Any] = {"device": dev, "size": size, "rounds": rounds, "inner": inner,
-                           "rows": rows}
+                           "queued": queued, "rows": rows}
     if host:
         out["host"] = _host(kits)
     ratios = [r["ratio_best_peer"] for r in rows if r["ratio_best_peer"]]
@@ -314,11 +332,13 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--host", action="store_true")
     p.add_argument("--functions", action="store_true",
                    help="also every elementwise function, C-contiguous and at x[1:]")
+    p.add_argument("--queued", action="store_true",
+                   help="queue each round's calls behind a spin kernel: device time alone")
     p.add_argument("--json")
     a = p.parse_args(argv)
-    res = run(a.size, a.rounds, a.inner, a.host)
+    res = run(a.size, a.rounds, a.inner, a.host, a.queued)
     if a.functions:
-        fr = run_functions(a.size, max(5, a.rounds // 3), a.inner)
+        fr = run_functions(a.size, max(5, a.rounds // 3), a.inner, a.queued)
         res["functions"] = fr
         ratios = [r["ratio_best_peer"] for r in fr if r["ratio_best_peer"]]
         res["functions_geomean"] = round(float(np.exp(np.mean(np.log(ratios)))), 3)

@@ -94,18 +94,17 @@ def _cuda_tools() -> tuple[Any, Any]:
     """(sync, waits) on a CUDA device: ``waits(fn)`` queues a 3 ms spin kernel and tells
     whether ``fn`` returned only after it."""
     import cupy
-    import numpy as np
 
-    spin = cupy.RawKernel(r'''extern "C" __global__ void k(long long n) {
-      const long long t = clock64(); while (clock64() - t < n) {} }''', "k")
-    rate = cupy.cuda.runtime.getDeviceProperties(0)["clockRate"] * 1e3  # Hz
+    from ._timing import cuda_spinner
+
+    spin = cuda_spinner()
 
     def sync() -> None:
         cupy.cuda.runtime.deviceSynchronize()
 
     def waits(fn: gm.Fn) -> bool:
         sync()
-        spin((1,), (1,), (np.int64(int(3e-3 * rate)),))
+        spin(3e-3)
         t0 = time.perf_counter()
         fn()
         el = time.perf_counter() - t0
