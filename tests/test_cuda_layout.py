@@ -286,16 +286,29 @@ def _bool_signatures() -> list[tuple]:
     return out
 
 
+def _chain_body() -> str:
+    """The generator's body of the fused chain ``(a0 | a1) & !a2 ^ a0`` of bools."""
+    from usmarray.kernels._fuse import _Emitter, _Node
+
+    b = np.dtype(bool)
+    nodes = [_Node("arg", (k,), b, ()) for k in range(3)] + [
+        _Node("logical_or", (0, 1), b, ()), _Node("logical_not", (2,), b, ()),
+        _Node("logical_and", (3, 4), b, ()), _Node("bitwise_xor", (5, 0), b, ())]
+    return _Emitter(nodes, "cuda", "cuda").body(len(nodes) - 1, b)
+
+
 def test_word_bodies_give_each_lane_the_byte_bodys_value(tmp_path) -> None:
-    """On every word of four bools (each 0 or 1), the word form of a lane-wise body gives
-    in each byte the byte body's value for that lane (host C++ of both bodies)."""
+    """On every word of four bools (each 0 or 1), the word form of a lane-wise body (each
+    bool function's, and a fused chain's) gives in each byte the byte body's value for
+    that lane (host C++ of both bodies)."""
     from cuda_compile import run_host
 
+    bodies = [_engine_body(sig, "cuda")[:3] for sig in _bool_signatures()]
+    bodies.append((_chain_body(), ["a0", "a1", "a2"], []))
     funcs, calls = [], []
-    for i, sig in enumerate(_bool_signatures()):
-        body, names, cdts, _ = _engine_body(sig, "cuda")
+    for i, (body, names, cdts) in enumerate(bodies):
         word = L.word_body(body)
-        assert word is not None, (sig, body)
+        assert word is not None, body
         args = names + [f"s{j}" for j in range(len(cdts))]
         for fn, t, b in ((f"byte{i}", "bool", body), (f"word{i}", "uint32", word)):
             params = ", ".join(f"{t} {a}" for a in args)
