@@ -248,12 +248,15 @@ def test_a_full_spill_directory_is_an_error_that_names_it_and_the_way_out(
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(np, "save", full)
-    x = _x(spec)
+    # one chunk: the one task that stores x is the only writer (no task still running
+    # when the error arrives), and no retries
+    i = cxp.arange(CHUNK, dtype=cxp.int32, chunks=CHUNK, spec=spec)
+    x = cxp.astype(i, cxp.float32) * 0.5
+    one = create_executor("threads", dict(max_workers=1, retries=0))
     with pytest.warns(UserWarning, match="spill to disk"), \
             pytest.raises(OSError, match="could not write a chunk .* spill_dir") as info:
-        # one worker: no other task is mid-write when the error arrives
         (cxp.sin(x) + x * 2).compute(optimize_function=multiple_inputs_optimize_dag,
-                                     executor=create_executor("threads", dict(max_workers=1)))
+                                     executor=one)
     assert info.value.errno == errno.ENOSPC
     assert store.usage()["disk"] == 0
     assert list((tmp_path / "spill").rglob("*.npy")) == []
