@@ -288,3 +288,55 @@ def test_launches_without_dpctls_c_interface(monkeypatch):
     assert _direct.stats["launched"] == before
     np.testing.assert_allclose(xp.asnumpy(r), np.hypot(h, h))
     _direct._entries.pop(key, None)
+
+
+class _EngineStub:
+    """A backend with an elementwise engine that records its calls (``refuse``: the
+    engine gives None, as for a layout its loops do not take)."""
+
+    name = "engine-stub"
+    kernel_family = "cuda"
+    elementwise_engine = True
+    lock = None
+
+    def __init__(self, refuse: bool = False) -> None:
+        self.refuse = refuse
+        self.calls: list[tuple] = []
+
+    def elementwise(self, key, body, names, arrays, consts, out):
+        self.calls.append((key, arrays, consts, out))
+        return None if self.refuse else ("ran", key)
+
+
+def test_engine_calls_name_their_operands_by_dtype_and_scalar_type() -> None:
+    """The engine's key holds each array's dtype code and each Python scalar's type in
+    call order, scalars travel as kernel arguments of the generator's dtype, and a call
+    the generator or the engine refuses comes back as None (the backend's kernel then
+    runs), for the namespace's calls of every size and the compiled core's small ones."""
+    be = _EngineStub()
+    x = np.zeros(5, np.float32)
+    f32 = np.dtype(np.float32)
+    assert _direct.binary(be, "add", 0, x, x, f32, f32) == ("ran", ("add", "f", "f", "cuda"))
+    assert be.calls[-1][1:] == ([x, x], [], f32)
+    assert _direct.binary(be, "subtract", 0, x, 2.0, f32, None)[1] == (
+        "subtract", "f", float, "cuda")
+    assert be.calls[-1][1] == [x] and be.calls[-1][2] == [(2.0, f32)]
+    assert _direct.binary(be, "subtract", 0, 3, x, None, f32)[1] == (
+        "subtract", int, "f", "cuda")
+    assert be.calls[-1][1] == [x] and be.calls[-1][2][0][0] == 3
+    assert _direct.binary(be, "less", 0, x, x, f32, f32)[1] == ("less", "f", "f", "cuda")
+    assert be.calls[-1][3] == np.dtype(bool)
+    assert _direct.unary(be, "sin", 0, x, f32) == ("ran", ("sin", "f", "cuda"))
+    n = len(be.calls)
+    z = np.zeros(5, np.complex64)
+    c64 = np.dtype(np.complex64)
+    assert _direct.binary(be, "add", 0, z, 1j, c64, None) is None  # complex: not generated
+    assert _direct.binary(be, "add", 0, z, z, c64, c64) is None
+    assert len(be.calls) == n
+    refusing = _EngineStub(refuse=True)
+    launched = _direct.stats["launched"]
+    assert _direct.binary(refusing, "add", 0, x, x, f32, f32) is None
+    small = _direct.engine_kernel(refusing, "add", lambda a, b: "kernel", True)
+    assert small(x, x) == "kernel" and small(x, 1j) == "kernel"
+    assert _direct.engine_kernel(be, "sin", lambda a: "kernel", False)(x)[0] == "ran"
+    assert _direct.stats["launched"] == launched + 1

@@ -365,17 +365,31 @@ def engine_kernel(be: Backend, name: str, kernel: Any, binary: bool) -> Any:
     return binary_call if binary else unary_call
 
 
+def _refused(*_operands: Any) -> None:
+    """The kernel of the engine calls of :func:`binary` and :func:`unary`: None, so that
+    the namespace runs the backend's kernel and its fix-ups."""
+    return None
+
+
+#: (backend, function, binary) -> :func:`engine_kernel`'s call that gives None where
+#: the engine refuses the call
+_engine_calls: dict[tuple, Any] = {}
+
+
+def _engine_call(be: Backend, name: str, binary: bool) -> Any:
+    call = _engine_calls.get((be, name, binary))
+    if call is None:
+        call = _engine_calls[(be, name, binary)] = engine_kernel(be, name, _refused, binary)
+    return call
+
+
 def binary(be: Any, name: str, limit: int, a1: Any, a2: Any, d1: Any, d2: Any) -> Any:
     """The raw result of elementwise ``name`` of raw arrays or Python scalars ``a1``,
     ``a2`` (already checked by the namespace; ``d1``, ``d2`` the arrays' dtypes, None
     for a scalar) through the factory, or None where the backend's kernel is to
     compute it."""
     if be.elementwise_engine:
-        if d2 is None:
-            return _engine(be, (name, d1.char, type(a2), be.kernel_family), [a1], [a2])
-        if d1 is None:
-            return _engine(be, (name, type(a1), d2.char, be.kernel_family), [a2], [a1])
-        return _engine(be, (name, d1.char, d2.char, be.kernel_family), [a1, a2], [])
+        return _engine_call(be, name, True)(a1, a2)
     if d2 is not None and d1 is not None:
         size = a1.size
         shape = a1.shape
@@ -444,7 +458,7 @@ def clip(be: Backend, a: Any, lo: Any, hi: Any) -> Any:
 def unary(be: Any, name: str, limit: int, a: Any, d: Any) -> Any:
     """As :func:`binary`, for a one-operand function (``d``: the array's dtype)."""
     if be.elementwise_engine:
-        return _engine(be, (name, d.char, be.kernel_family), [a], [])
+        return _engine_call(be, name, False)(a)
     size = a.size
     if size > limit or not size or d.kind == "c" or not a.flags.c_contiguous:
         return None
