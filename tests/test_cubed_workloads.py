@@ -125,12 +125,15 @@ def test_meanstd_runs_the_profile_plan_on_zarr_input(tmp_path):
     assert "value agrees" in (tmp_path / "meanstd.md").read_text()
 
 
-def _stored(plan, optimize_function):
+def _finalized(plan, optimize_function):
     from cubed.core.plan import arrays_to_plan
 
-    fin = arrays_to_plan(plan)._finalize(optimize_graph=True,
-                                        optimize_function=optimize_function)
-    return fin.total_intermediate_narrays
+    return arrays_to_plan(plan)._finalize(optimize_graph=True,
+                                          optimize_function=optimize_function)
+
+
+def _stored(plan, optimize_function):
+    return _finalized(plan, optimize_function).total_intermediate_narrays
 
 
 def test_wide_fusion_stores_less_and_blocks_store_nothing(tmp_path):
@@ -154,10 +157,7 @@ def test_wide_fusion_stores_less_and_blocks_store_nothing(tmp_path):
 
 def _largest_stored(plan, optimize_function) -> int:
     """Elements of the largest array the optimized ``plan`` keeps in storage."""
-    from cubed.core.plan import arrays_to_plan
-
-    fin = arrays_to_plan(plan)._finalize(optimize_graph=True,
-                                        optimize_function=optimize_function)
+    fin = _finalized(plan, optimize_function)
     sizes = [math.prod(d["target"].shape) for _, d in fin.dag.nodes(data=True)
              if d.get("type") == "array" and type(d.get("target")).__name__ == "LazyZarrArray"]
     return max(sizes, default=0)
