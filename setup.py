@@ -1,9 +1,13 @@
-"""The optional compiled core of usmarray (``usmarray/_core.pyx``; ``usmarray/_form.py``
-says what it is and when it runs).  Everything else of the build is in pyproject.toml.
+"""The optional compiled modules of usmarray (``usmarray/_form.py`` says what they are and
+when they run).  Everything else of the build is in pyproject.toml.
 
-The core is built where Cython and a C compiler are there.  An install without them, or
-whose build of the core fails, says why and gets the pure-Python form, which works the
-same."""
+- ``usmarray/_core.pyx``: the array's compiled core;
+- ``usmarray/_backend/_cuda/_engine_calls.pyx``: the CUDA engine's repeated call (built
+  without CUDA: it finds the driver at run time).
+
+They are built where Cython and a C compiler are there.  An install without them, or
+whose build of one fails, says why and gets that module's pure-Python form, which works
+the same."""
 
 from __future__ import annotations
 
@@ -13,7 +17,12 @@ from pathlib import Path
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-SOURCE = Path("usmarray") / "_core.pyx"
+#: (module, source, the macro that carries the source's SHA-256 into the module)
+MODULES = (
+    ("usmarray._core", Path("usmarray") / "_core.pyx", "USMARRAY_CORE_SOURCE"),
+    ("usmarray._backend._cuda._engine_calls",
+     Path("usmarray") / "_backend" / "_cuda" / "_engine_calls.pyx", "USMARRAY_SOURCE_SHA256"),
+)
 
 
 class OptionalBuildExt(build_ext):
@@ -35,34 +44,37 @@ class OptionalBuildExt(build_ext):
 
 
 def extensions() -> list[Extension]:
-    """The core as an optional extension, its C source made by Cython (none without
-    Cython, or where Cython fails)."""
-    if not SOURCE.is_file():
-        print(f"usmarray: no {SOURCE}: the compiled core is not built")
+    """The compiled modules as optional extensions, their C sources made by Cython (none
+    without Cython, or where Cython fails)."""
+    sources = [m for m in MODULES if m[1].is_file()]
+    if not sources:
+        print("usmarray: no .pyx sources: nothing compiled is built")
         return []
     try:
         from Cython.Build import cythonize
     except ImportError:
-        print("usmarray: Cython is not installed: the compiled core is not built; the "
+        print("usmarray: Cython is not installed: the compiled modules are not built; the "
               "pure-Python form will run")
         return []
     try:
         import numpy
     except ImportError:
-        print("usmarray: NumPy is not installed for the build: the compiled core is not "
+        print("usmarray: NumPy is not installed for the build: the compiled modules are not "
               "built; the pure-Python form will run")
         return []
-    sha = hashlib.sha256(SOURCE.read_bytes()).hexdigest()
-    ext = Extension("usmarray._core", [str(SOURCE)], optional=True,
-                    include_dirs=[numpy.get_include()],
-                    define_macros=[("USMARRAY_CORE_SOURCE", f'"{sha}"'),
-                                   ("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")])
-    try:
-        return list(cythonize([ext], quiet=True, compiler_directives={"language_level": 3}))
-    except Exception as exc:  # noqa: BLE001 - a Cython that cannot compile it
-        print(f"usmarray: Cython could not compile {SOURCE} ({exc}); the pure-Python form "
-              "will run")
-        return []
+    out = []
+    for name, source, macro in sources:
+        sha = hashlib.sha256(source.read_bytes()).hexdigest()
+        ext = Extension(name, [str(source)], optional=True,
+                        include_dirs=[numpy.get_include()],
+                        define_macros=[(macro, f'"{sha}"'),
+                                       ("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")])
+        try:
+            out += cythonize([ext], quiet=True, compiler_directives={"language_level": 3})
+        except Exception as exc:  # noqa: BLE001 - a Cython that cannot compile it
+            print(f"usmarray: Cython could not compile {source} ({exc}); its pure-Python "
+                  "form will run")
+    return out
 
 
 setup(ext_modules=extensions(), cmdclass={"build_ext": OptionalBuildExt})

@@ -48,6 +48,8 @@ def test_the_compiled_form_loads_where_it_was_built() -> None:
     assert _form_in_child("0") == want  # "0" does not force the pure-Python form
     if EXPECT_COMPILED:
         assert COMPILED_BUILT, "this install should have built usmarray._core"
+        spec = importlib.util.find_spec("usmarray._backend._cuda._engine_calls")
+        assert spec is not None, "this install should have built the CUDA engine's calls"
 
 
 def test_this_process_runs_the_form_its_setting_asks_for() -> None:

@@ -217,6 +217,10 @@ def test_where_layouts_and_scalars(layout: str) -> None:
     _check(xp.where(uc, ux, 0.0), np.where(hc, hx, np.float32(0.0)))
     _check(xp.where(uc, ux, uy), np.where(hc, hx, hy))
     _check(xp.where(uc, -1.5, ux), np.where(hc, np.float32(-1.5), hx))
+    hi, ui = _pair("int16", layout)
+    _check(xp.where(uc, ui, -7), np.where(hc, hi, np.int16(-7)))
+    _check(xp.where(uc, 300, ui), np.where(hc, np.int16(300), hi))
+    _check(xp.where(uc, True, ui > 0), np.where(hc, True, hi > 0))
     assert _direct.stats["launched"] >= before + 3
 
 

@@ -457,14 +457,14 @@ def where(
         else:
             d = scalar_result_dtype(a1.dtype, x2, "where")
             broadcast_shape("where", *(c.shape, a1.shape))
-            a2 = be.full((), x2, dtype=d, usm_type=be.usm_type_of(a1), queue=be.queue_of(c))
+            a2 = x2  # a kernel argument of the engine, else a 0-D array (below)
     elif type(x2) is usm_ndarray:
         a2 = x2._arr
         if x2._be is not be or (mq and be.queue_of(a2) != q):
             raise placement_error("where", condition.device, x2.device)
         d = scalar_result_dtype(a2.dtype, x1, "where")
         broadcast_shape("where", *(c.shape, a2.shape))
-        a1 = be.full((), x1, dtype=d, usm_type=be.usm_type_of(a2), queue=be.queue_of(c))
+        a1 = x1
     else:
         raise TypeError(
             "where: at least one of x1 and x2 must be a usmarray.usm_ndarray; got "
@@ -473,6 +473,11 @@ def where(
     try:
         out = _direct.where(be, c, a1, a2) if be.elementwise_engine else None
         if out is None:
+            # a Python scalar as a 0-D array of d, of the other operand's usm_type
+            if type(x1) is not usm_ndarray:
+                a1 = be.full((), x1, dtype=d, usm_type=be.usm_type_of(a2), queue=be.queue_of(c))
+            elif type(x2) is not usm_ndarray:
+                a2 = be.full((), x2, dtype=d, usm_type=be.usm_type_of(a1), queue=be.queue_of(c))
             if a1.dtype is not d:
                 a1 = be.astype(a1, d)
             if a2.dtype is not d:
@@ -482,7 +487,7 @@ def where(
         res._arr = out
         res._be = be
     except Exception as exc:
-        shape = broadcast_shape("where", *(c.shape, a1.shape, a2.shape))
+        shape = broadcast_shape("where", c.shape, *(getattr(a, "shape", ()) for a in (a1, a2)))
         alloc_failed(exc, be, c, math.prod(shape) * d.itemsize, "where")
     if _trace.ACTIVE:
         _trace.note("where", (condition, x1, x2), res)

@@ -164,6 +164,8 @@ class Backend(Protocol):
                     arrays: list[Any], consts: list[tuple[Any, Any]],
                     out_dtype: Any) -> Any: ...
     def small_kernel(self, name: builtins.str) -> tuple[Any, int]: ...
+    def compiled_elementwise(self, name: builtins.str, binary: bool, slow: Any,
+                             bodies: dict, stats: dict) -> Any: ...
     def creator(self, name: builtins.str, q: Any, usm_type: builtins.str) -> Any: ...
     def device_name(self, q: Any) -> builtins.str: ...
     def native_queue(self, obj: Any) -> Any: ...
@@ -284,6 +286,15 @@ class BackendBase:
         usm_type; ``sig`` names the body for caches.  None (the default) where the
         backend has no engine for these operands: the caller runs its own kernel."""
         return None
+
+    def compiled_elementwise(self, name: builtins.str, binary: bool, slow: Any,
+                             bodies: dict, stats: dict) -> Any:
+        """Engine call ``slow`` of elementwise ``name`` (``binary``: of two operands) in a
+        compiled form that takes repeated calls itself and hands every other to
+        ``slow``; ``bodies``: the kernel generator's entries that ``slow`` fills,
+        ``stats``: the dict whose ``"launched"`` counts engine launches.  ``slow``
+        itself (the default) where the backend has no compiled form."""
+        return slow
 
     def small_kernel(self, name: builtins.str) -> tuple[Any, int]:
         """``(kernel, n)``: a cheaper form of elementwise kernel ``name`` for calls whose

@@ -326,7 +326,8 @@ def engine_kernel(be: Backend, name: str, kernel: Any, binary: bool) -> Any:
     """Elementwise ``name`` of raw operands (arrays of ``be`` or Python scalars, already
     checked by the namespace: two where ``binary``, in call order) straight to the backend's
     engine, and to ``kernel`` (the backend's own) where the engine does not take the
-    call: the small-call form (``small_kernel``) of a backend with an engine."""
+    call: the small-call form (``small_kernel``) of a backend with an engine, in the
+    backend's compiled form where it has one."""
     fam = be.kernel_family
     run = be.elementwise
     bodies = _bodies
@@ -362,7 +363,8 @@ def engine_kernel(be: Backend, name: str, kernel: Any, binary: bool) -> Any:
         stats["launched"] += 1
         return res
 
-    return binary_call if binary else unary_call
+    return be.compiled_elementwise(name, binary, binary_call if binary else unary_call,
+                                   bodies, stats)
 
 
 def _refused(*_operands: Any) -> None:
@@ -418,13 +420,22 @@ def binary(be: Any, name: str, limit: int, a1: Any, a2: Any, d1: Any, d2: Any) -
 
 
 def where(be: Backend, c: Any, a1: Any, a2: Any) -> Any:
-    """The raw result of ``where(c, a1, a2)`` (raw arrays, already checked by the
-    namespace; the result dtype is their promoted one) through an engine, or None."""
+    """The raw result of ``where(c, a1, a2)`` (raw arrays, or one Python scalar of the
+    other's dtype by the standard's rule, already checked by the namespace; the result
+    dtype is the arrays' promoted one) through an engine, or None."""
     if not be.elementwise_engine:
         return None
-    return _engine(be, ("where", c.dtype.char, a1.dtype.char, a2.dtype.char,
-                        be.kernel_family),
-                   [c, a1, a2], [])
+    kinds: list[Any] = ["where", c.dtype.char]
+    arrays = [c]
+    scalars = []
+    for x in (a1, a2):
+        if type(x) in _SAMPLE:
+            kinds.append(type(x))
+            scalars.append(x)
+        else:
+            kinds.append(x.dtype.char)
+            arrays.append(x)
+    return _engine(be, (*kinds, be.kernel_family), arrays, scalars)
 
 
 def astype(be: Backend, a: Any, d: np.dtype) -> Any:

@@ -329,6 +329,13 @@ class CudaBackend(BackendBase):
         return self._slow(self.engine.run, (sig, body, names, arrays, consts, out_dtype,
                                             plain_out), {"c_order": c_order})
 
+    def compiled_elementwise(self, name: builtins.str, binary: bool, slow: Any,
+                             bodies: dict, stats: dict) -> Any:
+        if not (self._single and self.spare.on):  # the compiled call is one GPU's
+            return slow
+        return self.engine.compiled_call(name, self.kernel_family, binary, slow, bodies,
+                                         stats, _DEVICE_MEMORY, self.spare.new_out)
+
     def c_order_copy(self, raw: Any) -> Any:
         return self.convert(raw, raw.dtype, c_order=True)
 

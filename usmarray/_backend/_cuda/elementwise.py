@@ -13,19 +13,32 @@ from __future__ import annotations
 
 import ctypes
 import struct
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+import cupy
 import numpy as np
 
 from ..._env import env_flag
+from ..._form import compiled_module
 from . import layout as _layout
-from .kernels._launch import SLOTS, compiled, driver_launch, raw_launch, stream_ptr
+from .kernels._launch import (
+    SLOTS,
+    compiled,
+    driver_launch,
+    launch_address,
+    raw_launch,
+    stream_ptr,
+)
+
+#: the compiled form of a repeated call (``_engine_calls.pyx``), or None; and why
+calls_module, CALLS_REASON = compiled_module(
+    "_backend._cuda._engine_calls", Path(__file__).with_name("_engine_calls.pyx"), 1)
 
 #: plans kept (a dict: cleared when full)
 MAX_PLANS = 4096
 
-_CODES = {"?": "?", "b": "b", "B": "B", "h": "h", "H": "H", "i": "i", "I": "I", "l": "q",
-          "L": "Q", "q": "q", "Q": "Q", "f": "f", "d": "d"}
 _ALIGN = _layout.ALIGN_KEY
 _BLOCK = _layout.BLOCK
 
@@ -45,9 +58,7 @@ class _Call:
         self.inverse = p.inverse
         self.blocks = p.blocks
         self.n = p.n
-        fmt = "<" + "Q" * narrays + "".join(
-            f"{_CODES[d.char]}{8 - d.itemsize}x" for d in scalars) + "Qq"
-        self.pack = struct.Struct(fmt).pack_into
+        self.pack = struct.Struct(_layout.pack_format(narrays, scalars)).pack_into
         self.layout = b""
         self.layout_at = 8 * (narrays + len(scalars) + 2)
         if p.loop == "strided":
@@ -128,6 +139,20 @@ class ElementwiseEngine:
             except Exception:  # no context current on this thread, or a failed launch
                 driver_launch(f.ptr, c.blocks, 1, 1, _BLOCK, 1, 1, 0, s, t.pp, 0)
         return out if c.inverse is None else out.transpose(c.inverse)
+
+    def compiled_call(self, name: str, fam: str, binary: bool, slow: Callable[..., Any],
+                      bodies: dict, stats: dict, device_memory: frozenset,
+                      new_out: Callable[..., Any]) -> Callable[..., Any]:
+        """Elementwise ``name``'s call in its compiled form (``_engine_calls.EngineCall``:
+        a repeated call on plain device memory launches without a Python frame, every
+        other goes to ``slow``), or ``slow`` itself where there is no compiled form, the
+        driver's launch is not found or the machine has several GPUs."""
+        address = launch_address() if calls_module is not None and not self._multi else 0
+        if not address:
+            return slow
+        return calls_module.EngineCall(  # type: ignore[union-attr]
+            name, fam, binary, slow, bodies, self._calls, _REFUSED, cupy.ndarray,
+            device_memory, new_out, stream_ptr, address, _layout.SCALAR_CODES, stats, _BLOCK, _ALIGN)
 
     def _plan(self, body: str, names: list[str], arrays: list[Any], scalars: list[np.dtype],
               out: np.dtype, shape: tuple[int, ...] | None, c_order: bool) -> Any:

@@ -260,6 +260,20 @@ def _tname(d: np.dtype) -> str:
     return "bool" if d.kind == "b" else d.name
 
 
+#: NumPy type char -> the ``struct`` code of a scalar parameter of that type
+SCALAR_CODES = {"?": "?", "b": "b", "B": "B", "h": "h", "H": "H", "i": "i", "I": "I",
+                "l": "q", "L": "Q", "q": "q", "Q": "Q", "f": "f", "d": "d"}
+
+
+def pack_format(narrays: int, scalars: list[np.dtype]) -> str:
+    """The ``struct`` format of a generated kernel's parameters, 8 bytes each: the
+    arrays' pointers, the scalars (each padded to 8 bytes), the result's pointer and the
+    element count (the strided loop's layout follows, at byte ``8 * (narrays +
+    len(scalars) + 2)``)."""
+    return "<" + "Q" * narrays + "".join(
+        f"{SCALAR_CODES[d.char]}{8 - d.itemsize}x" for d in scalars) + "Qq"
+
+
 def kernel_key(body: str, names: list[str], arrays: list[np.dtype], scalars: list[np.dtype],
                out: np.dtype, plan: LayoutPlan) -> tuple:
     """What :func:`kernel_source` reads of its arguments: calls with equal keys share one
@@ -388,6 +402,6 @@ def kernel_source(body: str, names: list[str], arrays: list[np.dtype],
 
 
 __all__ = ["ALIGN_KEY", "BLOCK", "CANONICAL_NAN_BODIES", "FILL_BODY", "HEADER", "MAX_DIMS",
-           "TWO_VECTOR_CALLS", "vectors", "word_body",
+           "SCALAR_CODES", "TWO_VECTOR_CALLS", "pack_format", "vectors", "word_body",
            "LayoutPlan", "Operand", "convert_body", "kernel_key", "kernel_source", "memory_order",
            "merge_axes", "plan"]

@@ -47,6 +47,21 @@ def driver_launch(*args: Any) -> None:
         raw_launch(*args)
 
 
+_launch_address: list[int] = []
+
+
+def launch_address() -> int:
+    """The address of the driver's ``cuLaunchKernel`` (the library CuPy loaded), for
+    compiled callers; 0 where it is not found."""
+    if not _launch_address:
+        try:
+            lib = ctypes.CDLL("nvcuda.dll" if os.name == "nt" else "libcuda.so.1")
+            _launch_address.append(ctypes.cast(lib.cuLaunchKernel, ctypes.c_void_p).value or 0)
+        except (OSError, AttributeError):
+            _launch_address.append(0)
+    return _launch_address[0]
+
+
 stream_ptr: Any = getattr(cupy.cuda.stream, "get_current_stream_ptr", None) or (
     lambda: int(cupy.cuda.get_current_stream().ptr))
 _cache: dict[tuple, Any] = {}
@@ -213,5 +228,5 @@ def launch(f: Any, grid: tuple[int, int, int], block: tuple[int, int, int], fmt:
 
 
 __all__ = ["OPTIONS", "SLOTS", "WORDS", "CompileError", "Family", "cached", "compiled", "cub_options", "driver_launch", "grid_1d",
-           "raw_launch",
+           "launch_address", "raw_launch",
            "launch", "module", "sm_count", "stream_ptr"]

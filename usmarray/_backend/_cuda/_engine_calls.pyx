@@ -1,0 +1,229 @@
+# cython: language_level=3, binding=True, embedsignature=False, auto_pickle=False
+"""The compiled form of the CUDA engine's repeated call (see ``elementwise.py``).
+
+:class:`EngineCall` is one elementwise function's call on the engine, the one the
+compiled core and the namespace hand a small call to.  A call whose body, plan and
+kernel are already known (a repeated call: the same function, dtypes, shapes, strides
+and pointer alignment as an earlier one) on plain device memory of the one GPU runs
+here without a Python frame: the body and plan lookups, the result from the spare
+outputs, the argument pack and the driver's ``cuLaunchKernel`` through its address.
+Every other call, and every call the driver refuses, goes to ``slow``: the Python form
+of the same call, which works out what is missing, caches it, and raises every error.
+
+Both forms read the same caches (the generator's bodies, the engine's plans, their
+compiled kernels) and pack the same bytes (``tests/test_engine_calls.py`` checks it),
+so they launch the same kernels with the same arguments.
+"""
+
+from libc.math cimport isinf
+from libc.stdint cimport int64_t, uint64_t, uintptr_t
+from libc.string cimport memcpy, memset
+
+cdef extern from *:
+    """
+    #ifndef USMARRAY_SOURCE_SHA256
+    #define USMARRAY_SOURCE_SHA256 ""
+    #endif
+    """
+    const char* USMARRAY_SOURCE_SHA256
+
+#: the SHA-256 of the .pyx this module was built from (the build passes it)
+SOURCE_SHA256 = USMARRAY_SOURCE_SHA256.decode("ascii")
+#: the contract with elementwise.py
+API = 1
+
+ctypedef int (*launch_t)(void* f, unsigned int gx, unsigned int gy, unsigned int gz,
+                         unsigned int bx, unsigned int by, unsigned int bz,
+                         unsigned int shared, void* stream, void** params,
+                         void** extra) noexcept nogil
+
+cdef enum:
+    SLOTS = 128  # 8-byte parameter slots: ``kernels/_launch.ARG_BYTES`` of them
+
+# one argument buffer: every call here holds the GIL from the pack to the launch's
+# return, and the driver copies the parameters before it returns
+cdef uint64_t _args[SLOTS]
+cdef void* _params[SLOTS]
+cdef int _i
+for _i in range(SLOTS):
+    _params[_i] = <void*>&_args[_i]
+
+
+cdef inline bint _scalar_type(object t):
+    return t is float or t is int or t is bool
+
+
+cdef int _put_scalar(char* at, object v, str code):
+    """Write Python scalar ``v`` as the C type of struct code ``code`` (8 bytes, zeroed
+    first), as ``struct`` packs it; 1 where ``struct`` would raise or where this form
+    does not pack the code (the Python form then packs it, or says why it cannot)."""
+    cdef double x
+    cdef float y
+    memset(at, 0, 8)
+    try:
+        if code == "f" or code == "d":
+            x = <double>v
+            if code == "d":
+                (<double*>at)[0] = x
+            else:
+                y = <float>x
+                if isinf(y) and not isinf(x):
+                    return 1  # struct: float too large to pack with f format
+                (<float*>at)[0] = y
+            return 0
+        if type(v) is float:
+            return 1  # an integer parameter of a float value
+        if code == "?":
+            (<unsigned char*>at)[0] = 1 if v else 0
+        elif code == "i":
+            (<int*>at)[0] = <int>v
+        elif code == "q":
+            (<long long*>at)[0] = <long long>v
+        elif code == "I" and v >= 0:
+            (<unsigned int*>at)[0] = <unsigned int>v
+        elif code == "Q" and v >= 0:
+            (<unsigned long long*>at)[0] = <unsigned long long>v
+        else:  # 8- and 16-bit integers, negative unsigned: the Python form
+            return 1
+    except (OverflowError, TypeError, ValueError):
+        return 1
+    return 0
+
+
+cdef class EngineCall:
+    """Elementwise function ``name`` on the engine: ``call(a)`` (unary) or
+    ``call(a1, a2)`` (binary: arrays or Python scalars in call order), the raw result;
+    as ``slow``, which it calls for whatever it does not take itself.
+
+    ``bodies``: the generator's entries by key ``(name, operand codes..., family)``
+    (body, names, scalar dtypes, result dtype), or False; ``plans``: the engine's
+    planned calls by key (``_Call``, or ``refused``); ``array_type``: CuPy's array
+    class; ``device_memory``: the memory classes of plain device memory;
+    ``new_out(shape, dtype, n, stream)``: the result's allocator; ``stream_ptr()``: the
+    current stream's handle; ``launch``: the address of ``cuLaunchKernel``;
+    ``codes``: NumPy type char -> struct code of a scalar parameter; ``stats``: a dict
+    whose ``"launched"`` counts launches; ``block``: the threads of a block; ``align``:
+    the pointer alignment a plan's key holds (a pointer's remainder modulo it)."""
+
+    cdef object name, fam, slow, bodies, plans, refused, array_type, device_memory
+    cdef object new_out, stream_ptr, codes, stats
+    cdef launch_t launch
+    cdef unsigned int block
+    cdef uintptr_t align
+    cdef bint binary
+
+    def __init__(self, name, fam, bint binary, slow, bodies, plans, refused, array_type,
+                 device_memory, new_out, stream_ptr, uintptr_t launch, codes, stats,
+                 unsigned int block, uintptr_t align):
+        self.name = name
+        self.fam = fam
+        self.binary = binary
+        self.slow = slow
+        self.bodies = bodies
+        self.plans = plans
+        self.refused = refused
+        self.array_type = array_type
+        self.device_memory = device_memory
+        self.new_out = new_out
+        self.stream_ptr = stream_ptr
+        self.launch = <launch_t>launch
+        self.codes = codes
+        self.stats = stats
+        self.block = block
+        self.align = align
+
+    def __call__(self, a1, a2=None):
+        cdef object nd = self.array_type
+        cdef object arrays
+        cdef object scalar = None
+        cdef object key
+        cdef Py_ssize_t na
+        t1 = type(a1)
+        if not self.binary:
+            if t1 is not nd:
+                return self.slow(a1)
+            key = (self.name, a1.dtype.char, self.fam)
+            na = 1
+            x = a1
+        else:
+            t2 = type(a2)
+            if t1 is nd:
+                if t2 is nd:
+                    key = (self.name, a1.dtype.char, a2.dtype.char, self.fam)
+                    na = 2
+                elif _scalar_type(t2):
+                    key = (self.name, a1.dtype.char, t2, self.fam)
+                    na = 1
+                    scalar = a2
+                else:
+                    return self.slow(a1, a2)
+                x = a1
+            elif t2 is nd and _scalar_type(t1):
+                key = (self.name, t1, a2.dtype.char, self.fam)
+                na = 1
+                x = a2
+                scalar = a1
+            else:
+                return self.slow(a1, a2)
+        r = self._run(key, x, a2 if na == 2 else None, scalar)
+        if r is None:
+            return self.slow(a1, a2) if self.binary else self.slow(a1)
+        return r
+
+    cdef object _run(self, object sig, object a, object b, object scalar):
+        """The launched result, or None where the Python form is to take the call."""
+        cdef uintptr_t p0, p1 = 0
+        cdef object key
+        cdef Py_ssize_t at
+        cdef char* base = <char*>_args
+        e = self.bodies.get(sig)
+        if e is None or e is False:
+            return None
+        dm = self.device_memory
+        da = a.data
+        if da.mem.__class__ not in dm:
+            return None
+        p0 = da.ptr
+        if b is None:
+            key = (sig, a.shape, a.strides, p0 % self.align)
+        else:
+            db = b.data
+            if db.mem.__class__ not in dm:
+                return None
+            p1 = db.ptr
+            key = (sig, a.shape, a.strides, p0 % self.align, b.shape, b.strides, p1 % self.align)
+        c = self.plans.get(key)
+        if c is None or c is self.refused:
+            return None
+        fn = c.fn
+        n = c.n
+        if fn is None or not n:
+            return None
+        _args[0] = p0
+        at = 1
+        if b is not None:
+            _args[1] = p1
+            at = 2
+        cdts = e[2]
+        if len(cdts) != (scalar is not None):
+            return None
+        if scalar is not None:
+            code = self.codes.get(cdts[0].char)
+            if code is None or _put_scalar(<char*>&_args[at], scalar, code):
+                return None
+            at += 1
+        s = self.stream_ptr()
+        out = self.new_out(c.mem_shape, e[3], n, s)
+        _args[at] = <uint64_t>(<uintptr_t>out.data.ptr)
+        (<int64_t*>&_args[at + 1])[0] = <int64_t>n
+        lay = c.layout
+        if lay:
+            memcpy(base + 8 * (at + 2), <const char*>(<bytes>lay), len(<bytes>lay))
+        rc = self.launch(<void*><uintptr_t>fn.ptr, <unsigned int>c.blocks, 1, 1,
+                         self.block, 1, 1, 0, <void*><uintptr_t>s, _params, NULL)
+        if rc != 0:
+            return None  # no context on this thread, or a failed launch: Python says
+        st = self.stats
+        st["launched"] += 1
+        inv = c.inverse
+        return out if inv is None else out.transpose(inv)
