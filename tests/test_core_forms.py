@@ -79,6 +79,8 @@ def test_the_compiled_slots_run_no_python_frame_on_their_lean_paths() -> None:
     def calls() -> None:
         x + x, x < x, x + 1.0, 2.0 * x, -x, x[1:3], x[2], x[i]
         x[0:2] = v
+        x[3] = 2.5
+        x[(4,)] = -1.0
 
     calls()  # the first calls work out the plans in Python
     frames: list[str] = []
@@ -231,3 +233,31 @@ def test_setitem_of_an_array_gives_numpys_values(device: str) -> None:
         r[0:1] = xp.asarray(np.array([2.0]), device=device)
     with pytest.raises(AttributeError):
         del x[0]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_setitem_of_a_python_scalar_gives_numpys_values_and_errors(device: str) -> None:
+    a = np.zeros((3, 4))
+    x = xp.asarray(a, device=device)
+    for key, v in [((1, 2), 5.5), ((-1, 0), -2.0), (2, 7.0), ((0, -4), float("nan")),
+                   ((), 1.25)]:
+        x[key] = v
+        a[key] = v
+    _same(x, a)
+    m = np.zeros(3, dtype=bool)
+    b = xp.asarray(m, device=device)
+    b[1] = True
+    m[1] = True
+    _same(b, m)
+    with pytest.raises(IndexError, match="out of range|out of bounds"):
+        x[3, 0] = 1.0
+    with pytest.raises(IndexError):
+        x[0, 0, 0] = 1.0
+    with pytest.raises(TypeError, match="cannot be combined"):
+        b[0] = 1.0
+    with pytest.raises(TypeError, match="cannot be combined"):
+        xp.asarray(np.zeros(2, dtype=np.int32), device=device)[0] = 1.5
+    r = xp.broadcast_to(xp.asarray(np.array([1.0]), device=device), (3,))
+    with pytest.raises(ValueError, match="read-only"):
+        r[0] = 2.0
+    _same(x, a)  # nothing written by the refused calls

@@ -10,7 +10,8 @@ below the size of the backend's small kernel, call that kernel at once; a slice
 without a step is a view; ints, ``None``, ``...`` and such slices go to the backend's
 indexing on a backend without a lock; one index array that the backend checks itself
 goes to its gather; an array of the target's dtype written under a basic key goes to
-its scatter.
+its scatter, and so does a Python float (into a floating array) or bool (into a bool
+array) written under an int key or a tuple of ints.
 
 Every other call, and every call that fails here, goes to the operator's
 pure-Python form (installed by ``usmarray._operators``), which decides everything the
@@ -324,6 +325,19 @@ cdef class ArrayBase:
                         return
                     except (OverflowError, ValueError):
                         pass  # the Python form words it
+        elif type(value) is float or type(value) is bool:
+            if not _trace["ACTIVE"] and _ints(key):
+                be = self._be
+                t = _facts(be)
+                if t[2] and not t[0]:
+                    raw = self._arr
+                    d = _dtype_of(raw)
+                    if (d is _bool) if type(value) is bool else d.kind in ("f", "c"):
+                        try:
+                            be.setitem(raw, key, value)
+                            return
+                        except Exception:
+                            pass  # nothing written: the Python form words it
         _python[50](self, key, value)
 
     def __delitem__(self, key):
@@ -362,6 +376,19 @@ cdef bint _basic(tuple key):
         tk = type(k)
         if not (tk is int or k is None or k is Ellipsis
                 or (tk is slice and (<slice>k).step is None)):
+            return False
+    return True
+
+
+cdef bint _ints(object key):
+    """Whether ``key`` is an int or a tuple of ints (one element, or a subarray of whole
+    axes: keys the Python form passes to the backend unchanged)."""
+    if type(key) is int:
+        return True
+    if type(key) is not tuple:
+        return False
+    for k in <tuple>key:
+        if type(k) is not int:
             return False
     return True
 
