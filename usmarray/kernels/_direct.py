@@ -363,8 +363,10 @@ def engine_kernel(be: Backend, name: str, kernel: Any, binary: bool) -> Any:
         stats["launched"] += 1
         return res
 
-    return be.compiled_elementwise(name, binary, binary_call if binary else unary_call,
-                                   bodies, stats)
+    call = binary_call if binary else unary_call
+    # a backend of the protocol's methods alone (no base class) has no compiled form
+    compiled = getattr(be, "compiled_elementwise", None)
+    return call if compiled is None else compiled(name, binary, call, bodies, stats)
 
 
 def _refused(*_operands: Any) -> None:
