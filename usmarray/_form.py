@@ -27,10 +27,13 @@ PURE_ENV = "USMARRAY_PURE_PYTHON"
 API = 1
 
 
-def compiled_module(name: str, source: Path, api: int) -> tuple[ModuleType | None, str]:
+def compiled_module(name: str, source: Path, api: int,
+                    label: str | None = None) -> tuple[ModuleType | None, str]:
     """(compiled module ``usmarray.<name>`` or None, why): None in the pure-Python form,
     where the install has no such module, where it does not load, where its ``API`` is
-    not ``api``, or where it was built from another ``source`` than the one beside it."""
+    not ``api``, or where it was built from another ``source`` than the one beside it;
+    ``label``: its name in the reasons and the warning (default ``name``)."""
+    label = label or name
     if os.environ.get(PURE_ENV, "") not in ("", "0"):
         return None, f"{PURE_ENV} is set"
     full = f"{__package__}.{name}"
@@ -39,26 +42,25 @@ def compiled_module(name: str, source: Path, api: int) -> tuple[ModuleType | Non
     except ModuleNotFoundError as exc:
         if exc.name != full:
             raise
-        return None, f"no compiled {name} in this install"
+        return None, f"no compiled {label} in this install"
     except ImportError as exc:  # built for another Python, or broken
-        return None, f"the compiled {name} does not load ({exc})"
+        return None, f"the compiled {label} does not load ({exc})"
     if getattr(mod, "API", None) != api:
-        return None, f"the compiled {name} has contract {getattr(mod, 'API', None)}, not {api}"
+        return None, f"the compiled {label} has contract {getattr(mod, 'API', None)}, not {api}"
     if source.is_file():  # a checkout or an editable install: the build must match it
         sha = hashlib.sha256(source.read_bytes()).hexdigest()
         if sha != getattr(mod, "SOURCE_SHA256", None):
             warnings.warn(
-                f"usmarray: the compiled {name} was built from another {source.name} than "
+                f"usmarray: the compiled {label} was built from another {source.name} than "
                 f"the one in {source.parent}; its pure-Python form runs until it is rebuilt "
                 "(pip install -e .)", RuntimeWarning, stacklevel=2)
-            return None, f"the compiled {name} is older than {source.name}"
-    return mod, f"compiled {name} loaded"
+            return None, f"the compiled {label} is older than {source.name}"
+    return mod, f"compiled {label} loaded"
 
 
 def _load(source: Path = Path(__file__).with_name("_core.pyx")) -> tuple[ModuleType | None, str]:
     """(the compiled core or None, why); ``source``: the ``_core.pyx`` it must match."""
-    core, why = compiled_module("_core", source, API)
-    return core, why.replace("compiled _core", "compiled core")
+    return compiled_module("_core", source, API, label="core")
 
 
 #: ``usmarray._core``, or None in the pure-Python form
