@@ -20,7 +20,7 @@ from usmarray import _form
 from usmarray._backend._cuda import layout as L
 
 SOURCE = Path(L.__file__).with_name("_engine_calls.pyx")
-calls_module, REASON = _form.compiled_module("_backend._cuda._engine_calls", SOURCE, 1)
+calls_module, REASON = _form.compiled_module("_backend._cuda._engine_calls", SOURCE, 2)
 pytestmark = pytest.mark.skipif(calls_module is None, reason=REASON)
 
 ALIGN = L.ALIGN_KEY
@@ -111,9 +111,12 @@ class Setup:
         self.bodies[key] = ("z = a0;", ["a0"], [np.dtype(d) for d in scalars], np.dtype(out))
 
     def plan(self, sig: tuple, *arrays: Raw, plan: Plan) -> None:
+        # the keys of ``ElementwiseEngine.run``: flat for one or two arrays, a tuple an
+        # array for more
         key: tuple = (sig,)
         for a in arrays:
-            key += (a.shape, a.strides, a.data.ptr % ALIGN)
+            at = (a.shape, a.strides, a.data.ptr % ALIGN)
+            key += at if len(arrays) <= 2 else (at,)
         self.plans[key] = plan
 
 
@@ -218,4 +221,135 @@ def test_what_the_compiled_form_does_not_take_reaches_python_unchanged(case):
     assert s.call(a, b) == "slow"
     assert s.slow_calls == [(a, b)]
     assert s.stats["launched"] == 0
+    assert len(s.launches) == (1 if case == "driver error" else 0)
+
+
+def test_run_takes_three_arrays_as_the_engines_key_and_pack_say():
+    s = Setup("", binary=False)
+    c = Raw((6,), "bool", 0x1001)
+    a, b = Raw((6,), "float64", 0x2000), Raw((6,), "float64", 0x3008)
+    sig = ("where", "?", "d", "d", "cuda")
+    s.entry(sig, [], "float64")
+    s.plan(sig, c, a, b, plan=Plan(6, blocks=2))
+    out = s.call.run(sig, [c, a, b], [])
+    assert out is s.outs[0] and s.slow_calls == [] and s.stats["launched"] == 1
+    want = struct.pack(L.pack_format(3, []), 0x1001, 0x2000, 0x3008, out.data.ptr, 6)
+    assert s.launches[0]["bytes"][: len(want)] == want
+    assert s.launches[0]["grid"] == (2, 1, 1)
+
+
+def test_run_packs_every_scalar_in_order():
+    s = Setup("", binary=False)
+    a = Raw((4,), "float32", 0x1000)
+    sig = ("clip", "f", float, float, "cuda")
+    s.entry(sig, ["float32", "float32"], "float32")
+    s.plan(sig, a, plan=Plan(4))
+    out = s.call.run(sig, [a], [-1.5, 2.25])
+    assert s.slow_calls == []
+    f32 = np.dtype("float32")
+    want = struct.pack(L.pack_format(1, [f32, f32]), 0x1000, -1.5, 2.25, out.data.ptr, 4)
+    assert s.launches[0]["bytes"][: len(want)] == want
+
+
+@pytest.mark.parametrize("case", ["no body", "no plan", "scalar count", "four arrays",
+                                  "no arrays", "foreign operand"])
+def test_what_run_does_not_take_reaches_python_unchanged(case):
+    s = Setup("", binary=False)
+    arrays: list = [Raw((3,), "float32", 0x1000 + 0x100 * k) for k in range(
+        4 if case == "four arrays" else 0 if case == "no arrays" else 2)]
+    if case == "foreign operand":
+        arrays[1] = [1.0, 2.0, 3.0]
+    scalars = [1.0, 2.0] if case == "scalar count" else []
+    sig = ("op", "cuda")
+    if case != "no body":
+        s.entry(sig, [], "float32")
+    if case not in ("no plan", "foreign operand") and arrays:
+        s.plan(sig, *arrays, plan=Plan(3))
+    assert s.call.run(sig, arrays, scalars) == "slow"
+    assert s.slow_calls == [(sig, arrays, scalars)]
+    assert s.stats["launched"] == 0 and s.launches == []
+
+
+class StoreSetup:
+    """One ScalarStore with recording stand-ins; kernels compiled for every size."""
+
+    def __init__(self, rc: int = 0) -> None:
+        self.launches: list[dict] = []
+        self.slow_calls: list[tuple] = []
+        self.rc = rc
+
+        def launch(f, gx, gy, gz, bx, by, bz, shared, stream, params, extra):  # noqa: ANN001
+            slots = ctypes.cast(params, ctypes.POINTER(ctypes.c_void_p))
+            self.launches.append({"f": f, "grid": (gx, gy, gz), "block": (bx, by, bz),
+                                  "stream": stream,
+                                  "args": [ctypes.string_at(slots[i], 8) for i in range(2)]})
+            return self.rc
+
+        self._cb = _LAUNCH(launch)
+
+        def slow(*args: Any) -> str:
+            self.slow_calls.append(args)
+            return "slow"
+
+        self.kernels = {n: type("Fn", (), {"ptr": 0xE000 + n})() for n in (1, 2, 4, 8)}
+        self.store = calls_module.ScalarStore(
+            slow, self.kernels, Raw, frozenset({Mem}), lambda: 0x5EA,
+            ctypes.cast(self._cb, ctypes.c_void_p).value, L.SCALAR_CODES)
+
+
+@pytest.mark.parametrize(("shape", "key"), [((5,), 3), ((5,), -1), ((4, 6), (2, 5)),
+                                            ((4, 6), (-4, 0)), ((), ())])
+def test_a_store_writes_the_elements_address_and_the_values_bits(shape, key):
+    s = StoreSetup()
+    a = Raw(shape, "float64", 0x10000)
+    assert s.store(a, key, 2.5) is True and s.slow_calls == []
+    (got,) = s.launches
+    keys = key if isinstance(key, tuple) else (key,)
+    want = 0x10000 + 8 * int(np.ravel_multi_index(keys, shape, mode="wrap")) if shape else 0x10000
+    assert got["args"][0] == struct.pack("<Q", want)
+    assert got["args"][1] == struct.pack("<d", 2.5)
+    assert got["f"] == 0xE008 and got["grid"] == (1, 1, 1) and got["block"] == (1, 1, 1)
+    assert got["stream"] == 0x5EA
+
+
+@settings(max_examples=300, deadline=None)
+@given(dtype=st.sampled_from(["float32", "float64", "int32", "int64", "uint32", "uint64",
+                              "bool", "int8", "uint16"]),
+       value=st.one_of(st.floats(allow_nan=True, allow_infinity=True),
+                       st.integers(-2**70, 2**70), st.booleans()))
+def test_a_stored_value_has_numpys_bits_or_goes_to_python(dtype, value):
+    d = np.dtype(dtype)
+    if (d.kind != "f" and type(value) is float) or (d.kind == "b" and type(value) is not bool):
+        return  # the namespace hands the store neither
+    try:
+        with np.errstate(over="ignore"):
+            want = np.asarray(value, dtype=d).tobytes().ljust(8, b"\0")
+    except (OverflowError, ValueError):
+        want = None
+    s = StoreSetup()
+    r = s.store(Raw((3,), d, 0x2000), 1, value)
+    if r == "slow":
+        assert s.launches == [] and s.slow_calls
+        assert d.itemsize < 4 or want is None or (d.char == "f" and np.isinf(
+            np.frombuffer(want[:4], d)[0]) and not np.isinf(value)), (
+            f"{value!r} into {dtype}: NumPy converts it, the compiled store did not")
+    else:
+        assert want is not None and s.launches[0]["args"][1] == want
+
+
+@pytest.mark.parametrize("case", ["float key", "out of range", "too few keys", "slice key",
+                                  "other memory", "no kernel", "complex value",
+                                  "array value", "driver error", "foreign array"])
+def test_what_the_store_does_not_take_reaches_python_unchanged(case):
+    s = StoreSetup(rc=1 if case == "driver error" else 0)
+    a: Any = Raw((4, 4), "float32", 0x3000, OtherMem if case == "other memory" else Mem)
+    key: Any = {"float key": (1.0, 2), "out of range": (4, 0), "too few keys": 1,
+                "slice key": (slice(0, 2), 1)}.get(case, (1, 2))
+    value: Any = {"complex value": 1j, "array value": Raw((), "float32", 0x9000)}.get(case, 1.5)
+    if case == "no kernel":
+        del s.kernels[4]
+    if case == "foreign array":
+        a = np.zeros((4, 4), np.float32)
+    assert s.store(a, key, value) == "slow"
+    assert s.slow_calls == [(a, key, value)]
     assert len(s.launches) == (1 if case == "driver error" else 0)

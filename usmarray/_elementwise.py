@@ -639,9 +639,10 @@ def clip(
         raise _category_error("clip", "real numeric", d)
     be = x._be
     bounds: list[Any] = []
+    floating = d.kind == "f"
     for bname, b in (("min", min), ("max", max)):
-        if b is None:
-            bounds.append(None)
+        if b is None or (floating and type(b) is float):  # nothing to check or convert
+            bounds.append(b)
         elif type(b) is usm_ndarray:
             binary_operands(x, b, "clip")
             if b._arr.dtype not in dt.REAL_NUMERIC:

@@ -166,6 +166,7 @@ class Backend(Protocol):
     def small_kernel(self, name: builtins.str) -> tuple[Any, int]: ...
     def compiled_elementwise(self, name: builtins.str, binary: bool, slow: Any,
                              bodies: dict, stats: dict) -> Any: ...
+    def compiled_engine(self, slow: Any, bodies: dict, stats: dict) -> Any: ...
     def creator(self, name: builtins.str, q: Any, usm_type: builtins.str) -> Any: ...
     def device_name(self, q: Any) -> builtins.str: ...
     def native_queue(self, obj: Any) -> Any: ...
@@ -294,6 +295,14 @@ class BackendBase:
         ``slow``; ``bodies``: the kernel generator's entries that ``slow`` fills,
         ``stats``: the dict whose ``"launched"`` counts engine launches.  ``slow``
         itself (the default) where the backend has no compiled form."""
+        return slow
+
+    def compiled_engine(self, slow: Any, bodies: dict, stats: dict) -> Any:
+        """The engine's call ``slow(sig, arrays, scalars)`` of any of the generator's
+        entries (``sig`` a key of ``bodies``, raw ``arrays`` and Python ``scalars`` in
+        the entry's order: ``where``, ``clip``, ``astype``) in a compiled form that
+        takes repeated calls itself and hands every other to ``slow``; ``slow`` itself
+        (the default) where the backend has no compiled form."""
         return slow
 
     def small_kernel(self, name: builtins.str) -> tuple[Any, int]:

@@ -305,15 +305,36 @@ def _entry(key: tuple, family: str) -> Any:
     return e
 
 
+def _engine_call_of(be: Backend) -> Any:
+    """``be``'s call of any generator entry on its engine, ``call(key, arrays,
+    scalars)``: the raw result, or None where the engine does not take it; in the
+    backend's compiled form where it has one."""
+    fam = be.kernel_family
+    run = be.elementwise
+
+    def call(key: tuple, arrays: list, scalars: list) -> Any:
+        e = _entry(key, fam)
+        if e is False:
+            return None
+        res = run(key, e[0], e[1], arrays, list(zip(scalars, e[2], strict=True)), e[3])
+        if res is not None:
+            stats["launched"] += 1
+        return res
+
+    # a backend of the protocol's methods alone (no base class) has no compiled form
+    compiled = getattr(be, "compiled_engine", None)
+    return call if compiled is None else compiled(call, _bodies, stats)
+
+
+#: backend -> :func:`_engine_call_of`
+_engine_runs: dict[Any, Any] = {}
+
+
 def _engine(be: Backend, key: tuple, arrays: list, scalars: list) -> Any:
-    e = _entry(key, be.kernel_family)
-    if e is False:
-        return None
-    body, names, cdts, out = e
-    res = be.elementwise(key, body, names, arrays, list(zip(scalars, cdts, strict=True)), out)
-    if res is not None:
-        stats["launched"] += 1
-    return res
+    run = _engine_runs.get(be)
+    if run is None:
+        run = _engine_runs[be] = _engine_call_of(be)
+    return run(key, arrays, scalars)
 
 
 #: the operands below which a backend's engine takes a call straight from the compiled

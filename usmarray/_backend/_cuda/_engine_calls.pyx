@@ -30,7 +30,7 @@ cdef extern from *:
 #: the SHA-256 of the .pyx this module was built from (the build passes it)
 SOURCE_SHA256 = USMARRAY_SOURCE_SHA256.decode("ascii")
 #: the contract with elementwise.py
-API = 1
+API = 2
 
 ctypedef int (*launch_t)(void* f, unsigned int gx, unsigned int gy, unsigned int gz,
                          unsigned int bx, unsigned int by, unsigned int bz,
@@ -93,7 +93,9 @@ cdef int _put_scalar(char* at, object v, str code):
 cdef class EngineCall:
     """Elementwise function ``name`` on the engine: ``call(a)`` (unary) or
     ``call(a1, a2)`` (binary: arrays or Python scalars in call order), the raw result;
-    as ``slow``, which it calls for whatever it does not take itself.
+    as ``slow``, which it calls for whatever it does not take itself.  Made with
+    ``slow(sig, arrays, scalars)`` instead, its :meth:`run` takes any of the
+    generator's entries (``where``, ``clip``, ``astype``).
 
     ``bodies``: the generator's entries by key ``(name, operand codes..., family)``
     (body, names, scalar dtypes, result dtype), or False; ``plans``: the engine's
@@ -134,64 +136,71 @@ cdef class EngineCall:
 
     def __call__(self, a1, a2=None):
         cdef object nd = self.array_type
-        cdef object arrays
-        cdef object scalar = None
         cdef object key
-        cdef Py_ssize_t na
         t1 = type(a1)
         if not self.binary:
             if t1 is not nd:
                 return self.slow(a1)
-            key = (self.name, a1.dtype.char, self.fam)
-            na = 1
-            x = a1
-        else:
-            t2 = type(a2)
-            if t1 is nd:
-                if t2 is nd:
-                    key = (self.name, a1.dtype.char, a2.dtype.char, self.fam)
-                    na = 2
-                elif _scalar_type(t2):
-                    key = (self.name, a1.dtype.char, t2, self.fam)
-                    na = 1
-                    scalar = a2
-                else:
-                    return self.slow(a1, a2)
-                x = a1
-            elif t2 is nd and _scalar_type(t1):
-                key = (self.name, t1, a2.dtype.char, self.fam)
-                na = 1
-                x = a2
-                scalar = a1
+            r = self._run((self.name, a1.dtype.char, self.fam), (a1,), ())
+            return self.slow(a1) if r is None else r
+        t2 = type(a2)
+        if t1 is nd:
+            if t2 is nd:
+                r = self._run((self.name, a1.dtype.char, a2.dtype.char, self.fam), (a1, a2), ())
+            elif _scalar_type(t2):
+                r = self._run((self.name, a1.dtype.char, t2, self.fam), (a1,), (a2,))
             else:
                 return self.slow(a1, a2)
-        r = self._run(key, x, a2 if na == 2 else None, scalar)
-        if r is None:
-            return self.slow(a1, a2) if self.binary else self.slow(a1)
-        return r
+        elif t2 is nd and _scalar_type(t1):
+            r = self._run((self.name, t1, a2.dtype.char, self.fam), (a2,), (a1,))
+        else:
+            return self.slow(a1, a2)
+        return self.slow(a1, a2) if r is None else r
 
-    cdef object _run(self, object sig, object a, object b, object scalar):
+    def run(self, sig, arrays, scalars):
+        """The raw result of the generator's entry ``sig`` (a key of ``bodies``) over
+        raw ``arrays`` (one to three, in the entry's order) and Python ``scalars`` (its
+        scalar arguments, in order); as ``slow(sig, arrays, scalars)``, which it calls
+        for whatever it does not take itself."""
+        r = self._run(sig, arrays, scalars)
+        return self.slow(sig, arrays, scalars) if r is None else r
+
+    cdef object _run(self, object sig, object arrays, object scalars):
         """The launched result, or None where the Python form is to take the call."""
-        cdef uintptr_t p0, p1 = 0
+        cdef uintptr_t p
+        cdef uintptr_t al = self.align
         cdef object key
-        cdef Py_ssize_t at
+        cdef Py_ssize_t at, i
+        cdef Py_ssize_t na = len(arrays)
+        cdef Py_ssize_t ns = len(scalars)
         cdef char* base = <char*>_args
         e = self.bodies.get(sig)
-        if e is None or e is False:
+        if e is None or e is False or na < 1 or na > 3:
+            return None
+        cdts = e[2]
+        if len(cdts) != ns:
             return None
         dm = self.device_memory
-        da = a.data
-        if da.mem.__class__ not in dm:
-            return None
-        p0 = da.ptr
-        if b is None:
-            key = (sig, a.shape, a.strides, p0 % self.align)
-        else:
-            db = b.data
-            if db.mem.__class__ not in dm:
+        nd = self.array_type
+        for i in range(na):
+            x = arrays[i]
+            if type(x) is not nd:
                 return None
-            p1 = db.ptr
-            key = (sig, a.shape, a.strides, p0 % self.align, b.shape, b.strides, p1 % self.align)
+            d = x.data
+            if d.mem.__class__ not in dm:
+                return None
+            p = d.ptr
+            _args[i] = p
+        # the engine's plan keys (``ElementwiseEngine.run``)
+        a = arrays[0]
+        if na == 1:
+            key = (sig, a.shape, a.strides, _args[0] % al)
+        elif na == 2:
+            b = arrays[1]
+            key = (sig, a.shape, a.strides, _args[0] % al, b.shape, b.strides, _args[1] % al)
+        else:
+            key = (sig,) + tuple([(arrays[i].shape, arrays[i].strides, _args[i] % al)
+                                  for i in range(na)])
         c = self.plans.get(key)
         if c is None or c is self.refused:
             return None
@@ -199,17 +208,10 @@ cdef class EngineCall:
         n = c.n
         if fn is None or not n:
             return None
-        _args[0] = p0
-        at = 1
-        if b is not None:
-            _args[1] = p1
-            at = 2
-        cdts = e[2]
-        if len(cdts) != (scalar is not None):
-            return None
-        if scalar is not None:
-            code = self.codes.get(cdts[0].char)
-            if code is None or _put_scalar(<char*>&_args[at], scalar, code):
+        at = na
+        for i in range(ns):
+            code = self.codes.get(cdts[i].char)
+            if code is None or _put_scalar(<char*>&_args[at], scalars[i], code):
                 return None
             at += 1
         s = self.stream_ptr()
@@ -227,3 +229,80 @@ cdef class EngineCall:
         st["launched"] += 1
         inv = c.inverse
         return out if inv is None else out.transpose(inv)
+
+
+cdef class ScalarStore:
+    """``store(raw, key, value)``: ``raw[key] = value`` by one launch of a one-thread
+    kernel (``kernels/element.py``) for a key of in-range Python ints, one per axis, a
+    Python bool, int or float ``value`` and an array of plain device memory whose
+    dtype's kernel is compiled; every other call goes to ``slow``, the Python form,
+    which compiles the kernel, takes the other values and says True or False.
+
+    ``kernels``: the compiled kernels by element size (the Python form fills it);
+    ``array_type``, ``device_memory``, ``stream_ptr``, ``launch`` and ``codes``: as
+    :class:`EngineCall`'s."""
+
+    cdef object slow, kernels, array_type, device_memory, stream_ptr, codes
+    cdef launch_t launch
+
+    def __init__(self, slow, kernels, array_type, device_memory, stream_ptr,
+                 uintptr_t launch, codes):
+        self.slow = slow
+        self.kernels = kernels
+        self.array_type = array_type
+        self.device_memory = device_memory
+        self.stream_ptr = stream_ptr
+        self.launch = <launch_t>launch
+        self.codes = codes
+
+    def __call__(self, raw, key, value):
+        if self._store(raw, key, value):
+            return True
+        return self.slow(raw, key, value)
+
+    cdef bint _store(self, object raw, object key, object value):
+        cdef Py_ssize_t i, n, k, nk
+        cdef uint64_t off
+        cdef uint64_t a[2]
+        cdef void* p[2]
+        if type(raw) is not self.array_type or not _scalar_type(type(value)):
+            return False
+        d = raw.dtype
+        code = self.codes.get(d.char)
+        if code is None:
+            return False
+        f = self.kernels.get(d.itemsize)
+        if f is None:
+            return False
+        keys = key if type(key) is tuple else (key,)
+        shape = raw.shape
+        nk = len(keys)
+        if nk != len(shape):
+            return False
+        data = raw.data
+        if data.mem.__class__ not in self.device_memory:
+            return False
+        strides = raw.strides
+        off = <uint64_t>(<uintptr_t>data.ptr)
+        for i in range(nk):
+            kk = keys[i]
+            if type(kk) is not int:
+                return False
+            try:
+                k = kk
+            except OverflowError:
+                return False
+            n = shape[i]
+            if k < 0:
+                k += n
+            if k < 0 or k >= n:
+                return False
+            off += <uint64_t>(k * <Py_ssize_t>strides[i])
+        if _put_scalar(<char*>&a[1], value, code):
+            return False
+        a[0] = off
+        p[0] = <void*>&a[0]
+        p[1] = <void*>&a[1]
+        rc = self.launch(<void*><uintptr_t>f.ptr, 1, 1, 1, 1, 1, 1, 0,
+                         <void*><uintptr_t>self.stream_ptr(), p, NULL)
+        return rc == 0

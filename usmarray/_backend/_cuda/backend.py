@@ -289,6 +289,9 @@ class CudaBackend(BackendBase):
             ks[kname] = self.sorts.wrap(kname, ks[kname])
         ks["nonzero"] = self.compactions.wrap_nonzero(ks["nonzero"])
         self.elements = ElementStore(is_fast, single)
+        #: ``elements.store``, compiled where it can be
+        self._store = self.engine.compiled_store(self.elements.store, self.elements.kernels,
+                                                 device_memory)
         self.searches = Searches(is_fast, single)
         ks["searchsorted"] = self.searches.wrap(ks["searchsorted"])
         # placed: the sort takes every memory kind on its queue's device and stream
@@ -335,6 +338,10 @@ class CudaBackend(BackendBase):
             return slow
         return self.engine.compiled_call(name, self.kernel_family, binary, slow, bodies,
                                          stats, _DEVICE_MEMORY, self.spare.new_out)
+
+    def compiled_engine(self, slow: Any, bodies: dict, stats: dict) -> Any:
+        call = self.compiled_elementwise("", False, slow, bodies, stats)
+        return slow if call is slow else call.run
 
     def c_order_copy(self, raw: Any) -> Any:
         return self.convert(raw, raw.dtype, c_order=True)
@@ -1035,7 +1042,7 @@ class CudaBackend(BackendBase):
                 "a read-only import); write into a copy (asarray(x, copy=True))"
             )
         if fast:
-            if not self.elements.store(raw, key, value):
+            if not self._store(raw, key, value):
                 raw[key] = value
             return
         q = self.queue_of(raw)

@@ -34,7 +34,7 @@ from .kernels._launch import (
 
 #: the compiled form of a repeated call (``_engine_calls.pyx``), or None; and why
 calls_module, CALLS_REASON = compiled_module(
-    "_backend._cuda._engine_calls", Path(__file__).with_name("_engine_calls.pyx"), 1)
+    "_backend._cuda._engine_calls", Path(__file__).with_name("_engine_calls.pyx"), 2)
 
 #: plans kept (a dict: cleared when full)
 MAX_PLANS = 4096
@@ -153,6 +153,19 @@ class ElementwiseEngine:
         return calls_module.EngineCall(  # type: ignore[union-attr]
             name, fam, binary, slow, bodies, self._calls, _REFUSED, cupy.ndarray,
             device_memory, new_out, stream_ptr, address, _layout.SCALAR_CODES, stats, _BLOCK, _ALIGN)
+
+    def compiled_store(self, slow: Callable[..., Any], kernels: dict,
+                       device_memory: frozenset) -> Callable[..., Any]:
+        """``ElementStore.store`` (``slow``, whose compiled kernels by element size are
+        ``kernels``) in its compiled form (``_engine_calls.ScalarStore``: a Python scalar
+        written under int keys launches without a Python frame), or ``slow`` itself,
+        as :meth:`compiled_call` decides."""
+        address = launch_address() if calls_module is not None and not self._multi else 0
+        if not address:
+            return slow
+        return calls_module.ScalarStore(  # type: ignore[union-attr]
+            slow, kernels, cupy.ndarray, device_memory, stream_ptr, address,
+            _layout.SCALAR_CODES)
 
     def _plan(self, body: str, names: list[str], arrays: list[Any], scalars: list[np.dtype],
               out: np.dtype, shape: tuple[int, ...] | None, c_order: bool) -> Any:

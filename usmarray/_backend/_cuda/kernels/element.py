@@ -35,7 +35,12 @@ class ElementStore(Family):
     """``store(raw, key, value)``: True where it wrote ``raw[key] = value`` (a key of
     in-range Python ints, one per axis; a bool, int or float value; a real or bool
     dtype; plain device memory), else False and nothing is written (the caller then
-    lets CuPy do it, with its errors)."""
+    lets CuPy do it, with its errors).  ``kernels``: the compiled one-thread stores by
+    element size."""
+
+    @property
+    def kernels(self) -> dict:
+        return self._fns
 
     def store(self, raw: Any, key: Any, value: Any) -> bool:
         """See the class; ``value`` may also be a 0-D array of plain device memory of a
