@@ -293,32 +293,46 @@ def run(size: int, rounds: int, inner: int, host: bool, queued: bool = False
     return out
 
 
+#: host time: batches of calls per library per round, rounds, and untimed calls first
+HOST_BATCH, HOST_ROUNDS, HOST_WARMUP = 200, 30, 100
+
+
 def _host(kits: dict) -> list[dict[str, Any]]:
-    """Host time per call at 100 elements: median of 30 batches of 200 calls."""
+    """Host time per call at 100 elements: per library, the median over
+    :data:`HOST_ROUNDS` rounds of one batch of :data:`HOST_BATCH` calls, the libraries
+    interleaved batch by batch in each round (a drift of the host's speed falls on all
+    alike), usmarray timed twice (the A/A column)."""
     import torch
 
     data = {k: _arrays(100, conv) for k, (_, conv) in kits.items()}
     rows = []
     for name, build, _ in _cases(100):
-        meds = {}
+        calls = {}
         for k, (kit, _) in kits.items():
             try:
                 f = build(kit, data[k])
-                f()
+                for _ in range(HOST_WARMUP):
+                    f()
             except Exception:
                 continue
-            samples = []
-            for _ in range(30):
+            calls[k] = f
+        order = [*calls, *(["usmarray (A/A)"] if "usmarray" in calls else [])]
+        samples: dict[str, list[float]] = {k: [] for k in order}
+        for _ in range(HOST_ROUNDS):
+            for k in order:
+                f = calls[k.split(" ")[0]]
                 t0 = time.perf_counter()
-                for _ in range(200):
+                for _ in range(HOST_BATCH):
                     f()
-                samples.append((time.perf_counter() - t0) / 200 * 1e6)
+                samples[k].append((time.perf_counter() - t0) / HOST_BATCH * 1e6)
                 torch.cuda.synchronize()
-            meds[k] = statistics.median(samples)
+        meds = {k: statistics.median(v) for k, v in samples.items()}
         peers = [meds[p] for p in ("cupy", "torch") if p in meds]
         u = meds.get("usmarray", float("nan"))
+        aa = meds.get("usmarray (A/A)")
         rows.append({"case": name, "us": {k: round(v, 2) for k, v in meds.items()},
-                     "ratio_best_peer": round(min(peers) / u, 3) if peers else None})
+                     "ratio_best_peer": round(min(peers) / u, 3) if peers else None,
+                     "aa": round(aa / u, 3) if aa else None})
         print(f"host {name:28s} " + "  ".join(f"{k} {v:6.2f}" for k, v in meds.items()),
               flush=True)
     return rows

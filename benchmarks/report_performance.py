@@ -183,9 +183,11 @@ def elementwise_layouts(kind: str) -> str:
     if d.get("host"):
         host = [[f"`{r['case']}`", *[f"{r['us'].get(k, math.nan):.1f}"
                                      for k in ("usmarray", "cupy", "torch")],
-                 _r(r["ratio_best_peer"])] for r in d["host"]]
-        parts += ["Host time per call at 100 elements, without synchronization (us):",
-                  _table(["call", "usmarray", "CuPy", "PyTorch", "best peer / usmarray"], host)]
+                 _r(r["ratio_best_peer"]), _r(r.get("aa"))] for r in d["host"]]
+        parts += ["Host time per call at 100 elements, without synchronization (us; the "
+                  "libraries interleaved batch by batch):",
+                  _table(["call", "usmarray", "CuPy", "PyTorch", "best peer / usmarray", "A/A"],
+                         host)]
     return "\n\n".join(parts)
 
 
