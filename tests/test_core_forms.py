@@ -81,7 +81,9 @@ def test_the_compiled_slots_run_no_python_frame_on_their_lean_paths() -> None:
         x[0:2] = v
         x[3] = 2.5
         x[(4,)] = -1.0
+        x[(5,)] = z
 
+    z = xp.asarray(4.5, device="numpy")
     calls()  # the first calls work out the plans in Python
     frames: list[str] = []
     sys.setprofile(lambda f, event, _: frames.append(f.f_code.co_filename)
@@ -260,4 +262,31 @@ def test_setitem_of_a_python_scalar_gives_numpys_values_and_errors(device: str) 
     r = xp.broadcast_to(xp.asarray(np.array([1.0]), device=device), (3,))
     with pytest.raises(ValueError, match="read-only"):
         r[0] = 2.0
+    _same(x, a)  # nothing written by the refused calls
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_setitem_of_a_0d_array_under_int_keys_gives_numpys_values_and_errors(
+        device: str) -> None:
+    # scikit-learn's _fill_diagonal writes x[i, i] = xp.asarray(value) in a loop
+    a = np.arange(12.0).reshape(3, 4)
+    x = xp.asarray(a, device=device)
+    for key, v in [((1, 2), 5.5), ((-1, 0), -2.0), ((0, -4), float("nan"))]:
+        x[key] = xp.asarray(v, device=device)
+        a[key] = v
+    _same(x, a)
+    x[(2, 3)] = x[(0, 1)]  # a 0-D view of the target itself
+    a[2, 3] = a[0, 1]
+    _same(x, a)
+    x[(0, 0)] = xp.asarray(np.float32(0.25), device=device)  # promotes to the target's
+    a[0, 0] = 0.25
+    _same(x, a)
+    with pytest.raises(IndexError, match="out of range|out of bounds"):
+        x[3, 0] = xp.asarray(1.0, device=device)
+    with pytest.raises(TypeError, match="promote"):
+        xp.asarray(np.zeros(2, dtype=np.int32), device=device)[(0,)] = xp.asarray(
+            1.5, device=device)
+    r = xp.broadcast_to(xp.asarray(np.array([1.0]), device=device), (3, 1))
+    with pytest.raises(ValueError, match="read-only"):
+        r[(0, 0)] = xp.asarray(2.0, device=device)
     _same(x, a)  # nothing written by the refused calls

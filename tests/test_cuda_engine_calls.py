@@ -51,6 +51,7 @@ class Raw:
         self.dtype = np.dtype(dtype)
         self.strides = tuple(int(s) for s in np.empty(shape, self.dtype).strides)
         self.data = Data(ptr, mem_cls())
+        self.ndim = len(shape)
         self.transposed: Any = None
 
     def transpose(self, axes: tuple) -> Any:
@@ -291,7 +292,9 @@ class StoreSetup:
             self.slow_calls.append(args)
             return "slow"
 
-        self.kernels = {n: type("Fn", (), {"ptr": 0xE000 + n})() for n in (1, 2, 4, 8)}
+        self.kernels: dict = {n: type("Fn", (), {"ptr": 0xE000 + n})() for n in (1, 2, 4, 8)}
+        f64 = np.dtype("float64")
+        self.kernels[(f64, np.dtype("float32"))] = type("Fn", (), {"ptr": 0xC0B4})()
         self.store = calls_module.ScalarStore(
             slow, self.kernels, Raw, frozenset({Mem}), lambda: 0x5EA,
             ctypes.cast(self._cb, ctypes.c_void_p).value, L.SCALAR_CODES)
@@ -353,3 +356,22 @@ def test_what_the_store_does_not_take_reaches_python_unchanged(case):
     assert s.store(a, key, value) == "slow"
     assert s.slow_calls == [(a, key, value)]
     assert len(s.launches) == (1 if case == "driver error" else 0)
+
+
+def test_a_0d_arrays_element_is_copied_by_the_dtype_pairs_kernel():
+    s = StoreSetup()
+    a = Raw((4, 4), "float64", 0x20000)
+    v = Raw((), "float32", 0x9100)
+    assert s.store(a, (2, 1), v) is True and s.slow_calls == []
+    (got,) = s.launches
+    assert got["f"] == 0xC0B4
+    assert got["args"] == [struct.pack("<Q", 0x20000 + 8 * 9), struct.pack("<Q", 0x9100)]
+
+
+@pytest.mark.parametrize("case", ["1-D value", "other memory", "no kernel for the pair"])
+def test_a_0d_value_the_store_does_not_take_reaches_python(case):
+    s = StoreSetup()
+    a = Raw((4,), "float64", 0x20000)
+    v = Raw((1,) if case == "1-D value" else (), "float64" if case == "no kernel for the pair"
+            else "float32", 0x9100, OtherMem if case == "other memory" else Mem)
+    assert s.store(a, 1, v) == "slow" and s.launches == []

@@ -325,11 +325,23 @@ cdef class ArrayBase:
                         return
                     except (OverflowError, ValueError):
                         pass  # the Python form words it
+            elif v._be is be and _facts(be)[2] and _ints(key):
+                # one element from a 0-D array of its dtype on its queue (scikit-learn's
+                # _fill_diagonal): a 0-D value may overlap its target
+                raw = self._arr
+                va = v._arr
+                if (_ndim_of(va) == 0 and _dtype_of(va) is _dtype_of(raw)
+                        and _same_queue(be, raw, va)):
+                    try:
+                        be.setitem(raw, key, va)
+                        return
+                    except Exception:
+                        pass  # nothing written: the Python form words it
         elif type(value) is float or type(value) is bool:
             if not _trace["ACTIVE"] and _ints(key):
                 be = self._be
                 t = _facts(be)
-                if t[2] and not t[0]:
+                if t[2]:  # the backend writes on the array's own queue
                     raw = self._arr
                     d = _dtype_of(raw)
                     if (d is _bool) if type(value) is bool else d.kind in ("f", "c"):

@@ -234,11 +234,13 @@ cdef class EngineCall:
 cdef class ScalarStore:
     """``store(raw, key, value)``: ``raw[key] = value`` by one launch of a one-thread
     kernel (``kernels/element.py``) for a key of in-range Python ints, one per axis, a
-    Python bool, int or float ``value`` and an array of plain device memory whose
-    dtype's kernel is compiled; every other call goes to ``slow``, the Python form,
-    which compiles the kernel, takes the other values and says True or False.
+    Python bool, int or float ``value`` or a 0-D array of plain device memory, and an
+    array of plain device memory whose kernel is compiled; every other call goes to
+    ``slow``, the Python form, which compiles the kernel, takes the other values and
+    says True or False.
 
-    ``kernels``: the compiled kernels by element size (the Python form fills it);
+    ``kernels``: the compiled kernels by element size, and by (target dtype, value
+    dtype) for a 0-D array's element (the Python form fills it);
     ``array_type``, ``device_memory``, ``stream_ptr``, ``launch`` and ``codes``: as
     :class:`EngineCall`'s."""
 
@@ -265,14 +267,25 @@ cdef class ScalarStore:
         cdef uint64_t off
         cdef uint64_t a[2]
         cdef void* p[2]
-        if type(raw) is not self.array_type or not _scalar_type(type(value)):
+        nd = self.array_type
+        if type(raw) is not nd:
             return False
         d = raw.dtype
-        code = self.codes.get(d.char)
-        if code is None:
-            return False
-        f = self.kernels.get(d.itemsize)
-        if f is None:
+        if type(value) is nd:  # a 0-D array of plain device memory: its element copied
+            if value.ndim or value.data.mem.__class__ not in self.device_memory:
+                return False
+            f = self.kernels.get((d, value.dtype))
+            if f is None:
+                return False
+            a[1] = <uint64_t>(<uintptr_t>value.data.ptr)
+        elif _scalar_type(type(value)):
+            code = self.codes.get(d.char)
+            if code is None:
+                return False
+            f = self.kernels.get(d.itemsize)
+            if f is None or _put_scalar(<char*>&a[1], value, code):
+                return False
+        else:
             return False
         keys = key if type(key) is tuple else (key,)
         shape = raw.shape
@@ -298,8 +311,6 @@ cdef class ScalarStore:
             if k < 0 or k >= n:
                 return False
             off += <uint64_t>(k * <Py_ssize_t>strides[i])
-        if _put_scalar(<char*>&a[1], value, code):
-            return False
         a[0] = off
         p[0] = <void*>&a[0]
         p[1] = <void*>&a[1]
