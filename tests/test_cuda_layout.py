@@ -53,11 +53,17 @@ def _check_plan(ops: list[np.ndarray], out_itemsize: int = 4) -> L.LayoutPlan:
     if p.loop == "vector":
         for a, b in zip(ops, p.broadcast, strict=True):
             assert b or _operand(a).ptr % (p.width * a.itemsize) == 0
+    if p.loop == "rows":
+        m = p.shape[1]
+        assert len(p.shape) == 2 and m % p.width == 0
+        for a, s in zip(ops, p.strides, strict=True):
+            assert s in ((m, 1), (0, 1), (1, 0), (0, 0))
+            assert s[1] == 0 or _operand(a).ptr % (p.width * a.itemsize) == 0
     assert len(p.shape) <= L.MAX_DIMS
     span = max([p.n] + [sum(abs(x) * (m - 1) for x, m in zip(s, p.shape, strict=True)) + 1
                         for s in p.strides])
     assert (p.index_type == "int") == (span < L.INT32_SPAN)
-    per = L.BLOCK * (p.width if p.loop == "vector" else L.UNROLL)
+    per = L.BLOCK * (p.width if p.loop in ("vector", "rows") else L.UNROLL)
     assert p.blocks * per >= p.n
     return p
 
@@ -143,8 +149,16 @@ def test_layout_classes() -> None:
     a = _aligned(64 * 32, "float32").reshape(64, 32)
     p = _check_plan([a.T, a.T])
     assert (p.loop, p.inverse) == ("vector", (1, 0))  # transposed: memory order
-    p = _check_plan([a, np.zeros(32, np.float32)])
-    assert p.loop == "strided" and p.shape == (64, 32) and p.strides[1] == (0, 1)
+    row, col = _aligned(32, "float32"), _aligned(64, "float32").reshape(64, 1)
+    p = _check_plan([a, row])
+    assert p.loop == "rows" and p.shape == (64, 32) and p.strides[1] == (0, 1)
+    assert L.row_kinds(p) == ("full", "row") and p.width == 4
+    p = _check_plan([col, a, row])  # where(column, A, row)
+    assert p.loop == "rows" and L.row_kinds(p) == ("column", "full", "row")
+    assert _check_plan([a[:, 1:31], row[1:31]]).loop == "strided"  # rows with gaps
+    assert _check_plan([a, _aligned(33, "float32")[1:]]).loop == "strided"  # row unaligned
+    odd = _aligned(62 * 31, "float32").reshape(62, 31)
+    assert _check_plan([odd, _aligned(31, "float32")]).loop == "strided"  # 31 % width
     assert _check_plan([a, np.zeros((), np.float32)]).loop == "vector"  # 0-D: an element
     assert _check_plan([a[:, ::2], a[:, ::2]]).loop == "strided"
     b = np.zeros((0, 3), np.float32)
@@ -368,3 +382,52 @@ def test_word_and_two_vector_sources_compile(tmp_path) -> None:
         assert p.blocks * L.BLOCK * p.width >= p.n
         sources.append(L.kernel_source(body, names, [base.dtype], cdts, rd, p))
     assert_sources_compile(sources, tmp_path)
+
+
+_HOST_SHIMS = """
+#include <cstdio>
+#include <vector>
+struct usm_dim { unsigned x, y, z; };
+static usm_dim blockIdx, threadIdx, blockDim, gridDim;
+#define __global__
+#define __device__
+#define __forceinline__ inline
+#define __restrict__
+"""
+
+
+def test_the_rows_loop_gives_numpys_values(tmp_path) -> None:
+    """The ``rows`` kernel, run as host C++ over every thread of a small grid, gives
+    ``A * 2 + row - column`` for full, row and column operands, vectors of 4 and 2."""
+    from cuda_compile import run_host
+
+    f32 = np.dtype("float32")
+    rng = np.random.default_rng(7)
+    for rows, m, width in ((5, 8, 4), (3, 12, 4), (4, 6, 2)):
+        a = rng.standard_normal((rows, m)).astype(f32)
+        row, col = rng.standard_normal(m).astype(f32), rng.standard_normal((rows, 1)).astype(f32)
+        ops = [L.Operand(a.shape, a.strides, 4, 0), L.Operand(row.shape, row.strides, 4, 0),
+               L.Operand(col.shape, col.strides, 4, 0)]
+        p = L.plan(ops, 4)._replace(width=width)  # the width the pointers would allow
+        assert p.loop == "rows" and L.row_kinds(p) == ("full", "row", "column")
+        src = L.kernel_source("z = a0 * 2.0f + a1 - a2", ["a0", "a1", "a2"], [f32] * 3, [],
+                              f32, p)
+        n = a.size
+        main = f"""
+int main() {{
+  std::vector<float> a({n}), row({m}), col({rows}), z({n}, -1.0f);
+  fread(a.data(), 4, {n}, stdin); fread(row.data(), 4, {m}, stdin);
+  fread(col.data(), 4, {rows}, stdin);
+  blockDim.x = 3; gridDim.x = 2;
+  for (unsigned b = 0; b < gridDim.x; ++b)
+    for (unsigned t = 0; t < blockDim.x; ++t) {{
+      blockIdx.x = b; threadIdx.x = t;
+      k(a.data(), row.data(), col.data(), z.data(), {n}, {m});
+    }}
+  fwrite(z.data(), 4, {n}, stdout);
+}}
+"""
+        out = run_host(_HOST_SHIMS + src + main, a.tobytes() + row.tobytes() + col.tobytes(),
+                       tmp_path)
+        got = np.frombuffer(out, f32).reshape(rows, m)
+        np.testing.assert_array_equal(got, a * np.float32(2.0) + row - col)

@@ -59,11 +59,8 @@ class _Call:
         self.blocks = p.blocks
         self.n = p.n
         self.pack = struct.Struct(_layout.pack_format(narrays, scalars)).pack_into
-        self.layout = b""
+        self.layout = _layout.loop_arguments(p, narrays)
         self.layout_at = 8 * (narrays + len(scalars) + 2)
-        if p.loop == "strided":
-            self.layout = struct.pack(f"<{len(p.shape) * (1 + narrays)}q", *p.shape,
-                                      *[x for s in p.strides for x in s])
         #: the compiled kernel, once known (one GPU: a call runs on one device)
         self.fn: Any = None
 

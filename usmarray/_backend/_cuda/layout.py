@@ -14,6 +14,11 @@ TensorIterator and CuPy's ``_reduce_dims`` do:
 
    - ``vector``: one axis, every operand contiguous or a broadcast element, every
      pointer aligned to the vector: 16-byte loads and stores;
+   - ``rows``: two axes of rows of ``m`` elements, every operand the whole array, one
+     row broadcast down the rows, one column broadcast along them, or one element, with
+     ``m`` a multiple of the vector and the full and row operands aligned (``A + row``,
+     ``A - mean(A, axis=0)``): the vector loop, a row's vector read at the position in
+     its row, a column's element once a vector;
    - ``flat``: one axis, contiguous but not aligned (``x[1:] - x[:-1]``): coalesced
      scalar loads, :data:`UNROLL` a thread in flight;
    - ``strided``: up to :data:`MAX_DIMS` merged axes with their strides.
@@ -30,6 +35,7 @@ from __future__ import annotations
 
 import math
 import re
+import struct
 from pathlib import Path
 from typing import NamedTuple
 
@@ -193,21 +199,29 @@ def plan(operands: list[Operand], out_itemsize: int, shape: tuple[int, ...] | No
                       for s in mst])
     index = "int" if span < INT32_SPAN else "long long"
     loop, width = "strided", 1
+    # one 16-byte vector of the widest operand a thread, BYTE_VECTORS where an operand
+    # has one-byte elements and another wider ones; the widest vector every pointer that
+    # is read by vectors is aligned to
+    sizes = [op.itemsize for op in operands] + [out_itemsize]
+    w = VECTOR_BYTES // max(sizes) * (BYTE_VECTORS if min(sizes) == 1 < max(sizes)
+                                      else per_thread)
     if len(mshape) == 1 and all(s[0] in (0, 1) for s in mst):
         loop = "flat"
-        # one 16-byte vector of the widest operand a thread, BYTE_VECTORS where an
-        # operand has one-byte elements and another wider ones; the widest vector every
-        # pointer is aligned to
-        sizes = [op.itemsize for op in operands] + [out_itemsize]
-        w = VECTOR_BYTES // max(sizes) * (
-            BYTE_VECTORS if min(sizes) == 1 < max(sizes) else per_thread)
         while w > 1:
             if all(b or op.ptr % (w * op.itemsize) == 0
                    for op, b in zip(operands, broadcast, strict=True)):
                 loop, width = "vector", w
                 break
             w //= 2
-    per = BLOCK * (width if loop == "vector" else UNROLL)
+    elif len(mshape) == 2 and all(tuple(s) in ((mshape[1], 1), (0, 1), (1, 0), (0, 0))
+                                  for s in mst):
+        while w > 1:
+            if mshape[1] % w == 0 and all(s[1] == 0 or op.ptr % (w * op.itemsize) == 0
+                                          for op, s in zip(operands, mst, strict=True)):
+                loop, width = "rows", w
+                break
+            w //= 2
+    per = BLOCK * (width if loop in ("vector", "rows") else UNROLL)
     blocks = max(1, min(-(-n // per), MAX_BLOCKS))
     return LayoutPlan(shape, tuple(order), tuple(mem_shape), inverse, tuple(mshape),
                       tuple(tuple(s) for s in mst), broadcast, loop, width, index, n, blocks)
@@ -280,7 +294,25 @@ def kernel_key(body: str, names: list[str], arrays: list[np.dtype], scalars: lis
     compiled kernel."""
     return (body, tuple(names), tuple(arrays), tuple(scalars), out, plan.loop,
             plan.index_type, plan.width, len(plan.shape) if plan.loop == "strided" else 0,
-            plan.broadcast)
+            plan.broadcast, row_kinds(plan) if plan.loop == "rows" else ())
+
+
+def row_kinds(plan: LayoutPlan) -> tuple[str, ...]:
+    """Each operand's part in a ``rows`` plan: ``"full"``, ``"row"`` (broadcast down the
+    rows), ``"column"`` (broadcast along them) or ``"element"``."""
+    kinds: dict[tuple[int, ...], str] = {(0, 1): "row", (1, 0): "column", (0, 0): "element"}
+    return tuple(kinds.get(s, "full") for s in plan.strides)
+
+
+def loop_arguments(plan: LayoutPlan, narrays: int) -> bytes:
+    """The bytes that follow a kernel's element count: the strided loop's merged layout
+    (``usm_layout``), the ``rows`` loop's row length, nothing for the other loops."""
+    if plan.loop == "strided":
+        return struct.pack(f"<{len(plan.shape) * (1 + narrays)}q", *plan.shape,
+                           *[x for s in plan.strides for x in s])
+    if plan.loop == "rows":
+        return struct.pack("<q", plan.shape[1])
+    return b""
 
 
 def kernel_source(body: str, names: list[str], arrays: list[np.dtype],
@@ -289,7 +321,7 @@ def kernel_source(body: str, names: list[str], arrays: list[np.dtype],
     generator's C: reads the elements ``names[k]`` of ``arrays`` and the scalars
     ``s<j>`` of dtypes ``scalars``, assigns ``z`` of dtype ``out``) in ``plan``'s loop.
     Parameters: one pointer per array, the scalars, the result's pointer, the element
-    count, and for the strided loop the merged layout (``usm_layout``)."""
+    count, and :func:`loop_arguments`."""
     loop, index, width = plan.loop, plan.index_type, plan.width
     ndim, broadcast = len(plan.shape), plan.broadcast
     params = [f"const {_tname(d)}* __restrict__ p{k}" for k, d in enumerate(arrays)]
@@ -298,6 +330,8 @@ def kernel_source(body: str, names: list[str], arrays: list[np.dtype],
     na = len(arrays)
     if loop == "strided":
         params.append(f"const usm_layout<{ndim}, {na}> lay")
+    elif loop == "rows":
+        params.append("const long long m")
     ot = _tname(out)
     # the operation on element values v0, v1, ... (named as the generator named them)
     op_args = ", ".join([f"const {_tname(d)} {nm}" for d, nm in zip(arrays, names, strict=True)]
@@ -352,6 +386,34 @@ def kernel_source(body: str, names: list[str], arrays: list[np.dtype],
             f"i += usm_step<{I}>()) {{\n"
             f"    pz[i] = {op([f'b{k}' if broadcast[k] else f'p{k}[i]' for k in range(na)])};\n"
             "  }\n}\n")
+    elif loop == "rows":
+        kinds = row_kinds(plan)
+        loads, vals = [], []
+        for k, d in enumerate(arrays):
+            if kinds[k] == "element":
+                loads.append(f"const {_tname(d)} b{k} = p{k}[0];")
+                vals.append(f"b{k}")
+            else:
+                vals.append(f"c{k}" if kinds[k] == "column" else f"r{k}.v[t]")
+        reads = []
+        for k, d in enumerate(arrays):
+            at = {"full": "v", "row": "v - r * mv"}.get(kinds[k])
+            if kinds[k] == "column":
+                reads.append(f"    const {_tname(d)} c{k} = p{k}[r];\n")
+            elif at is not None:
+                reads.append(f"    const usm_vec<{_tname(d)}, {width}> r{k} = "
+                             f"reinterpret_cast<const usm_vec<{_tname(d)}, {width}>*>"
+                             f"(p{k})[{at}];\n")
+        body_src = (
+            head + "  " + " ".join(loads) + "\n"
+            f"  const {I} nv = ({I})(n / {width});\n"
+            f"  const {I} mv = ({I})(m / {width});\n"
+            "#pragma unroll 1\n"
+            f"  for ({I} v = usm_first<{I}>(); v < nv; v += usm_step<{I}>()) {{\n"
+            f"    const {I} r = v / mv;\n" + "".join(reads)
+            + f"    usm_vec<{ot}, {width}> rz;\n"
+            f"#pragma unroll\n    for (int t = 0; t < {width}; ++t) rz.v[t] = {op(vals)};\n"
+            f"    reinterpret_cast<usm_vec<{ot}, {width}>*>(pz)[v] = rz;\n  }}\n}}\n")
     elif loop == "flat":
         u = UNROLL
         regs = "".join(f"    {_tname(d)} r{k}[{u}];\n" for k, d in enumerate(arrays)
@@ -403,5 +465,6 @@ def kernel_source(body: str, names: list[str], arrays: list[np.dtype],
 
 __all__ = ["ALIGN_KEY", "BLOCK", "CANONICAL_NAN_BODIES", "FILL_BODY", "HEADER", "MAX_DIMS",
            "SCALAR_CODES", "TWO_VECTOR_CALLS", "pack_format", "vectors", "word_body",
-           "LayoutPlan", "Operand", "convert_body", "kernel_key", "kernel_source", "memory_order",
+           "LayoutPlan", "Operand", "convert_body", "kernel_key", "kernel_source",
+           "loop_arguments", "memory_order", "row_kinds",
            "merge_axes", "plan"]
