@@ -1,7 +1,7 @@
 """Layout plans and kernel sources of the CUDA elementwise engine (no CuPy needed).
 
 An elementwise call reads operands of any layout the namespace allows and writes one
-new result.  :func:`plan` reduces the call to one of three loops, as PyTorch's
+new result.  :func:`plan` reduces the call to one of four loops, as PyTorch's
 TensorIterator and CuPy's ``_reduce_dims`` do:
 
 1. the operands broadcast to the result's shape (stride 0 on a broadcast axis);
@@ -36,12 +36,12 @@ from __future__ import annotations
 import math
 import re
 import struct
-from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 
 from .._layout import broadcast_shape
+from .kernels.headers import header
 
 #: threads a block (a multiple of the warp; 256 keeps 8 blocks a multiprocessor resident)
 BLOCK = 256
@@ -67,7 +67,7 @@ MAX_BLOCKS = 2**31 - 1
 #: the alignment a plan depends on: the widest vector a loop moves (two 16-byte loads)
 ALIGN_KEY = 2 * VECTOR_BYTES
 
-HEADER = (Path(__file__).parent / "include" / "usmarray" / "elementwise.cuh").read_text()
+HEADER = header("elementwise.cuh")
 
 
 class Operand(NamedTuple):
