@@ -8,6 +8,10 @@ propagates through max/min; argmax/argmin return the first NaN, else the first
 extremum (-0.0 equals 0.0); var/std merge (count, mean, M2) triples (Chan et al.) and
 give NaN where ``count - correction <= 0``; the 2-norm scales by the largest magnitude
 (no overflow or underflow) and gives inf where any element is infinite.
+
+The passes (row, column, and a row pass that finishes its rows' chunks) are device code
+in ``include/usmarray/reduce.cuh``; a kernel's source is what varies (the operation,
+the input, the pass's shape as macros) followed by that header.
 """
 
 from __future__ import annotations
@@ -17,9 +21,12 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .c_types import CTYPES
+from .headers import header
 
 #: threads a block of every reduction kernel
 BLOCK = 256
+#: the row and column passes, configured by what :func:`kernel_source` writes before them
+_PASSES = header("reduce.cuh")
 
 
 @dataclass(frozen=True)
@@ -186,8 +193,12 @@ def op_source(op: Op, t: np.dtype, s: np.dtype, o: np.dtype) -> str:
 
 def _header(op: Op, t: np.dtype, s: np.dtype, o: np.dtype, in_acc: bool, final: bool,
             elem: Elem | None = None) -> str:
+    """What ``reduce.cuh`` takes from its includer but the pass's shape: the operation,
+    ``OUT`` and ``put``, the input (``INP``, ``get``, ``XPARAMS``, ...), and ``shfl``
+    and ``ldcg`` over the accumulator's fields."""
     shfl = "".join(f" r.{n} = __shfl_down_sync(0xffffffffu, a.{n}, off, w);"
                    for n, _ in op.fields)
+    ldcg = "".join(f" b.{n} = __ldcg(&q->{n});" for n, _ in op.fields)
     get = "p[k]" if in_acc else "load(p[k], r)"
     store = "fin(a, n, corr)" if final else "a"
     return (
@@ -200,6 +211,7 @@ def _header(op: Op, t: np.dtype, s: np.dtype, o: np.dtype, in_acc: bool, final: 
            "#define VLOAD(U, J) (U).v = pv[J]\n")
         + "__device__ __forceinline__ A shfl(const A a, const int off, const int w) "
         f"{{ A r;{shfl} return r; }}\n"
+        f"__device__ __forceinline__ A ldcg(const A* q) {{ A b;{ldcg} return b; }}\n"
         "__device__ __forceinline__ A get(const INP p, const long long k, const long long r) "
         f"{{ return {get}; }}\n"
         f"__device__ __forceinline__ OUT put(const A a, const long long n, const double corr) "
@@ -285,148 +297,6 @@ def _elem_source(e: Elem) -> str:
     )
 
 
-def _finish_source(fields: tuple[tuple[str, str], ...]) -> str:
-    """The tail of a fused row pass (256 threads a row, ``gridDim.y`` chunks a row):
-    the block that finishes a row's chunks last merges their accumulators (``y``) and
-    writes the row's result to ``res``, then resets the row's counter for the next
-    launch on the stream.  The partials are read through L2 (``__ldcg``) after the
-    writers' fences, as the CUDA guide's last-block reduction does."""
-    ld = "".join(f" b.{n} = __ldcg(&q[j].{n});" for n, _ in fields)
-    return (
-        "  __shared__ int last;\n"
-        "  if (threadIdx.x == 0) {\n"
-        "    __threadfence();\n"
-        "    last = atomicAdd(counter + row, 1u) == gridDim.y - 1;\n"
-        "  }\n"
-        "  __syncthreads();\n"
-        "  if (!last) return;\n"
-        "  const A* q = y + row * gridDim.y;\n"
-        "  a = ident();\n"
-        f"  for (unsigned int j = threadIdx.x; j < gridDim.y; j += 256) {{ A b;{ld} a = merge(a, b); }}\n"
-        "  for (int off = 16; off > 0; off >>= 1) a = merge(a, shfl(a, off, 32));\n"
-        "  if (threadIdx.x % 32 == 0) sm[threadIdx.x / 32] = a;\n"
-        "  __syncthreads();\n"
-        "  if (threadIdx.x < 32) {\n"
-        "    a = threadIdx.x < 8 ? sm[threadIdx.x] : ident();\n"
-        "    for (int off = 16; off > 0; off >>= 1) a = merge(a, shfl(a, off, 32));\n"
-        "    if (threadIdx.x == 0) { res[row] = fin(a, n, corr); counter[row] = 0u; }\n"
-        "  }\n"
-    )
-
-
-def _row_source(head: str, tpr: int, vec: int, fused: tuple[tuple[str, str], ...] = (),
-                unroll: int = 4) -> str:
-    """A row pass; ``vec`` > 1 reads 16-byte vectors of ``vec`` elements (rows and
-    chunks start on a vector boundary, which the plan checks).  ``fused`` (the
-    accumulator's fields; 256 threads a row only): the pass also finishes its rows'
-    chunks (see :func:`_finish_source`) and takes two more arguments, the result and
-    the per-row counters."""
-    w = min(tpr, 32)
-    if vec > 1:
-        lanes = range(unroll)
-
-        def at(u: int) -> str:
-            return "j" if u == 0 else f"(j + {u} * TPR)"
-
-        body = (
-            f"    union U {{ uint4 v; T e[{vec}]; }};\n"
-            "    VSETUP\n"
-            f"    long long j = lo / {vec} + lane;\n"
-            f"    const long long hv = hi / {vec};\n"
-            f"    for (; j + {unroll - 1} * TPR < hv; j += {unroll} * TPR) {{\n"
-            + "".join(f"      U u{u}; VLOAD(u{u}, {at(u)});\n" for u in lanes)
-            + "".join(f"      A b{u} = load(u{u}.e[0], {at(u)} * {vec});\n" for u in lanes)
-            + f"      #pragma unroll\n      for (int c = 1; c < {vec}; c++) {{\n"
-            + "".join(f"        b{u} = merge(b{u}, load(u{u}.e[c], {at(u)} * {vec} + c));\n"
-                      for u in lanes)
-            + "      }\n"
-            + ("      a = merge(a, merge(merge(b0, b1), merge(b2, b3)));\n" if unroll == 4
-               else "      a = merge(a, merge(b0, b1));\n")
-            + "    }\n"
-            "    for (; j < hv; j += TPR) {\n"
-            "      U u0; VLOAD(u0, j);\n"
-            f"      #pragma unroll\n      for (int c = 0; c < {vec}; c++) a = merge(a, load(u0.e[c], j * {vec} + c));\n"
-            "    }\n")
-    else:
-        body = (
-            "    const INP p = x + row * R;\n"
-            "    long long j = lo + lane;\n"
-            "    for (; j + 3 * TPR < hi; j += 4 * TPR) {\n"
-            "      const A a0 = get(p, j, j), a1 = get(p, j + TPR, j + TPR);\n"
-            "      const A a2 = get(p, j + 2 * TPR, j + 2 * TPR), a3 = get(p, j + 3 * TPR, j + 3 * TPR);\n"
-            "      a = merge(a, merge(merge(a0, a1), merge(a2, a3)));\n"
-            "    }\n"
-            "    for (; j < hi; j += TPR) a = merge(a, get(p, j, j));\n")
-    return head + (
-        f"#define TPR {tpr}\n#define VEC {vec}\n"
-        'extern "C" __global__ void __launch_bounds__(256) k(XPARAMS,\n'
-        "    OUT* __restrict__ y, const long long rows, const long long R,\n"
-        "    const long long chunk, const long long n, const double corr"
-        + (", O* __restrict__ res, unsigned int* __restrict__ counter" if fused else "")
-        + ") {\n"
-        "  XINIT\n"
-        "  const int lane = threadIdx.x % TPR;\n"
-        "  const long long row = (long long)blockIdx.x * (256 / TPR) + threadIdx.x / TPR;\n"
-        "  A a = ident();\n"
-        "  if (row < rows) {\n"
-        "    const long long lo = (long long)blockIdx.y * chunk;\n"
-        "    const long long hi = R < lo + chunk ? R : lo + chunk;\n"
-        + body +
-        "  }\n"
-        f"  for (int off = {w // 2}; off > 0; off >>= 1) a = merge(a, shfl(a, off, {w}));\n"
-        + ("" if tpr <= 32 else
-           "  __shared__ A sm[TPR / 32];\n"
-           "  if (lane % 32 == 0) sm[lane / 32] = a;\n"
-           "  __syncthreads();\n"
-           "  if (lane < 32) {\n"
-           "    a = lane < TPR / 32 ? sm[lane] : ident();\n"
-           "    for (int off = 16; off > 0; off >>= 1) a = merge(a, shfl(a, off, 32));\n"
-           "  }\n")
-        + "  if (lane == 0 && row < rows) y[row * gridDim.y + blockIdx.y] = put(a, n, corr);\n"
-        + (_finish_source(fused) if fused else "")
-        + "}\n"
-    )
-
-
-def _col_source(head: str, bx: int) -> str:
-    by = BLOCK // bx
-    return head + (
-        f"#define BX {bx}\n#define BY {by}\n"
-        'extern "C" __global__ void __launch_bounds__(256) k(XPARAMS,\n'
-        "    OUT* __restrict__ y, const long long I, const long long R,\n"
-        "    const long long chunk, const long long nbx, const long long n, const double corr) {\n"
-        "  XINIT\n"
-        "  const long long o = blockIdx.x / nbx;\n"
-        "  const long long i = (blockIdx.x - o * nbx) * BX + threadIdx.x;\n"
-        "  A a = ident();\n"
-        "  if (i < I) {\n"
-        "    const long long lo = (long long)blockIdx.y * chunk;\n"
-        "    const long long hi = R < lo + chunk ? R : lo + chunk;\n"
-        "    const INP p = x + o * R * I + i;\n"
-        "    long long r = lo + threadIdx.y;\n"
-        "    for (; r + 3 * BY < hi; r += 4 * BY) {\n"
-        "      const A a0 = get(p, r * I, r), a1 = get(p, (r + BY) * I, r + BY);\n"
-        "      const A a2 = get(p, (r + 2 * BY) * I, r + 2 * BY);\n"
-        "      const A a3 = get(p, (r + 3 * BY) * I, r + 3 * BY);\n"
-        "      a = merge(a, merge(merge(a0, a1), merge(a2, a3)));\n"
-        "    }\n"
-        "    for (; r < hi; r += BY) a = merge(a, get(p, r * I, r));\n"
-        "  }\n"
-        "  __shared__ A sm[BY][BX];\n"
-        "  sm[threadIdx.y][threadIdx.x] = a;\n"
-        "  __syncthreads();\n"
-        "  for (int s = BY / 2; s > 0; s >>= 1) {\n"
-        "    if (threadIdx.y < s)\n"
-        "      sm[threadIdx.y][threadIdx.x] = merge(sm[threadIdx.y][threadIdx.x],\n"
-        "                                           sm[threadIdx.y + s][threadIdx.x]);\n"
-        "    __syncthreads();\n"
-        "  }\n"
-        "  if (threadIdx.y == 0 && i < I)\n"
-        "    y[(o * gridDim.y + blockIdx.y) * I + i] = put(sm[0][threadIdx.x], n, corr);\n"
-        "}\n"
-    )
-
-
 def kernel_source(name: str, t: np.dtype, s: np.dtype, o: np.dtype, in_acc: bool,
                   final: bool, kind: str, width: int, vec: int, fused: bool,
                   elem: Elem | None) -> str:
@@ -436,13 +306,15 @@ def kernel_source(name: str, t: np.dtype, s: np.dtype, o: np.dtype, in_acc: bool
     computed by a fused prologue) or accumulators (``in_acc``), writing accumulators or
     (``final``) results of ``o``."""
     op = OPS[name]
-    head = _header(op, t, s, o, in_acc, final, elem)
     if kind == "row":
         # four 16-byte loads in flight for one-field accumulators; two for wider
         # ones (argmax/argmin, var: four ran 20% slower, registers)
-        return _row_source(head, width, vec, op.fields if fused else (),
-                           4 if len(op.fields) == 1 else 2)
-    return _col_source(head, width)
+        unroll = 4 if len(op.fields) == 1 else 2
+        defs = f"#define TPR {width}\n#define VEC {vec}\n#define UNROLL {unroll}\n"
+        defs += f"#define FUSED {int(fused)}\n"
+    else:
+        defs = f"#define BX {width}\n#define BY {BLOCK // width}\n"
+    return _header(op, t, s, o, in_acc, final, elem) + defs + _PASSES
 
 
 __all__ = ["BLOCK", "INPUTS", "NAMESPACE_OPS", "OPS", "Elem", "Op", "accum_dtype", "accum_size",
