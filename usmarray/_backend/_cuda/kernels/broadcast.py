@@ -6,6 +6,9 @@ broadcast operands, ``where`` among them, run on the elementwise engine).
   before it: both are ``rows`` copies of one block of ``m`` elements.
 * ``repeat`` of each element of a C-contiguous array ``r`` times along an axis, as
   (outer, n, inner) -> (outer, n * r, inner).
+* ``roll`` of a C-contiguous array, flattened or along one axis.
+
+The device code is ``include/usmarray/copy.cuh``.
 """
 
 from __future__ import annotations
@@ -18,63 +21,38 @@ import cupy
 import numpy as np
 
 from ._launch import WORDS, Family, grid_1d, launch, stream_ptr
+from .headers import header
 
 _nd = cupy.ndarray
 
 
-_ROWS_OF = r"""
-typedef {t} T;
+#: the entry points of ``include/usmarray/copy.cuh``'s copies (T: the word that moves an
+#: element, :data:`.WORDS`)
+_ROWS_OF = """typedef %s T;
 extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ src,
-    T* __restrict__ out, const long long rows, const long long m) {{
-  const long long step = (long long)gridDim.x * blockDim.x;
-  for (long long r = blockIdx.y; r < rows; r += gridDim.y) {{
-    T* __restrict__ orow = out + r * m;
-    for (long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x; c < m; c += step)
-      orow[c] = src[c];
-  }}
-}}
+    T* __restrict__ out, const long long rows, const long long m) {
+  usm_rows_of(src, out, rows, m);
+}
 """
-
-_REPEAT = r"""
-typedef {t} T;
+_REPEAT = """typedef %s T;
 extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ src,
-    T* __restrict__ out, const long long total, const long long inner, const long long reps) {{
-  const long long step = (long long)gridDim.x * blockDim.x;
-  for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += step) {{
-    long long s;
-    if (inner == 1) {{
-      s = e / reps;
-    }} else {{
-      const long long row = e / inner;
-      s = (row / reps) * inner + (e - row * inner);
-    }}
-    out[e] = src[s];
-  }}
-}}
+    T* __restrict__ out, const long long total, const long long inner, const long long reps) {
+  usm_repeat(src, out, total, inner, reps);
+}
 """
-
-_ROLL = r"""
-typedef {t} T;
+_ROLL = """typedef %s T;
 extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ src,
     T* __restrict__ out, const long long total, const long long n, const long long inner,
-    const long long s) {{
-  const long long step = (long long)gridDim.x * blockDim.x;
-  const long long block = n * inner;
-  const long long moved = s * inner;
-  for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += step) {{
-    long long d;
-    if (block == total) {{
-      d = e + moved;
-      if (d >= total) d -= total;
-    }} else {{
-      const long long o = e / block;
-      const long long r = e - o * block + moved;
-      d = o * block + (r >= block ? r - block : r);
-    }}
-    out[d] = src[e];
-  }}
-}}
+    const long long s) {
+  usm_roll(src, out, total, n, inner, s);
+}
 """
+
+
+def _source(entry: str, size: int) -> str:
+    """The kernel ``entry`` moving elements of ``size`` bytes."""
+    return header("copy.cuh") + entry % WORDS[size]
+
 
 def _c_order(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int) -> bool:
     """Whether ``shape``/``strides`` (bytes) lay elements out in C order, without gaps
@@ -108,7 +86,7 @@ class RowBroadcast(Family):
             if w > width and not row_bytes % w and not (src_ptr | out.data.ptr) % w:
                 width, m = w, row_bytes // w
                 break
-        f = self._cached(("rows", width), lambda: _ROWS_OF.format(t=WORDS[width]))
+        f = self._cached(("rows", width), lambda: _source(_ROWS_OF, width))
         gx = max(1, min(-(-m // 256), 1024))
         gy = max(1, min(rows, 65535, -(-4096 // gx)))
         launch(f, (gx, gy, 1), (256, 1, 1), "QQqq", src_ptr, out.data.ptr, rows, m,
@@ -167,7 +145,7 @@ class RowBroadcast(Family):
                     return fallback(a, shift, axis=axis)
                 out = _nd(a.shape, a.dtype)
                 f = self._cached(("roll", a.dtype.itemsize),
-                                 lambda: _ROLL.format(t=WORDS[a.dtype.itemsize]))
+                                 lambda: _source(_ROLL, a.dtype.itemsize))
                 total = a.size
                 launch(f, grid_1d(total), (256, 1, 1),
                        "QQqqqq", a.data.ptr, out.data.ptr, total, n, inner, shift % n,
@@ -187,7 +165,7 @@ class RowBroadcast(Family):
                 n, inner = sh[ax], math.prod(sh[ax + 1:])
                 out = _nd(sh[:ax] + (n * repeats,) + sh[ax + 1:], a.dtype)
                 f = self._cached(("repeat", a.dtype.itemsize),
-                                 lambda: _REPEAT.format(t=WORDS[a.dtype.itemsize]))
+                                 lambda: _source(_REPEAT, a.dtype.itemsize))
                 total = out.size
                 launch(f, grid_1d(total), (256, 1, 1), "QQqqq",
                        a.data.ptr, out.data.ptr, total, inner, repeats, stream=stream_ptr())

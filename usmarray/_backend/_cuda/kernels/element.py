@@ -4,7 +4,8 @@ CuPy's ``__setitem__`` with a scalar value makes a view and fills it through an
 elementwise kernel, about 14 us of host time per call; loops that write one element
 at a time (scikit-learn's ``_fill_diagonal`` for namespaces other than NumPy writes
 each of the n diagonal elements so) pay that n times.  Here the element's address is
-computed on the host and a kernel of one thread stores the value's bits there.
+computed on the host and a kernel of one thread stores the value's bits there
+(``include/usmarray/element.cuh``).
 """
 
 from __future__ import annotations
@@ -17,15 +18,15 @@ import numpy as np
 
 from ._launch import SLOTS, WORDS, Family, driver_launch, stream_ptr
 from .c_types import CTYPES
+from .headers import header
 
 _nd = cupy.ndarray
-_SOURCE = r"""
-extern "C" __global__ void k({t}* p, const unsigned long long bits) {{ *p = ({t})bits; }}
+#: the entry points of the stores in ``include/usmarray/element.cuh``
+_STORE = """typedef %s T;
+extern "C" __global__ void k(T* p, const unsigned long long bits) { usm_store_bits(p, bits); }
 """
-#: one element copied from a 0-D array, cast as NumPy casts (the value's dtype promotes
-#: to the target's, so a cast is exact or rounds to nearest)
-_COPY = r"""
-extern "C" __global__ void k({t}* p, const {s}* q) {{ *p = ({t})*q; }}
+_COPY = """typedef %s T; typedef %s S;
+extern "C" __global__ void k(T* p, const S* q) { usm_store_cast(p, q); }
 """
 _SCALARS = (bool, int, float)
 _PACK_QQ = struct.Struct("<QQ").pack_into
@@ -75,13 +76,14 @@ class ElementStore(Family):
             fk: Any = (d, sd)
             f = None if self._multi else self._fns.get(fk)
             if f is None:
-                f = self._cached(fk, lambda: _COPY.format(t=CTYPES[d], s=CTYPES[sd]))
+                f = self._cached(fk, lambda: header("element.cuh")
+                                 + _COPY % (CTYPES[d], CTYPES[sd]))
             arg = value.data.ptr
         elif vc in _SCALARS:
             size = d.itemsize
             f = None if self._multi else self._fns.get(size)
             if f is None:
-                f = self._cached(size, lambda: _SOURCE.format(t=WORDS[size]))
+                f = self._cached(size, lambda: header("element.cuh") + _STORE % WORDS[size])
             arg = int.from_bytes(np.asarray(value, dtype=d).tobytes(), "little")
         else:
             return False

@@ -4,11 +4,12 @@ read back) and then the gather.
 
 The source is viewed as (outer, n, inner) around the axis, the result as (outer, k,
 inner) for ``k`` indices; ``take`` reads index ``j`` for every (o, j, i),
-``take_along_axis`` the index at the result's own position.  An index ``t`` in ``[-n, n)`` reads ``t`` (``t + n`` when
-negative); any other index writes zero and is recorded in a per-thread, per-stream
-report of three int64: a flag, the largest index ``>= n`` and the smallest ``< -n``
-(``atomicMax``/``atomicMin`` from zero), so the caller names the same index that a
-check before the gather would have named (the largest, else the smallest).
+``take_along_axis`` the index at the result's own position.  An index ``t`` in
+``[-n, n)`` reads ``t`` (``t + n`` when negative); any other index writes zero and is
+recorded in a per-thread, per-stream report of three int64: a flag, the largest index
+``>= n`` and the smallest ``< -n`` (``atomicMax``/``atomicMin`` from zero), so the caller
+names the same index that a check before the gather would have named (the largest,
+else the smallest).  The device code is ``include/usmarray/gather.cuh``.
 """
 
 from __future__ import annotations
@@ -23,47 +24,27 @@ import numpy as np
 
 from ._launch import Family, grid_1d, launch, stream_ptr
 from .c_types import CTYPES
+from .headers import header
 
 _nd = cupy.ndarray
 
-_SOURCE = r"""
-typedef {t} T; typedef {i} I;
+#: the entry points of ``include/usmarray/gather.cuh``'s take (its last field: 1 for
+#: take_along_axis) and range check
+_TAKE = """typedef %s T; typedef %s I;
 extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ src,
     const I* __restrict__ idx, T* __restrict__ out, long long* __restrict__ report,
     const long long total, const long long outer, const long long n, const long long kk,
-    const long long inner) {{
+    const long long inner) {
   const long long step = (long long)gridDim.x * blockDim.x;
-  for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += step) {{
-    long long r = e, i = 0;
-    if (inner != 1) {{ r = e / inner; i = e - r * inner; }}
-    long long o = 0, j = r;
-    if (outer != 1) {{ o = r / kk; j = r - o * kk; }}
-    const long long t0 = (long long)idx[{pos}];
-    const long long t = t0 < 0 ? t0 + n : t0;
-    if (t < 0 || t >= n) {{
-      report[0] = 1;
-      if (t0 >= n) atomicMax((unsigned long long*)&report[1], (unsigned long long)t0);
-      else atomicMin(&report[2], t0);
-      out[e] = (T)0;
-    }} else {{
-      out[e] = src[(o * n + t) * inner + i];
-    }}
-  }}
-}}
+  for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += step)
+    usm_take<%d>(src, idx, out, report, e, outer, n, kk, inner);
+}
 """
-
-_RANGE = r"""
-typedef {i} I;
+_RANGE = """typedef %s I;
 extern "C" __global__ void __launch_bounds__(256) k(const I* __restrict__ idx,
-    long long* __restrict__ report, const long long total, const long long n) {{
-  const long long step = (long long)gridDim.x * blockDim.x;
-  bool bad = false;
-  for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += step) {{
-    const long long t = (long long)idx[e];
-    bad |= t < -n || t >= n;
-  }}
-  if (__syncthreads_or(bad) && threadIdx.x == 0) report[0] = 1;
-}}
+    long long* __restrict__ report, const long long total, const long long n) {
+  usm_out_of_range(idx, report, total, n);
+}
 """
 
 _SIGNED: frozenset[np.dtype] = frozenset(np.dtype(c) for c in "bhiq")
@@ -112,8 +93,8 @@ class Gathers(Family):
         rep = self._report(a.data.device_id if self._multi else 0, s)
         rep.data.memset_async(0, 24)
         f = self._cached((a.dtype, i.dtype, along),
-                         lambda: _SOURCE.format(t=CTYPES[a.dtype], i=CTYPES[i.dtype],
-                                                pos="e" if along else "j"))
+                         lambda: header("gather.cuh") + _TAKE % (
+                             CTYPES[a.dtype], CTYPES[i.dtype], along))
         total = out.size
         launch(f, grid_1d(total), (256, 1, 1), "QQQQqqqqq",
                a.data.ptr, i.data.ptr, out.data.ptr, rep.data.ptr, total, outer, n, k, inner,
@@ -133,7 +114,8 @@ class Gathers(Family):
         s = stream_ptr()
         rep = self._report(i.data.device_id if self._multi else 0, s)
         rep.data.memset_async(0, 8)
-        f = self._cached(("range", i.dtype), lambda: _RANGE.format(i=CTYPES[i.dtype]))
+        f = self._cached(("range", i.dtype),
+                         lambda: header("gather.cuh") + _RANGE % CTYPES[i.dtype])
         total = i.size
         launch(f, grid_1d(total), (256, 1, 1), "QQqq",
                i.data.ptr, rep.data.ptr, total, n, stream=s)

@@ -6,7 +6,7 @@ input ``i`` at column offset ``off_i``.  One launch copies them all: grid row ``
 is input ``i``, and the pointers, widths and offsets travel by value in one kernel
 parameter (a table of at most :data:`MAX_INPUTS` entries).  Where outer is 1 (a join
 along the first axis) each input is one contiguous run, copied by a grid-stride loop;
-otherwise blocks take rows and threads stride along them.
+otherwise blocks take rows and threads stride along them (``include/usmarray/join.cuh``).
 """
 
 from __future__ import annotations
@@ -21,36 +21,19 @@ from typing import Any
 import cupy
 
 from ._launch import WORDS, Family, driver_launch, sm_count, stream_ptr
+from .headers import header
 
 _nd = cupy.ndarray
 MAX_INPUTS = 64
 
-_SOURCE = """
-struct Tab {{ const {t}* p[{k}]; long long inner[{k}]; long long off[{k}]; }};
-extern "C" __global__ void __launch_bounds__(256) k(const Tab tab, {t}* __restrict__ out,
-    const long long outer, const long long total) {{
-  const int i = blockIdx.y;
-  const {t}* __restrict__ src = tab.p[i];
-  const long long inner = tab.inner[i];
-  {t}* __restrict__ dst = out + tab.off[i];
-  if (outer == 1) {{
-    const long long step = (long long)gridDim.x * blockDim.x;
-    long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    for (; e + 3 * step < inner; e += 4 * step) {{
-      const {t} a0 = src[e], a1 = src[e + step], a2 = src[e + 2 * step], a3 = src[e + 3 * step];
-      dst[e] = a0; dst[e + step] = a1; dst[e + 2 * step] = a2; dst[e + 3 * step] = a3;
-    }}
-    for (; e < inner; e += step) dst[e] = src[e];
-  }} else {{
-    for (long long o = blockIdx.x; o < outer; o += gridDim.x) {{
-      const {t}* __restrict__ s = src + o * inner;
-      {t}* __restrict__ d = dst + o * total;
-      for (long long j = threadIdx.x; j < inner; j += blockDim.x) d[j] = s[j];
-    }}
-  }}
-}}
+#: the entry point of ``include/usmarray/join.cuh``'s copy (T: the word that moves an
+#: element or several, :data:`.WORDS`; the table of at most :data:`MAX_INPUTS` inputs)
+_ENTRY = """typedef %s T;
+extern "C" __global__ void __launch_bounds__(256) k(const usm_join_tab<T, %d> tab,
+    T* __restrict__ out, const long long outer, const long long total) {
+  usm_join(tab, out, outer, total);
+}
 """
-
 
 
 class _Params(threading.local):
@@ -81,7 +64,7 @@ class Joins(Family):
         self._packs: dict[int, Any] = {}
 
     def _function(self, size: int) -> Any:
-        return self._cached(size, lambda: _SOURCE.format(t=WORDS[size], k=MAX_INPUTS))
+        return self._cached(size, lambda: header("join.cuh") + _ENTRY % (WORDS[size], MAX_INPUTS))
 
     def _target(self) -> int:
         return 8 * sm_count()

@@ -3,10 +3,11 @@ formula).
 
 ``linspace`` computes in the computation dtype the namespace passes, real or complex,
 with NumPy's formula (``ramp_source``), and rounds once to the result dtype.
-``arange`` computes ``start + i * step`` in the result dtype
-as CuPy's kernel does (integers: in unsigned 64-bit arithmetic, exact for every value
-of the dtype, with an exact length).  Both write into new memory of the current allocator on the
-current stream, so they serve any placement; other dtypes go to CuPy.
+``arange`` computes ``start + i * step`` in the result dtype as CuPy's kernel does
+(integers: in unsigned 64-bit arithmetic, exact for every value of the dtype, with an
+exact length).  Both write into new memory of the current allocator on the current
+stream, so they serve any placement; other dtypes go to CuPy.  ``arange``'s and
+``eye``'s device code is ``include/usmarray/ramp.cuh``.
 """
 
 from __future__ import annotations
@@ -19,29 +20,24 @@ import numpy as np
 
 from ._launch import Family, grid_1d, launch, stream_ptr
 from .c_types import CTYPES
+from .headers import header
 from .ramp_source import linspace_arguments, linspace_source
 
 _nd = cupy.ndarray
 
-_ARANGE = r"""
-typedef {t} T; typedef {w} W; typedef {p} P;
+#: the entry points of ``include/usmarray/ramp.cuh``'s arange (T computed in W from
+#: arguments of type P) and eye
+_ARANGE = """typedef %s T; typedef %s W; typedef %s P;
 extern "C" __global__ void __launch_bounds__(256) k(T* __restrict__ out, const long long n,
-    const P start_p, const P step_p) {{
-  const long long st = (long long)gridDim.x * blockDim.x;
-  const W start = (W)start_p, step = (W)step_p;
-  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += st)
-    out[i] = (T)(start + (W)i * step);
-}}
+    const P start_p, const P step_p) {
+  usm_arange<W>(out, n, start_p, step_p);
+}
 """
-
-_EYE = r"""
-typedef {t} T;
+_EYE = """typedef %s T;
 extern "C" __global__ void __launch_bounds__(256) k(T* __restrict__ out, const long long rows,
-    const long long cols, const long long diag) {{
-  const long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (c >= cols) return;
-  for (long long r = blockIdx.y; r < rows; r += gridDim.y) out[r * cols + c] = (T)(c - r == diag);
-}}
+    const long long cols, const long long diag) {
+  usm_eye(out, rows, cols, diag);
+}
 """
 
 _FLOATS = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
@@ -91,7 +87,7 @@ class Ramps(Family):
         out = _nd((n,), d)
         if not n:
             return out
-        f = self._cached(("arange", d), lambda: _ARANGE.format(t=CTYPES[d], w=w, p=p))
+        f = self._cached(("arange", d), lambda: header("ramp.cuh") + _ARANGE % (CTYPES[d], w, p))
         launch(f, grid_1d(n), (256, 1, 1), "Qq" + code * 2, out.data.ptr, n, *args,
                stream=stream_ptr())
         return out
@@ -104,7 +100,7 @@ class Ramps(Family):
         if d not in CTYPES or d.kind == "c" or n_rows * m == 0:
             return cupy.eye(n_rows, n_cols, k=k, dtype=d)
         out = _nd((n_rows, m), d)
-        f = self._cached(("eye", d), lambda: _EYE.format(t=CTYPES[d]))
+        f = self._cached(("eye", d), lambda: header("ramp.cuh") + _EYE % CTYPES[d])
         k = max(-n_rows, min(k, m))  # a diagonal outside the matrix: all zeros (int64 k)
         gx = -(-m // 256)
         # a block takes several rows: one short row a block ran at half the write speed

@@ -1,40 +1,31 @@
-"""The CUDA source and scalar arguments of ``linspace``'s kernel, without CuPy (tests
+"""The source and scalar arguments of ``linspace``'s CUDA kernel, without CuPy (tests
 compile and run the formula without a GPU).
 
-The kernel computes each value as NumPy does (``include/usmarray/linspace.cuh``): in
+The kernel (``include/usmarray/linspace.cuh``) computes each value as NumPy does: in
 the computation dtype the namespace passes (NumPy's for the bounds, NEP 50), real or
 complex, every operation rounded alone, then rounded once to the result dtype.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .c_types import CTYPES
+from .headers import header
 
-#: linspace's per-element formula (NumPy's, operation by operation)
-_LINSPACE_HEADER = (Path(__file__).parent.parent / "include" / "usmarray"
-                    / "linspace.cuh").read_text()
-#: one kernel per (result part type P, computation type C, complex computation, parts
-#: per result element W): each element's (re, im) from the header, rounded once to P
-_LINSPACE = r"""
-typedef {p} P; typedef {c} C;
+#: the entry point of ``include/usmarray/linspace.cuh``'s kernel: each value in the
+#: computation type C, real or complex, rounded once to P, one part of a result element of
+#: W parts
+_LINSPACE = """typedef %s P; typedef %s C;
 extern "C" __global__ void __launch_bounds__(256) k(P* __restrict__ out, const long long n,
     const double start_r, const double start_i, const double stop_r, const double stop_i,
     const double scale, const double m_r, const double m_i, const long long by_div,
-    const long long last_is_stop) {{
-  const long long st = (long long)gridDim.x * blockDim.x;
-  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += st) {{
-    C re, im;
-    usm_linspace_value<C, {complex}>(i, n, (C)start_r, (C)start_i, (C)stop_r, (C)stop_i,
-                                     (C)scale, (C)m_r, (C)m_i, by_div, last_is_stop, &re, &im);
-    out[{w} * i] = (P)re;
-    if ({w} == 2) out[{w} * i + 1] = (P)im;
-  }}
-}}
+    const long long last_is_stop) {
+  usm_linspace<C, %s, %d>(out, n, start_r, start_i, stop_r, stop_i, scale, m_r, m_i, by_div,
+                          last_is_stop);
+}
 """
 
 
@@ -45,9 +36,9 @@ def _part(d: np.dtype) -> np.dtype:
 
 def linspace_source(d: np.dtype, c: np.dtype) -> str:
     """The kernel writing ``linspace`` in ``d`` computed in ``c`` (floating dtypes)."""
-    return _LINSPACE_HEADER + _LINSPACE.format(p=CTYPES[_part(d)], c=CTYPES[_part(c)],
-                            complex="true" if c.kind == "c" else "false",
-                            w=2 if d.kind == "c" else 1)
+    return header("linspace.cuh") + _LINSPACE % (
+        CTYPES[_part(d)], CTYPES[_part(c)], "true" if c.kind == "c" else "false",
+        2 if d.kind == "c" else 1)
 
 
 def linspace_arguments(start: Any, stop: Any, num: int, endpoint: bool,

@@ -1,6 +1,7 @@
 """``unique_values``, ``unique_counts``, ``unique_inverse`` and ``unique_all`` of real and
 bool arrays: integers whose values lie in a narrow window without a sort, everything
-else by a stable sort of order keys (:mod:`.unique_source`).
+else by a stable sort of order keys (:mod:`.unique_source`).  The kernels of both are
+``include/usmarray/unique.cuh``.
 
 The sort: the array in C order (a copy on the elementwise engine where it is a view),
 its order keys sorted by CuPy's radix sort (alone for ``unique_values`` and
@@ -42,6 +43,7 @@ import numpy as np
 from ..._ndlike import UniqueAll, UniqueCounts, UniqueInverse
 from ._launch import Family, grid_1d, launch, sm_count, stream_ptr
 from .c_types import CTYPES
+from .headers import header
 from .keys import KEY_DTYPES
 from .unique_source import shifts, source
 
@@ -54,136 +56,6 @@ DENSE_MIN = 1 << 16
 #: the sort packs positions into 32 bits; longer arrays go to the fallback
 SORT_MAX = 1 << 32
 
-_HEAD = r"""
-typedef {t} T;
-#define WORDS {words}
-#define HALF {half}ULL
-#define LOKEY {lokey}ULL
-#define TOPBASE {topbase}ULL
-__device__ __forceinline__ unsigned long long key_of(const T v) {{
-  return {key};
-}}
-__device__ __forceinline__ T value_of(const unsigned long long k) {{
-  return {value};
-}}
-// the window's first key: HALF below the first element's, moved up to the dtype's
-// lowest key or down to TOPBASE (its last key lies at the dtype's highest), so that
-// key - base never wraps: it is below 2 * HALF exactly for keys inside the window
-__device__ __forceinline__ unsigned long long window_base(const T first) {{
-  const unsigned long long k = key_of(first);
-  const unsigned long long b = k - LOKEY < HALF ? LOKEY : k - HALF;
-  return b > TOPBASE ? TOPBASE : b;
-}}
-"""
-
-_MARK = r"""
-extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ x,
-    unsigned int* __restrict__ bits, unsigned long long* __restrict__ head, const long long n) {
-  __shared__ unsigned int sb[WORDS];
-  for (int i = threadIdx.x; i < WORDS; i += 256) sb[i] = 0u;
-  __syncthreads();
-  const unsigned long long base = window_base(x[0]);
-  int wide = 0;
-  const long long step = (long long)gridDim.x * 256;
-  for (long long i = (long long)blockIdx.x * 256 + threadIdx.x; i < n; i += step) {
-    const unsigned long long d = key_of(x[i]) - base;
-    if (d < 2 * HALF) {
-      const unsigned int m = 1u << (d & 31);
-      unsigned int* w = &sb[d >> 5];
-      if (!(*w & m)) atomicOr(w, m);
-    } else {
-      wide = 1;
-      break;
-    }
-  }
-  if (__syncthreads_or(wide)) {
-    if (threadIdx.x == 0) head[0] = 1ULL;
-    return;
-  }
-  for (int i = threadIdx.x; i < WORDS; i += 256) {
-    const unsigned int v = sb[i];
-    if (v) atomicOr(&bits[i], v);
-  }
-}
-"""
-
-_COMPACT = r"""
-#define PER (WORDS / 1024)
-extern "C" __global__ void __launch_bounds__(1024) k(const unsigned int* __restrict__ bits,
-    const T* __restrict__ x, T* __restrict__ out, unsigned long long* __restrict__ head,
-    int* __restrict__ wpre) {
-  __shared__ int wsum[32];
-  if (head[0]) return;
-  const int tid = threadIdx.x, lane = tid & 31, wp = tid >> 5;
-  const unsigned long long base = window_base(x[0]);
-  unsigned int w[PER];
-  int c = 0;
-  #pragma unroll
-  for (int j = 0; j < PER; j++) { w[j] = bits[tid * PER + j]; c += __popc(w[j]); }
-  int incl = c;
-  #pragma unroll
-  for (int o = 1; o < 32; o <<= 1) {
-    const int v = __shfl_up_sync(0xffffffffu, incl, o);
-    if (lane >= o) incl += v;
-  }
-  if (lane == 31) wsum[wp] = incl;
-  __syncthreads();
-  if (wp == 0) {
-    const int v = wsum[lane];
-    int s = v;
-    #pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-      const int u = __shfl_up_sync(0xffffffffu, s, o);
-      if (lane >= o) s += u;
-    }
-    wsum[lane] = s - v;
-  }
-  __syncthreads();
-  long long pos = wsum[wp] + incl - c;
-  for (int j = 0; j < PER; j++) {
-    unsigned int v = w[j];
-    wpre[tid * PER + j] = (int)pos;
-    const unsigned long long first = base + (unsigned long long)(tid * PER + j) * 32ULL;
-    while (v) {
-      const int b = __ffs(v) - 1;
-      v &= v - 1;
-      out[pos++] = value_of(first + (unsigned long long)b);
-    }
-  }
-  if (tid == 1023) head[1] = (unsigned long long)pos;
-}
-"""
-
-
-#: each element's rank among the distinct values (its bit's position among the set
-#: bits): written as the inverse index, counted (lanes of a warp with one rank add
-#: together), and the first position of each value kept as ``n - i`` by atomicMax
-_RANK = r"""
-extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ x,
-    const unsigned int* __restrict__ bits, const int* __restrict__ wpre,
-    const unsigned long long* __restrict__ head, long long* __restrict__ inv,
-    unsigned long long* __restrict__ cnt, unsigned long long* __restrict__ first,
-    const long long n) {
-  if (head[0]) return;
-  const unsigned long long base = window_base(x[0]);
-  const long long step = (long long)gridDim.x * 256;
-  for (long long i = (long long)blockIdx.x * 256 + threadIdx.x; i < n; i += step) {
-    const unsigned long long d = key_of(x[i]) - base;
-    const unsigned int w = (unsigned int)(d >> 5), b = (unsigned int)(d & 31);
-    const long long r = wpre[w] + __popc(bits[w] & ((1u << b) - 1u));
-    if (WANT_INV) inv[i] = r;
-    if (WANT_CNT || WANT_FIRST) {
-      const unsigned int peers = __match_any_sync(__activemask(), r);
-      if ((threadIdx.x & 31) == __ffs(peers) - 1) {
-        if (WANT_CNT) atomicAdd(cnt + r, (unsigned long long)__popc(peers));
-        if (WANT_FIRST) atomicMax(first + r, (unsigned long long)(n - i));
-      }
-    }
-  }
-}
-"""
-
-
 _SIGN = 1 << 63
 
 
@@ -195,16 +67,16 @@ def key_range(d: np.dtype) -> tuple[int, int]:
     return int(info.min) + shift, int(info.max) + shift
 
 
-def _source(d: np.dtype, body: str) -> str:
-    if d.kind == "u":
-        key, value = "(unsigned long long)v", "(T)k"
-    else:
-        key = "(unsigned long long)(long long)v ^ 0x8000000000000000ULL"
-        value = "(T)(long long)(k ^ 0x8000000000000000ULL)"
+def _source(d: np.dtype, kind: str, want: tuple[bool, bool, bool] = (False,) * 3) -> str:
+    """The window's kernel ``kind`` (``MARK``, ``COMPACT`` or ``RANK``) for the integer
+    dtype ``d``; ``want``: what the rank writes (inverse, counts, first positions)."""
     lokey, hikey = key_range(d)
-    topbase = max(lokey, hikey - (WINDOW - 1))
-    return _HEAD.format(t=CTYPES[d], words=WINDOW // 32, half=WINDOW // 2, key=key,
-                        value=value, lokey=lokey, topbase=topbase) + body
+    return (f"typedef {CTYPES[d]} T;\n#define WORDS {WINDOW // 32}\n"
+            f"#define HALF {WINDOW // 2}ULL\n#define LOKEY {lokey}ULL\n"
+            f"#define TOPBASE {max(lokey, hikey - (WINDOW - 1))}ULL\n"
+            f"#define FLIP {_SIGN if d.kind == 'i' else 0}ULL\n#define UNIQUE_{kind}\n"
+            f"#define WANT_INV {want[0]:d}\n#define WANT_CNT {want[1]:d}\n"
+            f"#define WANT_FIRST {want[2]:d}\n" + header("unique.cuh"))
 
 
 class Uniques(Family):
@@ -246,18 +118,16 @@ class Uniques(Family):
         if per:
             cupy.cuda.runtime.memsetAsync(cnt, 0, 16 * per, s)
         out = _nd((m,), d)
-        mark = self._cached(("mark", d), lambda: _source(d, _MARK))
+        mark = self._cached(("mark", d), lambda: _source(d, "MARK"))
         grid = max(1, min(-(-n // 4096), 4 * sm_count()))
         launch(mark, (grid, 1, 1), (256, 1, 1), "QQQq", a.data.ptr, bits, head, n, stream=s)
-        comp = self._cached(("compact", d), lambda: _source(d, _COMPACT))
+        comp = self._cached(("compact", d), lambda: _source(d, "COMPACT"))
         launch(comp, (1, 1, 1), (1024, 1, 1), "QQQQQ", bits, a.data.ptr, out.data.ptr, head,
                wpre, stream=s)
         inv = _nd(a.shape, _I64) if inverse else None
         if inverse or per:
             want = (inverse, counts, first)
-            rank = self._cached(("rank", d, want), lambda: _source(
-                d, "".join(f"#define WANT_{k} {int(v)}\n" for k, v in zip(
-                    ("INV", "CNT", "FIRST"), want, strict=True)) + _RANK))
+            rank = self._cached(("rank", d, want), lambda: _source(d, "RANK", want))
             launch(rank, (grid, 1, 1), (256, 1, 1), "QQQQQQQq", a.data.ptr, bits, wpre, head,
                    0 if inv is None else inv.data.ptr, cnt, fst, n, stream=s)
         flag, count = (int(v) for v in scratch[words:words + 4].view(np.uint64).get())

@@ -1,4 +1,6 @@
-// linspace's value at one index, NumPy's formula operation by operation.
+// linspace's value at one index, NumPy's formula operation by operation, and (CUDA
+// compilers only: the formula alone also compiles as host C++) the kernel's loop over
+// the indices.  The includer defines nothing.
 //
 // C is the computation's real type (float or double).  Every operation is rounded
 // alone, never contracted into a fused multiply-add, so that the bits are NumPy's.
@@ -43,5 +45,26 @@ __device__ inline void usm_linspace_value(long long i, long long n, C start_r, C
     *im = zero;
   }
 }
+
+#ifdef __CUDACC__
+// Every index's value, rounded once to P, the type of one part of a result element of
+// W parts (2: complex); the arguments are C's values as doubles.
+template <typename C, bool Complex, int W, typename P>
+__device__ __forceinline__ void usm_linspace(P* __restrict__ out, const long long n,
+                                             const double start_r, const double start_i,
+                                             const double stop_r, const double stop_i,
+                                             const double scale, const double m_r,
+                                             const double m_i, const long long by_div,
+                                             const long long last_is_stop) {
+  const long long st = (long long)gridDim.x * blockDim.x;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += st) {
+    C re, im;
+    usm_linspace_value<C, Complex>(i, n, (C)start_r, (C)start_i, (C)stop_r, (C)stop_i,
+                                   (C)scale, (C)m_r, (C)m_i, by_div, last_is_stop, &re, &im);
+    out[W * i] = (P)re;
+    if (W == 2) out[W * i + 1] = (P)im;
+  }
+}
+#endif
 
 #endif  // USMARRAY_LINSPACE_CUH
