@@ -1,9 +1,9 @@
 """The package's CUDA device code, ``include/usmarray/*.cuh`` (no CuPy needed, so that
 tests compile generated sources without a GPU).
 
-A kernel's source is the header's text followed by what varies per kernel (typedefs,
-``#define``s, the ``extern "C"`` entry point ``k``); NVRTC then sees one translation
-unit and needs no include path.
+A kernel's source is the header's text with what varies per kernel (typedefs and
+``#define``s, before the header where its code reads them, and the ``extern "C"``
+entry point ``k``); NVRTC then sees one translation unit and needs no include path.
 """
 
 from __future__ import annotations

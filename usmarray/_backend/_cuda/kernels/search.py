@@ -8,6 +8,7 @@ comparisons); ``side="left"`` gives the first position whose element is not belo
 the value, ``"right"`` the first whose element is above it.  Both run the same loop of
 ``ceil(log2(n + 1))`` steps per value.  CuPy's own ``searchsorted`` costs about 16 us of
 host time per call (its kernel, a ``digitize`` implementation, is built per call).
+The device code is ``include/usmarray/search.cuh``.
 """
 
 from __future__ import annotations
@@ -18,29 +19,20 @@ import cupy
 import numpy as np
 
 from ._launch import Family, grid_1d, launch, stream_ptr
+from .headers import header
 from .keys import key_source
 
 _nd = cupy.ndarray
 _I64 = np.dtype(np.int64)
 _REAL: frozenset[np.dtype] = frozenset(np.dtype(c) for c in "bBhHiIqQfd")
 
-_SOURCE = r"""
-__device__ __forceinline__ bool lt(const T a, const T b) { return key_of(a) < key_of(b); }
+#: the kernel's entry point, after keys.py's key_source and search.cuh
+_ENTRY = r"""
 extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ x,
     const long long* __restrict__ sorter, const T* __restrict__ v,
     long long* __restrict__ out, const long long n, const long long m,
     const long long xs, const long long right) {
-  const long long step = (long long)gridDim.x * blockDim.x;
-  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < m; i += step) {
-    const T t = v[i];
-    long long lo = 0, hi = n;
-    while (lo < hi) {
-      const long long mid = (lo + hi) >> 1;
-      const T e = x[(sorter ? sorter[mid] : mid) * xs];
-      if (right ? !lt(t, e) : lt(e, t)) lo = mid + 1; else hi = mid;
-    }
-    out[i] = lo;
-  }
+  usm_search(x, sorter, v, out, n, m, xs, right);
 }
 """
 
@@ -52,7 +44,7 @@ class Searches(Family):
     goes to the fallback."""
 
     def _function(self, d: np.dtype) -> Any:
-        return self._cached(d, lambda: key_source(d) + _SOURCE)
+        return self._cached(d, lambda: key_source(d) + header("search.cuh") + _ENTRY)
 
     def _takes(self, x1: Any, x2: Any, sorter: Any) -> bool:
         is_fast = self._is_fast

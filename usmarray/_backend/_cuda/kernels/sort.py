@@ -14,7 +14,7 @@ come out as the canonical NaN (what the fallback's sort keys make of them).
 Rows of up to :data:`MAX_ROW` elements take the kernels (of 8-byte elements: half that
 where CUB is missing); longer rows, other axes and layouts go to the fallback (CuPy's
 sorts).  The radix sort is stable and orders the same keys, so both kernels give the
-same results.
+same results.  The device code is ``include/usmarray/sort.cuh``.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ import numpy as np
 
 from ._launch import Family, cub_options, launch, stream_ptr
 from .c_types import CTYPES
+from .headers import header
 from .keys import key_source
 
 _nd = cupy.ndarray
@@ -37,98 +38,31 @@ BITONIC_MAX = 512
 _RADIX_SHAPES = ((1024, (256, 4)), (2048, (256, 8)), (4096, (512, 8)))
 _I64 = np.dtype(np.int64)
 
-_SOURCE = r"""
-__device__ __forceinline__ bool less(const K ka, const unsigned int ia, const K kb,
-                                     const unsigned int ib) {{
-  return ka < kb || (ka == kb && ia < ib);
-}}
+#: CUB's header, which the radix sort's source starts with
+_CUB = "#include <cub/block/block_radix_sort.cuh>\n"
+#: the kernels' entry points, after keys.py's key_source and sort.cuh
+_BITONIC = r"""
 extern "C" __global__ void __launch_bounds__(1024) k(const T* __restrict__ x,
     {out_t}* __restrict__ y, const long long rows, const long long R, const int P,
     const int descending) {{
-  extern __shared__ unsigned char smem[];
-  K* key = (K*)smem;
-  unsigned int* pos = (unsigned int*)(smem + ((sizeof(K) * P + 7) & ~(size_t)7));
-  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {{
-    const T* xr = x + row * R;
-    for (int i = threadIdx.x; i < P; i += blockDim.x) {{
-      if (i < R) {{
-        const K kv = key_of(xr[i]);
-        key[i] = descending ? (K)~kv : kv;
-      }} else {{
-        key[i] = (K)~(K)0;
-      }}
-      pos[i] = i;
-    }}
-    __syncthreads();
-    for (int s = 2; s <= P; s <<= 1) {{
-      for (int j = s >> 1; j > 0; j >>= 1) {{
-        for (int i = threadIdx.x; i < P; i += blockDim.x) {{
-          const int o = i ^ j;
-          if (o > i) {{
-            const bool up = (i & s) == 0;
-            const K ki = key[i], ko = key[o];
-            const unsigned int pi = pos[i], po = pos[o];
-            if (less(ko, po, ki, pi) == up) {{
-              key[i] = ko; key[o] = ki; pos[i] = po; pos[o] = pi;
-            }}
-          }}
-        }}
-        __syncthreads();
-      }}
-    }}
-    {out_t}* yr = y + row * R;
-    for (int i = threadIdx.x; i < R; i += blockDim.x) {{
-      {write}
-    }}
-    __syncthreads();
-  }}
+  usm_sort_bitonic<{arg}>(x, y, rows, R, P, descending);
 }}
 """
-
 _RADIX = r"""
-#include <cub/block/block_radix_sort.cuh>
-{keys}extern "C" __global__ void __launch_bounds__({bt}) k(const T* __restrict__ x,
+extern "C" __global__ void __launch_bounds__({bt}) k(const T* __restrict__ x,
     {out_t}* __restrict__ y, const long long rows, const long long R, const int descending) {{
   typedef cub::BlockRadixSort<K, {bt}, {ipt}, int> Sort;
   __shared__ typename Sort::TempStorage tmp;
-  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {{
-    const T* xr = x + row * R;
-    K keys[{ipt}];
-    int pos[{ipt}];
-#pragma unroll
-    for (int i = 0; i < {ipt}; i++) {{
-      const int j = threadIdx.x * {ipt} + i;
-      if (j < R) {{
-        const K kv = key_of(xr[j]);
-        keys[i] = descending ? (K)~kv : kv;
-      }} else {{
-        keys[i] = (K)~(K)0;
-      }}
-      pos[i] = j;
-    }}
-    Sort(tmp).SortBlockedToStriped(keys, pos);
-    {out_t}* yr = y + row * R;
-#pragma unroll
-    for (int r = 0; r < {ipt}; r++) {{
-      const int i = r * {bt} + threadIdx.x;
-      if (i < R) {{
-        {write}
-      }}
-    }}
-    __syncthreads();
-  }}
+  usm_sort_radix<{arg}, {bt}, {ipt}, Sort>(x, y, rows, R, descending, tmp);
 }}
 """
 
-def _write(d: np.dtype, arg: bool, p: str = "pos[i]") -> str:
-    """Output element ``i`` of a row from the sorted position ``p``."""
-    if arg:
-        return f"yr[i] = (long long){p};"
-    if d.kind == "f":
-        nan = ("__int_as_float(0x7fc00000)" if d.itemsize == 4
-               else "__longlong_as_double(0x7ff8000000000000LL)")
-        return f"const T v = xr[{p}]; yr[i] = v != v ? {nan} : v;"
-    return f"yr[i] = xr[{p}];"
+
+def _source(d: np.dtype, arg: bool, entry: str, **shape: int) -> str:
+    """``entry`` (with the block ``shape`` of a radix sort) after the keys of ``d`` and
+    sort.cuh: a sort of rows of ``d`` writing their positions (``arg``) or values."""
+    return key_source(d) + header("sort.cuh") + entry.format(
+        out_t="long long" if arg else "T", arg=str(arg).lower(), **shape)
 
 
 class Sorts(Family):
@@ -140,13 +74,11 @@ class Sorts(Family):
         self.cub = cub_options()
 
     def _function(self, d: np.dtype, arg: bool) -> Any:
-        return self._cached((d, arg), lambda: key_source(d) + _SOURCE.format(
-            write=_write(d, arg), out_t="long long" if arg else "T"))
+        return self._cached((d, arg), lambda: _source(d, arg, _BITONIC))
 
     def _radix(self, d: np.dtype, arg: bool, bt: int, ipt: int) -> Any:
-        return self._cached(("radix", d, arg, bt, ipt), lambda: _RADIX.format(
-            keys=key_source(d), bt=bt, ipt=ipt, write=_write(d, arg, "pos[r]"), out_t="long long" if arg else "T"),
-            self.cub or ())
+        return self._cached(("radix", d, arg, bt, ipt), lambda: _CUB + _source(
+            d, arg, _RADIX, bt=bt, ipt=ipt), self.cub or ())
 
     def _takes(self, a: Any, axis: int) -> bool:
         if not (a.__class__ is _nd and a.ndim and a.size
