@@ -82,6 +82,7 @@ def test_the_compiled_slots_run_no_python_frame_on_their_lean_paths() -> None:
         x[3] = 2.5
         x[(4,)] = -1.0
         x[(5,)] = z
+        x[6:8] = 0.5
 
     z = xp.asarray(4.5, device="numpy")
     calls()  # the first calls work out the plans in Python
@@ -242,7 +243,7 @@ def test_setitem_of_a_python_scalar_gives_numpys_values_and_errors(device: str) 
     a = np.zeros((3, 4))
     x = xp.asarray(a, device=device)
     for key, v in [((1, 2), 5.5), ((-1, 0), -2.0), (2, 7.0), ((0, -4), float("nan")),
-                   ((), 1.25)]:
+                   ((), 1.25), (slice(1, None), 3.5), (slice(-5, 2), -0.5)]:
         x[key] = v
         a[key] = v
     _same(x, a)
@@ -262,6 +263,8 @@ def test_setitem_of_a_python_scalar_gives_numpys_values_and_errors(device: str) 
     r = xp.broadcast_to(xp.asarray(np.array([1.0]), device=device), (3,))
     with pytest.raises(ValueError, match="read-only"):
         r[0] = 2.0
+    with pytest.raises(ValueError, match="read-only"):
+        r[0:2] = 2.0
     _same(x, a)  # nothing written by the refused calls
 
 

@@ -338,7 +338,8 @@ cdef class ArrayBase:
                     except Exception:
                         pass  # nothing written: the Python form words it
         elif type(value) is float or type(value) is bool:
-            if not _trace["ACTIVE"] and _ints(key):
+            if not _trace["ACTIVE"] and (_ints(key) or (type(key) is slice
+                                                        and (<slice>key).step is None)):
                 be = self._be
                 t = _facts(be)
                 if t[2]:  # the backend writes on the array's own queue
