@@ -50,6 +50,20 @@ struct usm_compact_emit {
   }
 };
 
+// s[blockIdx.x] = the sum of every thread's a over the block of 256 threads (wt:
+// shared, one count a warp)
+template <typename C>
+__device__ __forceinline__ void usm_block_total(C a, long long* __restrict__ s, C* wt) {
+  for (int o = 16; o > 0; o >>= 1) a += __shfl_down_sync(0xffffffffu, a, o);
+  if ((threadIdx.x & 31) == 0) wt[threadIdx.x >> 5] = a;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    long long r = 0;
+    for (int i = 0; i < 8; i++) r += wt[i];
+    s[blockIdx.x] = r;
+  }
+}
+
 // the number of nonzero flags of tile blockIdx.x (of `tile` of x's N) into s[blockIdx.x]
 template <typename T>
 __device__ __forceinline__ void usm_compact_count(const T* __restrict__ x,
@@ -59,14 +73,7 @@ __device__ __forceinline__ void usm_compact_count(const T* __restrict__ x,
   const long long lo = blockIdx.x * tile, hi = N < lo + tile ? N : lo + tile;
   long long a = 0;
   for (long long j = lo + threadIdx.x; j < hi; j += 256) a += x[j] != 0;
-  for (int o = 16; o > 0; o >>= 1) a += __shfl_down_sync(0xffffffffu, a, o);
-  if ((threadIdx.x & 31) == 0) wt[threadIdx.x >> 5] = a;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    long long r = 0;
-    for (int i = 0; i < 8; i++) r += wt[i];
-    s[blockIdx.x] = r;
-  }
+  usm_block_total(a, s, wt);
 }
 
 // tile blockIdx.x's flagged elements put from position offs[blockIdx.x] on, in order
@@ -121,14 +128,7 @@ __device__ __forceinline__ void usm_compact_count_bytes(const unsigned char* __r
     usm_load16(x, j, hi, w);
     a += usm_nz4(w[0]) + usm_nz4(w[1]) + usm_nz4(w[2]) + usm_nz4(w[3]);
   }
-  for (int o = 16; o > 0; o >>= 1) a += __shfl_down_sync(0xffffffffu, a, o);
-  if ((threadIdx.x & 31) == 0) wt[threadIdx.x >> 5] = a;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    long long r = 0;
-    for (int i = 0; i < 8; i++) r += wt[i];
-    s[blockIdx.x] = r;
-  }
+  usm_block_total(a, s, wt);
 }
 
 // usm_compact_write of one-byte flags: 4096 flags a step, each thread's 16 counted, a
