@@ -153,8 +153,8 @@ class ElementwiseEngine:
 
     def compiled_store(self, slow: Callable[..., Any], kernels: dict,
                        device_memory: frozenset) -> Callable[..., Any]:
-        """``ElementStore.store`` (``slow``, whose compiled kernels by element size are
-        ``kernels``) in its compiled form (``_engine_calls.ScalarStore``: a Python scalar
+        """``ElementStore.store`` (``slow``, whose compiled kernels are ``kernels``) in
+        its compiled form (``_engine_calls.ScalarStore``: a Python scalar or a 0-D array
         written under int keys launches without a Python frame), or ``slow`` itself,
         as :meth:`compiled_call` decides."""
         address = launch_address() if calls_module is not None and not self._multi else 0

@@ -36,8 +36,9 @@ class ElementStore(Family):
     """``store(raw, key, value)``: True where it wrote ``raw[key] = value`` (a key of
     in-range Python ints, one per axis; a bool, int or float value; a real or bool
     dtype; plain device memory), else False and nothing is written (the caller then
-    lets CuPy do it, with its errors).  ``kernels``: the compiled one-thread stores by
-    element size."""
+    lets CuPy do it, with its errors).  ``kernels``: the compiled one-thread stores, by
+    element size for a Python scalar and by (target dtype, value dtype) for a 0-D
+    array's element."""
 
     @property
     def kernels(self) -> dict:
