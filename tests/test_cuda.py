@@ -716,6 +716,33 @@ def test_direct_cusolver_routes_match_numpy(n, dtype):
             xp.linalg.inv(xp.asarray(sing, device="cuda:0"))
 
 
+@pytest.mark.parametrize("dtype", FLOAT)
+@pytest.mark.parametrize("shape", [(400, 40), (40, 400), (2000, 33), (33, 133), (1000, 250)])
+def test_thin_svd_through_qr_matches_numpy(shape, dtype):
+    """A matrix much taller than wide (or wider than tall) takes its thin SVD through QR
+    (solver.QR_SVD_RATIO): the factors reconstruct it, U and V are orthonormal, the
+    singular values are NumPy's; full_matrices=True keeps the Jacobi route."""
+    from usmarray._backend._cuda import solver
+
+    assert max(shape) >= solver.QR_SVD_RATIO * min(shape)
+    rng = np.random.default_rng(shape[0])
+    tol = 2e-4 if dtype == np.float32 else 1e-11
+    m = rng.standard_normal(shape).astype(dtype)
+    m[:, 3] = m[:, 1] * 2  # rank deficient: one singular value is 0
+    xm = xp.asarray(m, device="cuda:0")
+    ref = np.linalg.svd(m.astype(np.float64), compute_uv=False)
+    k = min(shape)
+    for full in (False, True):
+        u, s, vh = (xp.asnumpy(r).astype(np.float64) for r in xp.linalg.svd(xm, full_matrices=full))
+        assert u.shape == ((shape[0], shape[0]) if full else (shape[0], k))
+        assert vh.shape == ((shape[1], shape[1]) if full else (k, shape[1]))
+        np.testing.assert_allclose((u[:, :k] * s) @ vh[:k], m, atol=tol * 10 * ref[0])
+        np.testing.assert_allclose(u.T @ u, np.eye(u.shape[1]), atol=tol * 10)
+        np.testing.assert_allclose(vh @ vh.T, np.eye(vh.shape[0]), atol=tol * 10)
+        np.testing.assert_allclose(s, ref, atol=tol * ref[0])
+    np.testing.assert_allclose(xp.asnumpy(xp.linalg.svdvals(xm)), ref, atol=tol * ref[0])
+
+
 def test_batched_small_svd_matches_numpy():
     rng = np.random.default_rng(7)
     for shape in [(6, 8, 8), (3, 20, 12), (3, 12, 20)]:

@@ -45,6 +45,9 @@ CHOLESKY_UPLO = _cublas.CUBLAS_FILL_MODE_LOWER
 CHOLESKY_SMALL = 64
 #: gesvdjBatched's largest matrix side
 BATCHED_SVD_MAX = 32
+#: how much taller than wide (or wider than tall) a matrix is before its thin SVD goes
+#: through QR: Jacobi sweeps over the m x n matrix cost more than geqrf + orgqr + gemm
+QR_SVD_RATIO = 4
 
 _POTRF = {"f": (_cs.spotrf_bufferSize, _cs.spotrf), "d": (_cs.dpotrf_bufferSize, _cs.dpotrf)}
 _GETRF = {"f": (_cs.sgetrf_bufferSize, _cs.sgetrf), "d": (_cs.dgetrf_bufferSize, _cs.dgetrf)}
@@ -86,14 +89,13 @@ def cholesky(a: Any, upper: bool) -> Any:
     return triangle(out, (n, n), (0, si, sj), 0, not upper, _MULTI_GPU)
 
 
-def qr(a: Any, mode: str) -> tuple[Any, Any]:
-    """``(q, r)`` of one real m x n matrix (``mode`` "reduced" or "complete"):
-    ``geqrf`` and ``orgqr`` on a column-major copy, ``r`` read out of the factored copy
-    by one kernel.  QR cannot fail (cuSOLVER's flag reports bad arguments only), so
-    nothing is read back."""
+def _householder(a: Any, qc: int, form_q: bool) -> tuple[Any, Any]:
+    """``geqrf`` of one real m x n matrix ``a``: its ``qc x n`` upper factor R (C order,
+    one kernel) and, where ``form_q``, the first ``qc`` columns of Q by ``orgqr``,
+    Fortran-ordered (a view of an m x max(n, qc) work buffer), else None; nothing is
+    read back."""
     m, n = a.shape
     k = min(m, n)
-    qc = m if mode == "complete" else k
     if qc > n:  # the complete Q of a tall matrix: m x m room for orgqr
         buf = cupy.empty((m, qc), a.dtype, order="F")
         buf[:, :n] = a
@@ -107,14 +109,26 @@ def qr(a: Any, mode: str) -> tuple[Any, Any]:
     lwork = size(h, m, n, buf.data.ptr, m)
     work = cupy.empty(max(lwork, 1), a.dtype)
     geqrf(h, m, n, buf.data.ptr, m, tau.data.ptr, work.data.ptr, lwork, info.data.ptr)
-    r = triangle(buf, (qc if mode == "complete" else k, n), (0, 1, m), 0, False, _MULTI_GPU)
+    r = triangle(buf, (qc, n), (0, 1, m), 0, False, _MULTI_GPU)
+    if not form_q:
+        return None, r
     size, orgqr = _ORGQR[c]
     lwork2 = size(h, m, qc, k, buf.data.ptr, m, tau.data.ptr)
     if lwork2 > lwork:
         work = cupy.empty(lwork2, a.dtype)
     orgqr(h, m, qc, k, buf.data.ptr, m, tau.data.ptr, work.data.ptr, max(lwork2, 1),
           info.data.ptr)
-    return cupy.ascontiguousarray(buf[:, :qc]), r
+    return buf[:, :qc], r
+
+
+def qr(a: Any, mode: str) -> tuple[Any, Any]:
+    """``(q, r)`` of one real m x n matrix (``mode`` "reduced" or "complete"):
+    ``geqrf`` and ``orgqr`` on a column-major copy, ``r`` read out of the factored copy
+    by one kernel.  QR cannot fail (cuSOLVER's flag reports bad arguments only), so
+    nothing is read back."""
+    m, n = a.shape
+    q, r = _householder(a, m if mode == "complete" else min(m, n), True)
+    return cupy.ascontiguousarray(q), r
 
 
 def eigh(a: Any, vectors: bool) -> Any:
@@ -241,7 +255,12 @@ def slogdet(a: Any) -> tuple[Any, Any, Any]:
 def svd(a: Any, full_matrices: bool, compute_uv: bool) -> Any:
     """``(u, s, vh)`` (or ``s``) of one matrix, or of a stack of matrices with both sides
     at most :data:`BATCHED_SVD_MAX`, by Jacobi rotations; ``gesvd`` where Jacobi does
-    not converge."""
+    not converge.  A matrix at least :data:`QR_SVD_RATIO` times taller than wide (or
+    wider than tall) is QR-factored first and only its square factor rotated."""
+    if a.ndim == 2 and (not full_matrices or not compute_uv):
+        m, n = a.shape
+        if min(m, n) > BATCHED_SVD_MAX and max(m, n) >= QR_SVD_RATIO * min(m, n):
+            return _svd_through_qr(a, compute_uv)
     one_small = a.ndim == 2 and max(a.shape) <= BATCHED_SVD_MAX
     try:
         # the batched routine is 3-4x faster on a small matrix
@@ -255,6 +274,22 @@ def svd(a: Any, full_matrices: bool, compute_uv: bool) -> Any:
     return cupy.ascontiguousarray(u), s, cupy.ascontiguousarray(cupy.swapaxes(v, -1, -2))
 
 
+def _svd_through_qr(a: Any, compute_uv: bool) -> Any:
+    """The thin SVD of a tall (or, through its transpose, a wide) matrix: ``a = QR``,
+    ``R = U_r S V^T``, ``a = (Q U_r) S V^T``, as LAPACK's drivers do for m >> n.  The
+    Jacobi sweeps then run over n x n, not m x n."""
+    wide = a.shape[1] > a.shape[0]
+    t = a.T if wide else a
+    q, r = _householder(t, min(t.shape), compute_uv)
+    if not compute_uv:
+        return svd(r, False, False)
+    ur, s, vh = svd(r, False, True)
+    u = cupy.matmul(q, ur)
+    if wide:  # a = (t)^T = V S (Q U_r)^T
+        return cupy.ascontiguousarray(vh.T), s, cupy.ascontiguousarray(u.T)
+    return u, s, vh
+
+
 def svd_applies(a: Any) -> bool:
     """Whether :func:`svd` takes ``a``: real, and one matrix or a stack of small ones."""
     if a.dtype not in REAL or 0 in a.shape:
@@ -264,4 +299,4 @@ def svd_applies(a: Any) -> bool:
     return a.ndim == 3 and max(a.shape[-2:]) <= BATCHED_SVD_MAX
 
 
-__all__ = ["BATCHED_SVD_MAX", "REAL", "cholesky", "eigh", "qr", "slogdet", "solve", "svd", "svd_applies"]
+__all__ = ["BATCHED_SVD_MAX", "QR_SVD_RATIO", "REAL", "cholesky", "eigh", "qr", "slogdet", "solve", "svd", "svd_applies"]
