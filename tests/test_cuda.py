@@ -716,15 +716,27 @@ def test_direct_cusolver_routes_match_numpy(n, dtype):
             xp.linalg.inv(xp.asarray(sing, device="cuda:0"))
 
 
-@pytest.mark.parametrize("dtype", FLOAT)
-@pytest.mark.parametrize("shape", [(400, 40), (40, 400), (2000, 33), (33, 133), (1000, 250)])
-def test_thin_svd_through_qr_matches_numpy(shape, dtype):
-    """A matrix much taller than wide (or wider than tall) takes its thin SVD through QR
-    (solver.QR_SVD_RATIO): the factors reconstruct it, U and V are orthonormal, the
-    singular values are NumPy's; full_matrices=True keeps the Jacobi route."""
+def _thin_svd_shape(kind):
     from usmarray._backend._cuda import solver
 
-    assert max(shape) >= solver.QR_SVD_RATIO * min(shape)
+    big = solver.HOST_SVD_MAX + 8  # its square factor too large for the host route
+    return {"tall": (400, 40), "wide": (40, 400), "tall-33": (2000, 33), "wide-33": (33, 133),
+            "at-ratio": (4 * 60, 60), "tall-device-r": (solver.QR_SVD_RATIO * big, big),
+            "wide-device-r": (big, solver.QR_SVD_RATIO * big)}[kind]
+
+
+@pytest.mark.parametrize("dtype", FLOAT)
+@pytest.mark.parametrize("kind", ["tall", "wide", "tall-33", "wide-33", "at-ratio",
+                                  "tall-device-r", "wide-device-r"])
+def test_thin_svd_through_qr_matches_numpy(kind, dtype):
+    """A matrix much taller than wide (or wider than tall) takes its thin SVD through QR
+    (solver.QR_SVD_RATIO), its square factor on the host or, past solver.HOST_SVD_MAX,
+    on the device: the factors reconstruct it, U and V are orthonormal, the singular
+    values are NumPy's; full_matrices=True keeps the Jacobi route."""
+    from usmarray._backend._cuda import solver
+
+    shape = _thin_svd_shape(kind)
+    assert max(shape) >= solver.QR_SVD_RATIO * min(shape) > min(shape) > solver.BATCHED_SVD_MAX
     rng = np.random.default_rng(shape[0])
     tol = 2e-4 if dtype == np.float32 else 1e-11
     m = rng.standard_normal(shape).astype(dtype)
@@ -741,6 +753,32 @@ def test_thin_svd_through_qr_matches_numpy(shape, dtype):
         np.testing.assert_allclose(vh @ vh.T, np.eye(vh.shape[0]), atol=tol * 10)
         np.testing.assert_allclose(s, ref, atol=tol * ref[0])
     np.testing.assert_allclose(xp.asnumpy(xp.linalg.svdvals(xm)), ref, atol=tol * ref[0])
+
+
+@pytest.mark.parametrize("shape", [(5, 5), (40, 6), (6, 200)])
+def test_host_svd_of_a_nan_matrix_is_the_device_routes(shape, monkeypatch):
+    """Where host LAPACK does not converge (a NaN), a small matrix gets what the device
+    routes give it: the same values, or the same LinAlgError."""
+    from usmarray._backend._cuda import solver
+
+    m = np.random.default_rng(0).standard_normal(shape)
+    m[1, 2] = np.nan
+    xm = xp.asarray(m, device="cuda:0")
+
+    def outcome():
+        try:
+            return [xp.asnumpy(r) for r in xp.linalg.svd(xm, full_matrices=False)]
+        except xp.linalg.LinAlgError as exc:
+            return type(exc)
+
+    here = outcome()
+    monkeypatch.setattr(solver, "HOST_SVD_MAX", 0)
+    there = outcome()
+    if isinstance(here, list):
+        for h, t in zip(here, there, strict=True):
+            np.testing.assert_array_equal(h, t)
+    else:
+        assert here is there
 
 
 def test_batched_small_svd_matches_numpy():

@@ -48,6 +48,9 @@ BATCHED_SVD_MAX = 32
 #: how much taller than wide (or wider than tall) a matrix is before its thin SVD goes
 #: through QR: Jacobi sweeps over the m x n matrix cost more than geqrf + orgqr + gemm
 QR_SVD_RATIO = 4
+#: the largest matrix side whose SVD runs in host LAPACK: below it gesvdj's per-sweep
+#: launches cost more than two copies and the host's decomposition
+HOST_SVD_MAX = 256
 
 _POTRF = {"f": (_cs.spotrf_bufferSize, _cs.spotrf), "d": (_cs.dpotrf_bufferSize, _cs.dpotrf)}
 _GETRF = {"f": (_cs.sgetrf_bufferSize, _cs.sgetrf), "d": (_cs.dgetrf_bufferSize, _cs.dgetrf)}
@@ -254,12 +257,25 @@ def slogdet(a: Any) -> tuple[Any, Any, Any]:
 
 def svd(a: Any, full_matrices: bool, compute_uv: bool) -> Any:
     """``(u, s, vh)`` (or ``s``) of one matrix, or of a stack of matrices with both sides
-    at most :data:`BATCHED_SVD_MAX`, by Jacobi rotations; ``gesvd`` where Jacobi does
-    not converge.  A matrix at least :data:`QR_SVD_RATIO` times taller than wide (or
-    wider than tall) is QR-factored first and only its square factor rotated."""
-    if a.ndim == 2 and (not full_matrices or not compute_uv):
+    at most :data:`BATCHED_SVD_MAX`.
+
+    - One matrix with both sides at most :data:`HOST_SVD_MAX`: host LAPACK (``gesdd``,
+      through NumPy), one copy each way; the device routes below where LAPACK does not
+      converge.
+    - One matrix at least :data:`QR_SVD_RATIO` times taller than wide (or wider than
+      tall), thin factors or values only: QR-factored on the device first, and only
+      its square factor decomposed.
+    - Otherwise Jacobi rotations (``gesvdj``; ``gesvdjBatched`` for a stack of small
+      matrices), and ``gesvd`` where Jacobi does not converge."""
+    if a.ndim == 2:
         m, n = a.shape
-        if min(m, n) > BATCHED_SVD_MAX and max(m, n) >= QR_SVD_RATIO * min(m, n):
+        k = min(m, n)
+        if max(m, n) <= HOST_SVD_MAX:
+            try:
+                return _svd_on_host(a, full_matrices, compute_uv)
+            except np.linalg.LinAlgError:
+                pass  # (a NaN, say) the device routes decide, as for a larger matrix
+        if (not full_matrices or not compute_uv) and max(m, n) >= QR_SVD_RATIO * k > k:
             return _svd_through_qr(a, compute_uv)
     one_small = a.ndim == 2 and max(a.shape) <= BATCHED_SVD_MAX
     try:
@@ -274,10 +290,21 @@ def svd(a: Any, full_matrices: bool, compute_uv: bool) -> Any:
     return cupy.ascontiguousarray(u), s, cupy.ascontiguousarray(cupy.swapaxes(v, -1, -2))
 
 
+def _svd_on_host(a: Any, full_matrices: bool, compute_uv: bool) -> Any:
+    """The SVD of one small matrix by host LAPACK: the Jacobi routines launch kernels
+    per sweep, which costs more than the copies and the host's whole decomposition of a
+    matrix this small.  Raises NumPy's LinAlgError where LAPACK does not converge."""
+    host = cupy.asnumpy(a)
+    if not compute_uv:
+        return cupy.asarray(np.linalg.svd(host, compute_uv=False))
+    return tuple(cupy.asarray(np.ascontiguousarray(r))
+                 for r in np.linalg.svd(host, full_matrices=full_matrices))
+
+
 def _svd_through_qr(a: Any, compute_uv: bool) -> Any:
     """The thin SVD of a tall (or, through its transpose, a wide) matrix: ``a = QR``,
     ``R = U_r S V^T``, ``a = (Q U_r) S V^T``, as LAPACK's drivers do for m >> n.  The
-    Jacobi sweeps then run over n x n, not m x n."""
+    m x n work is geqrf, orgqr and one product; the decomposition runs on n x n."""
     wide = a.shape[1] > a.shape[0]
     t = a.T if wide else a
     q, r = _householder(t, min(t.shape), compute_uv)
@@ -285,7 +312,7 @@ def _svd_through_qr(a: Any, compute_uv: bool) -> Any:
         return svd(r, False, False)
     ur, s, vh = svd(r, False, True)
     u = cupy.matmul(q, ur)
-    if wide:  # a = (t)^T = V S (Q U_r)^T
+    if wide:  # a = t^T = V S (Q U_r)^T
         return cupy.ascontiguousarray(vh.T), s, cupy.ascontiguousarray(u.T)
     return u, s, vh
 
@@ -299,4 +326,4 @@ def svd_applies(a: Any) -> bool:
     return a.ndim == 3 and max(a.shape[-2:]) <= BATCHED_SVD_MAX
 
 
-__all__ = ["BATCHED_SVD_MAX", "QR_SVD_RATIO", "REAL", "cholesky", "eigh", "qr", "slogdet", "solve", "svd", "svd_applies"]
+__all__ = ["BATCHED_SVD_MAX", "HOST_SVD_MAX", "QR_SVD_RATIO", "REAL", "cholesky", "eigh", "qr", "slogdet", "solve", "svd", "svd_applies"]
