@@ -719,28 +719,38 @@ def test_direct_cusolver_routes_match_numpy(n, dtype):
 def _thin_svd_shape(kind):
     from usmarray._backend._cuda import solver
 
-    big = solver.HOST_SVD_MAX + 8  # its square factor too large for the host route
-    return {"tall": (400, 40), "wide": (40, 400), "tall-33": (2000, 33), "wide-33": (33, 133),
-            "at-ratio": (4 * 60, 60), "tall-device-r": (solver.QR_SVD_RATIO * big, big),
-            "wide-device-r": (big, solver.QR_SVD_RATIO * big)}[kind]
+    big = solver.HOST_SVD_MAX + 36  # a square factor too large for the host route
+    ratio = solver.CHOLQR_SVD_RATIO
+    return {"tall": (400, 40), "wide": (40, 400), "tall-4": (300, 4), "wide-33": (33, 133),
+            "at-ratio": (ratio * 60, 60), "tall-device-r": (ratio * big, big),
+            "wide-device-r": (big, ratio * big + 3)}[kind]
 
 
 @pytest.mark.parametrize("dtype", FLOAT)
-@pytest.mark.parametrize("kind", ["tall", "wide", "tall-33", "wide-33", "at-ratio",
+@pytest.mark.parametrize("deficient", [False, True])
+@pytest.mark.parametrize("kind", ["tall", "wide", "tall-4", "wide-33", "at-ratio",
                                   "tall-device-r", "wide-device-r"])
-def test_thin_svd_through_qr_matches_numpy(kind, dtype):
-    """A matrix much taller than wide (or wider than tall) takes its thin SVD through QR
-    (solver.QR_SVD_RATIO), its square factor on the host or, past solver.HOST_SVD_MAX,
-    on the device: the factors reconstruct it, U and V are orthonormal, the singular
+def test_thin_svd_through_cholesky_qr_matches_numpy(kind, deficient, dtype, monkeypatch):
+    """A matrix much taller than wide (or wider than tall) takes its thin SVD through a
+    Cholesky QR (solver.CHOLQR_SVD_RATIO), its square factor on the host or, past
+    solver.HOST_SVD_MAX, on the device; a rank-deficient one may fall back to Jacobi.
+    Either way the factors reconstruct it, U and V are orthonormal and the singular
     values are NumPy's; full_matrices=True keeps the Jacobi route."""
     from usmarray._backend._cuda import solver
 
     shape = _thin_svd_shape(kind)
-    assert max(shape) >= solver.QR_SVD_RATIO * min(shape) > min(shape) > solver.BATCHED_SVD_MAX
+    assert max(shape) >= solver.CHOLQR_SVD_RATIO * min(shape)
+    assert max(shape) > solver.HOST_SVD_MAX
+    taken = []
+    real = solver._cholesky_qr
+    monkeypatch.setattr(solver, "_cholesky_qr", lambda a: taken.append(real(a)) or taken[-1])
     rng = np.random.default_rng(shape[0])
     tol = 2e-4 if dtype == np.float32 else 1e-11
     m = rng.standard_normal(shape).astype(dtype)
-    m[:, 3] = m[:, 1] * 2  # rank deficient: one singular value is 0
+    if deficient and shape[0] > shape[1]:  # rank deficient: one singular value is 0
+        m[:, 1] = m[:, 0] * 2
+    elif deficient:
+        m[1] = m[0] * 2
     xm = xp.asarray(m, device="cuda:0")
     ref = np.linalg.svd(m.astype(np.float64), compute_uv=False)
     k = min(shape)
@@ -753,12 +763,15 @@ def test_thin_svd_through_qr_matches_numpy(kind, dtype):
         np.testing.assert_allclose(vh @ vh.T, np.eye(vh.shape[0]), atol=tol * 10)
         np.testing.assert_allclose(s, ref, atol=tol * ref[0])
     np.testing.assert_allclose(xp.asnumpy(xp.linalg.svdvals(xm)), ref, atol=tol * ref[0])
+    assert len(taken) == 2  # the thin svd and svdvals
+    if not deficient:  # a deficient one may take either route
+        assert all(t is not None for t in taken)
 
 
-@pytest.mark.parametrize("shape", [(5, 5), (40, 6), (6, 200)])
-def test_host_svd_of_a_nan_matrix_is_the_device_routes(shape, monkeypatch):
-    """Where host LAPACK does not converge (a NaN), a small matrix gets what the device
-    routes give it: the same values, or the same LinAlgError."""
+@pytest.mark.parametrize("shape", [(5, 5), (40, 6), (6, 200), (400, 70), (70, 400)])
+def test_svd_of_a_nan_matrix_is_the_jacobi_routes(shape, monkeypatch):
+    """Where host LAPACK does not converge or the Cholesky QR fails (a NaN), a matrix
+    gets what the Jacobi routes give it: the same values, or the same LinAlgError."""
     from usmarray._backend._cuda import solver
 
     m = np.random.default_rng(0).standard_normal(shape)
@@ -773,6 +786,7 @@ def test_host_svd_of_a_nan_matrix_is_the_device_routes(shape, monkeypatch):
 
     here = outcome()
     monkeypatch.setattr(solver, "HOST_SVD_MAX", 0)
+    monkeypatch.setattr(solver, "CHOLQR_SVD_RATIO", float("inf"))
     there = outcome()
     if isinstance(here, list):
         for h, t in zip(here, there, strict=True):

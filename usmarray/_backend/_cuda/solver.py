@@ -32,6 +32,7 @@ import numpy as np
 from cupy.cuda import device as _device
 from cupy_backends.cuda.libs import cublas as _cublas
 from cupy_backends.cuda.libs import cusolver as _cs
+from cupyx.scipy.linalg import solve_triangular as _solve_triangular
 
 from .kernels._launch import cached, grid_1d, launch, stream_ptr
 from .kernels.triangle import triangle
@@ -46,11 +47,15 @@ CHOLESKY_SMALL = 64
 #: gesvdjBatched's largest matrix side
 BATCHED_SVD_MAX = 32
 #: how much taller than wide (or wider than tall) a matrix is before its thin SVD goes
-#: through QR: Jacobi sweeps over the m x n matrix cost more than geqrf + orgqr + gemm
-QR_SVD_RATIO = 4
-#: the largest matrix side whose SVD runs in host LAPACK: below it gesvdj's per-sweep
+#: through a Cholesky QR: Jacobi sweeps over the m x n matrix cost more than three Gram
+#: products and three n x n factors
+CHOLQR_SVD_RATIO = 4
+#: the largest distance from the identity (max norm) of the Cholesky QR's last Gram
+#: matrix that its last step still corrects; past it, the Jacobi route
+CHOLQR_DEFECT_MAX = 0.5
+#: the largest matrix side whose SVD runs in host LAPACK: up to it gesvdj's per-sweep
 #: launches cost more than two copies and the host's decomposition
-HOST_SVD_MAX = 256
+HOST_SVD_MAX = 64
 
 _POTRF = {"f": (_cs.spotrf_bufferSize, _cs.spotrf), "d": (_cs.dpotrf_bufferSize, _cs.dpotrf)}
 _GETRF = {"f": (_cs.sgetrf_bufferSize, _cs.sgetrf), "d": (_cs.dgetrf_bufferSize, _cs.dgetrf)}
@@ -68,37 +73,49 @@ def _raise_on(info: Any, what: str) -> None:
         raise np.linalg.LinAlgError(f"{what} (cuSOLVER info {int(bad[0])})")
 
 
-def cholesky(a: Any, upper: bool) -> Any:
-    """Cholesky factor of one symmetric positive-definite matrix ``a`` (C order).
-
-    ``potrf`` factors the column-major view of ``a`` (which is ``a`` itself, as ``a``
-    is symmetric); its upper factor in column-major order is the lower factor in C
-    order, and the other way round."""
+def _potrf(a: Any, uplo: int, info_ptr: int) -> Any:
+    """``potrf`` of a copy of one symmetric matrix ``a`` (C order), its status written
+    to ``info_ptr`` and not read; the factored copy (the other triangle is ``a``'s)."""
     n = a.shape[0]
     out = a.copy()
     size, potrf = _POTRF[a.dtype.char]
     h = _device.get_cusolver_handle()
-    uplo = CHOLESKY_UPLO_SMALL if n <= CHOLESKY_SMALL else CHOLESKY_UPLO
     lwork = size(h, uplo, n, out.data.ptr, n)
     work = cupy.empty(max(lwork, 1), a.dtype)
-    info = cupy.empty(1, np.int32)
-    potrf(h, uplo, n, out.data.ptr, n, work.data.ptr, lwork, info.data.ptr)
-    _raise_on(info, "cholesky: the matrix is not positive definite")
-    # the factor is the C-order lower triangle of ``out`` where potrf factored the
-    # column-major upper one, else its C-order upper triangle; the other one is its
-    # transpose
+    potrf(h, uplo, n, out.data.ptr, n, work.data.ptr, lwork, info_ptr)
+    return out
+
+
+def _factor_triangle(out: Any, uplo: int, upper: bool) -> Any:
+    """The C-order upper (``upper``) or lower Cholesky factor out of ``potrf``'s output:
+    its column-major upper factor is the C-order lower one, and the other way round;
+    the other C-order factor is its transpose."""
+    n = out.shape[0]
     c_lower = uplo == _cublas.CUBLAS_FILL_MODE_UPPER
     si, sj = (1, n) if upper == c_lower else (n, 1)
     return triangle(out, (n, n), (0, si, sj), 0, not upper, _MULTI_GPU)
 
 
-def _householder(a: Any, qc: int, form_q: bool) -> tuple[Any, Any]:
-    """``geqrf`` of one real m x n matrix ``a``: its ``qc x n`` upper factor R (C order,
-    one kernel) and, where ``form_q``, the first ``qc`` columns of Q by ``orgqr``,
-    Fortran-ordered (a view of an m x max(n, qc) work buffer), else None; nothing is
-    read back."""
+def cholesky(a: Any, upper: bool) -> Any:
+    """Cholesky factor of one symmetric positive-definite matrix ``a`` (C order).
+
+    ``potrf`` factors the column-major view of ``a`` (which is ``a`` itself, as ``a``
+    is symmetric)."""
+    uplo = CHOLESKY_UPLO_SMALL if a.shape[0] <= CHOLESKY_SMALL else CHOLESKY_UPLO
+    info = cupy.empty(1, np.int32)
+    out = _potrf(a, uplo, info.data.ptr)
+    _raise_on(info, "cholesky: the matrix is not positive definite")
+    return _factor_triangle(out, uplo, upper)
+
+
+def qr(a: Any, mode: str) -> tuple[Any, Any]:
+    """``(q, r)`` of one real m x n matrix (``mode`` "reduced" or "complete"):
+    ``geqrf`` and ``orgqr`` on a column-major copy, ``r`` read out of the factored copy
+    by one kernel.  QR cannot fail (cuSOLVER's flag reports bad arguments only), so
+    nothing is read back."""
     m, n = a.shape
     k = min(m, n)
+    qc = m if mode == "complete" else k
     if qc > n:  # the complete Q of a tall matrix: m x m room for orgqr
         buf = cupy.empty((m, qc), a.dtype, order="F")
         buf[:, :n] = a
@@ -112,26 +129,14 @@ def _householder(a: Any, qc: int, form_q: bool) -> tuple[Any, Any]:
     lwork = size(h, m, n, buf.data.ptr, m)
     work = cupy.empty(max(lwork, 1), a.dtype)
     geqrf(h, m, n, buf.data.ptr, m, tau.data.ptr, work.data.ptr, lwork, info.data.ptr)
-    r = triangle(buf, (qc, n), (0, 1, m), 0, False, _MULTI_GPU)
-    if not form_q:
-        return None, r
+    r = triangle(buf, (qc if mode == "complete" else k, n), (0, 1, m), 0, False, _MULTI_GPU)
     size, orgqr = _ORGQR[c]
     lwork2 = size(h, m, qc, k, buf.data.ptr, m, tau.data.ptr)
     if lwork2 > lwork:
         work = cupy.empty(lwork2, a.dtype)
     orgqr(h, m, qc, k, buf.data.ptr, m, tau.data.ptr, work.data.ptr, max(lwork2, 1),
           info.data.ptr)
-    return buf[:, :qc], r
-
-
-def qr(a: Any, mode: str) -> tuple[Any, Any]:
-    """``(q, r)`` of one real m x n matrix (``mode`` "reduced" or "complete"):
-    ``geqrf`` and ``orgqr`` on a column-major copy, ``r`` read out of the factored copy
-    by one kernel.  QR cannot fail (cuSOLVER's flag reports bad arguments only), so
-    nothing is read back."""
-    m, n = a.shape
-    q, r = _householder(a, m if mode == "complete" else min(m, n), True)
-    return cupy.ascontiguousarray(q), r
+    return cupy.ascontiguousarray(buf[:, :qc]), r
 
 
 def eigh(a: Any, vectors: bool) -> Any:
@@ -260,23 +265,23 @@ def svd(a: Any, full_matrices: bool, compute_uv: bool) -> Any:
     at most :data:`BATCHED_SVD_MAX`.
 
     - One matrix with both sides at most :data:`HOST_SVD_MAX`: host LAPACK (``gesdd``,
-      through NumPy), one copy each way; the device routes below where LAPACK does not
-      converge.
-    - One matrix at least :data:`QR_SVD_RATIO` times taller than wide (or wider than
-      tall), thin factors or values only: QR-factored on the device first, and only
-      its square factor decomposed.
-    - Otherwise Jacobi rotations (``gesvdj``; ``gesvdjBatched`` for a stack of small
-      matrices), and ``gesvd`` where Jacobi does not converge."""
+      through NumPy), one copy each way.
+    - Thin factors or values only of one matrix at least :data:`CHOLQR_SVD_RATIO` times
+      taller than wide (or wider than tall): a Cholesky QR on the device, then the
+      decomposition of its square factor.
+    - Otherwise, and where those do not apply (no convergence, an ill-conditioned or
+      non-finite matrix), Jacobi rotations (``gesvdj``; ``gesvdjBatched`` for a stack of
+      small matrices), and ``gesvd`` where Jacobi does not converge."""
     if a.ndim == 2:
         m, n = a.shape
         k = min(m, n)
+        res = None
         if max(m, n) <= HOST_SVD_MAX:
-            try:
-                return _svd_on_host(a, full_matrices, compute_uv)
-            except np.linalg.LinAlgError:
-                pass  # (a NaN, say) the device routes decide, as for a larger matrix
-        if (not full_matrices or not compute_uv) and max(m, n) >= QR_SVD_RATIO * k > k:
-            return _svd_through_qr(a, compute_uv)
+            res = _svd_on_host(a, full_matrices, compute_uv)
+        elif (not full_matrices or not compute_uv) and max(m, n) >= CHOLQR_SVD_RATIO * k:
+            res = _svd_through_cholesky_qr(a, compute_uv)
+        if res is not None:
+            return res
     one_small = a.ndim == 2 and max(a.shape) <= BATCHED_SVD_MAX
     try:
         # the batched routine is 3-4x faster on a small matrix
@@ -291,30 +296,73 @@ def svd(a: Any, full_matrices: bool, compute_uv: bool) -> Any:
 
 
 def _svd_on_host(a: Any, full_matrices: bool, compute_uv: bool) -> Any:
-    """The SVD of one small matrix by host LAPACK: the Jacobi routines launch kernels
-    per sweep, which costs more than the copies and the host's whole decomposition of a
-    matrix this small.  Raises NumPy's LinAlgError where LAPACK does not converge."""
+    """The SVD of one small matrix by host LAPACK, or None where LAPACK does not
+    converge (a NaN, say): Jacobi launches kernels per sweep, which costs more than the
+    copies and the host's whole decomposition of a matrix this small."""
     host = cupy.asnumpy(a)
-    if not compute_uv:
-        return cupy.asarray(np.linalg.svd(host, compute_uv=False))
-    return tuple(cupy.asarray(np.ascontiguousarray(r))
-                 for r in np.linalg.svd(host, full_matrices=full_matrices))
+    try:
+        if not compute_uv:
+            return cupy.asarray(np.linalg.svd(host, compute_uv=False))
+        res = np.linalg.svd(host, full_matrices=full_matrices)
+    except np.linalg.LinAlgError:
+        return None
+    return tuple(cupy.asarray(np.ascontiguousarray(r)) for r in res)
 
 
-def _svd_through_qr(a: Any, compute_uv: bool) -> Any:
-    """The thin SVD of a tall (or, through its transpose, a wide) matrix: ``a = QR``,
-    ``R = U_r S V^T``, ``a = (Q U_r) S V^T``, as LAPACK's drivers do for m >> n.  The
-    m x n work is geqrf, orgqr and one product; the decomposition runs on n x n."""
+def _svd_through_cholesky_qr(a: Any, compute_uv: bool) -> Any:
+    """The thin SVD of a tall (or, through its transpose, a wide) matrix from its QR
+    factors, ``a = QR`` and ``R = U_r S V^T`` giving ``a = (Q U_r) S V^T``, as LAPACK's
+    drivers do for m >> n; None where the Cholesky QR fails."""
     wide = a.shape[1] > a.shape[0]
     t = a.T if wide else a
-    q, r = _householder(t, min(t.shape), compute_uv)
+    qr_ = _cholesky_qr(t)
+    if qr_ is None:
+        return None
+    q, last, r = qr_
+    res = svd(r, False, compute_uv)
     if not compute_uv:
-        return svd(r, False, False)
-    ur, s, vh = svd(r, False, True)
-    u = cupy.matmul(q, ur)
+        return res
+    ur, s, vh = res
+    u = cupy.matmul(q, _solve_triangular(last, ur, lower=False))
     if wide:  # a = t^T = V S (Q U_r)^T
         return cupy.ascontiguousarray(vh.T), s, cupy.ascontiguousarray(u.T)
     return u, s, vh
+
+
+def _cholesky_qr(a: Any) -> tuple[Any, Any, Any] | None:
+    """``(Q2, R3, R)`` with ``Q = Q2 R3^-1`` and ``a = QR`` for one tall matrix, by
+    shifted Cholesky QR3 (Fukaya et al., SIAM J. Sci. Comput. 42(1), 2020): a Cholesky
+    QR of the Gram matrix shifted to be positive definite, then two plain ones, each a
+    Gram product, an n x n factor and a triangular solve.  One host read of the three
+    factors' status and the last Gram matrix's distance from the identity; None where a
+    factor failed or that distance is past :data:`CHOLQR_DEFECT_MAX` (a matrix too
+    ill-conditioned for the dtype, or not finite)."""
+    m, n = a.shape
+    info = cupy.zeros(3, np.int32)
+
+    def factor(g: Any, i: int) -> Any:
+        # the column-major lower factor of the symmetric g is its C-order upper one
+        low = _cublas.CUBLAS_FILL_MODE_LOWER
+        return _factor_triangle(_potrf(g, low, info.data.ptr + 4 * i), low, True)
+
+    def right_solve(q: Any, r: Any) -> Any:  # q r^-1, as r^T (q r^-1)^T = q^T
+        return _solve_triangular(r, q.T, trans="T", lower=False).T
+
+    g = cupy.matmul(a.T, a)
+    diag = cupy.arange(n)
+    unit = float(np.finfo(a.dtype).eps) / 2
+    g[diag, diag] += (11 * (m * n + n * (n + 1)) * unit) * cupy.trace(g)
+    r1 = factor(g, 0)
+    q = right_solve(a, r1)
+    r2 = factor(cupy.matmul(q.T, q), 1)
+    q = right_solve(q, r2)
+    g = cupy.matmul(q.T, q)
+    defect = cupy.abs(g - cupy.eye(n, dtype=a.dtype)).max()
+    r3 = factor(g, 2)
+    flags = cupy.concatenate((info.astype(np.float64), defect.astype(np.float64)[None])).get()
+    if flags[:3].any() or not flags[3] <= CHOLQR_DEFECT_MAX:
+        return None
+    return q, r3, cupy.matmul(r3, cupy.matmul(r2, r1))
 
 
 def svd_applies(a: Any) -> bool:
@@ -326,4 +374,4 @@ def svd_applies(a: Any) -> bool:
     return a.ndim == 3 and max(a.shape[-2:]) <= BATCHED_SVD_MAX
 
 
-__all__ = ["BATCHED_SVD_MAX", "HOST_SVD_MAX", "QR_SVD_RATIO", "REAL", "cholesky", "eigh", "qr", "slogdet", "solve", "svd", "svd_applies"]
+__all__ = ["BATCHED_SVD_MAX", "CHOLQR_DEFECT_MAX", "CHOLQR_SVD_RATIO", "HOST_SVD_MAX", "REAL", "cholesky", "eigh", "qr", "slogdet", "solve", "svd", "svd_applies"]
