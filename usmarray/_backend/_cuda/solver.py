@@ -50,9 +50,15 @@ BATCHED_SVD_MAX = 32
 #: through a Cholesky QR: Jacobi sweeps over the m x n matrix cost more than three Gram
 #: products and three n x n factors
 CHOLQR_SVD_RATIO = 4
+#: the fewest elements for the Cholesky QR route: it launches about 30 small kernels and
+#: reads its checks back (0.7 ms), more than Jacobi over a smaller matrix saves
+CHOLQR_MIN_ELEMENTS = 2**20
 #: the largest distance from the identity (max norm) of the Cholesky QR's last Gram
 #: matrix that its last step still corrects; past it, the Jacobi route
 CHOLQR_DEFECT_MAX = 0.5
+#: the largest residual of the Cholesky QR, in units of sqrt(n) eps: Jacobi's own
+#: reconstruction error on a tall well-conditioned matrix is of this size
+CHOLQR_RESIDUAL = 16
 #: the largest matrix side whose SVD runs in host LAPACK: up to it gesvdj's per-sweep
 #: launches cost more than two copies and the host's decomposition
 HOST_SVD_MAX = 64
@@ -267,8 +273,8 @@ def svd(a: Any, full_matrices: bool, compute_uv: bool) -> Any:
     - One matrix with both sides at most :data:`HOST_SVD_MAX`: host LAPACK (``gesdd``,
       through NumPy), one copy each way.
     - Thin factors or values only of one matrix at least :data:`CHOLQR_SVD_RATIO` times
-      taller than wide (or wider than tall): a Cholesky QR on the device, then the
-      decomposition of its square factor.
+      taller than wide (or wider than tall), of at least :data:`CHOLQR_MIN_ELEMENTS`: a
+      Cholesky QR on the device, then the decomposition of its square factor.
     - Otherwise, and where those do not apply (no convergence, an ill-conditioned or
       non-finite matrix), Jacobi rotations (``gesvdj``; ``gesvdjBatched`` for a stack of
       small matrices), and ``gesvd`` where Jacobi does not converge."""
@@ -278,7 +284,8 @@ def svd(a: Any, full_matrices: bool, compute_uv: bool) -> Any:
         res = None
         if max(m, n) <= HOST_SVD_MAX:
             res = _svd_on_host(a, full_matrices, compute_uv)
-        elif (not full_matrices or not compute_uv) and max(m, n) >= CHOLQR_SVD_RATIO * k:
+        elif ((not full_matrices or not compute_uv) and max(m, n) >= CHOLQR_SVD_RATIO * k
+              and m * n >= CHOLQR_MIN_ELEMENTS):
             res = _svd_through_cholesky_qr(a, compute_uv)
         if res is not None:
             return res
@@ -332,37 +339,46 @@ def _svd_through_cholesky_qr(a: Any, compute_uv: bool) -> Any:
 def _cholesky_qr(a: Any) -> tuple[Any, Any, Any] | None:
     """``(Q2, R3, R)`` with ``Q = Q2 R3^-1`` and ``a = QR`` for one tall matrix, by
     shifted Cholesky QR3 (Fukaya et al., SIAM J. Sci. Comput. 42(1), 2020): a Cholesky
-    QR of the Gram matrix shifted to be positive definite, then two plain ones, each a
-    Gram product, an n x n factor and a triangular solve.  One host read of the three
-    factors' status and the last Gram matrix's distance from the identity; None where a
-    factor failed or that distance is past :data:`CHOLQR_DEFECT_MAX` (a matrix too
-    ill-conditioned for the dtype, or not finite)."""
+    QR of the Gram matrix shifted to be positive definite, then two plain ones.  Each
+    is a Gram product, an n x n factor, its inverse and one product: cuBLAS's
+    triangular solve with m right-hand sides is several times slower than that product.
+
+    An inverse costs accuracy where a factor is ill-conditioned, so the result is
+    checked: one host read of the three factors' status, the last Gram matrix's distance
+    from the identity (past :data:`CHOLQR_DEFECT_MAX`: Q is not orthonormal) and the
+    residual ``|a - Q2 R2 R1| / |a|`` (Frobenius; past :data:`CHOLQR_RESIDUAL` units of
+    ``sqrt(n) eps``).  None where a check fails: a matrix too ill-conditioned for the
+    dtype, or not finite."""
     m, n = a.shape
     info = cupy.zeros(3, np.int32)
+    eye = cupy.eye(n, dtype=a.dtype)
 
-    def factor(g: Any, i: int) -> Any:
+    def factor(g: Any, i: int) -> tuple[Any, Any]:
         # the column-major lower factor of the symmetric g is its C-order upper one
         low = _cublas.CUBLAS_FILL_MODE_LOWER
-        return _factor_triangle(_potrf(g, low, info.data.ptr + 4 * i), low, True)
-
-    def right_solve(q: Any, r: Any) -> Any:  # q r^-1, as r^T (q r^-1)^T = q^T
-        return _solve_triangular(r, q.T, trans="T", lower=False).T
+        f = _factor_triangle(_potrf(g, low, info.data.ptr + 4 * i), low, True)
+        return f, _solve_triangular(f, eye, lower=False)
 
     g = cupy.matmul(a.T, a)
-    diag = cupy.arange(n)
-    unit = float(np.finfo(a.dtype).eps) / 2
-    g[diag, diag] += (11 * (m * n + n * (n + 1)) * unit) * cupy.trace(g)
-    r1 = factor(g, 0)
-    q = right_solve(a, r1)
-    r2 = factor(cupy.matmul(q.T, q), 1)
-    q = right_solve(q, r2)
+    eps = float(np.finfo(a.dtype).eps)
+    norm2 = cupy.trace(g)
+    g.ravel()[:: n + 1] += (11 * (m * n + n * (n + 1)) * eps / 2) * norm2
+    r1, inv = factor(g, 0)
+    q = cupy.matmul(a, inv)
+    r2, inv = factor(cupy.matmul(q.T, q), 1)
+    q = cupy.matmul(q, inv)
     g = cupy.matmul(q.T, q)
-    defect = cupy.abs(g - cupy.eye(n, dtype=a.dtype)).max()
-    r3 = factor(g, 2)
-    flags = cupy.concatenate((info.astype(np.float64), defect.astype(np.float64)[None])).get()
-    if flags[:3].any() or not flags[3] <= CHOLQR_DEFECT_MAX:
+    defect = cupy.abs(g - eye).max()
+    r3, _ = factor(g, 2)
+    r21 = cupy.matmul(r2, r1)
+    d = a - cupy.matmul(q, r21)
+    residual = cupy.sqrt(cupy.vdot(d, d) / norm2)
+    checks = cupy.concatenate((info.astype(np.float64), cupy.stack((defect, residual))
+                               .astype(np.float64))).get()
+    if (checks[:3].any() or not checks[3] <= CHOLQR_DEFECT_MAX
+            or not checks[4] <= CHOLQR_RESIDUAL * np.sqrt(n) * eps):
         return None
-    return q, r3, cupy.matmul(r3, cupy.matmul(r2, r1))
+    return q, r3, cupy.matmul(r3, r21)
 
 
 def svd_applies(a: Any) -> bool:
@@ -374,4 +390,5 @@ def svd_applies(a: Any) -> bool:
     return a.ndim == 3 and max(a.shape[-2:]) <= BATCHED_SVD_MAX
 
 
-__all__ = ["BATCHED_SVD_MAX", "CHOLQR_DEFECT_MAX", "CHOLQR_SVD_RATIO", "HOST_SVD_MAX", "REAL", "cholesky", "eigh", "qr", "slogdet", "solve", "svd", "svd_applies"]
+__all__ = ["BATCHED_SVD_MAX", "CHOLQR_DEFECT_MAX", "CHOLQR_MIN_ELEMENTS", "CHOLQR_RESIDUAL",
+           "CHOLQR_SVD_RATIO", "HOST_SVD_MAX", "REAL", "cholesky", "eigh", "qr", "slogdet", "solve", "svd", "svd_applies"]
