@@ -721,9 +721,9 @@ def _thin_svd_shape(kind):
 
     big = solver.HOST_SVD_MAX + 36  # a square factor too large for the host route
     ratio = solver.CHOLQR_SVD_RATIO
-    return {"tall": (2**15, 40), "wide": (40, 2**15), "tall-4": (300000, 4),
-            "wide-33": (33, 40000), "at-ratio": (ratio * 512, 512),
-            "tall-device-r": (2**14, big), "wide-device-r": (big, 2**14 + 3)}[kind]
+    return {"tall": (2**16, 40), "wide": (40, 2**16), "tall-4": (600000, 4),
+            "wide-33": (33, 70000), "at-ratio": (ratio * 1024, 1024),
+            "tall-device-r": (2**15, big), "wide-device-r": (big, 2**15 + 3)}[kind]
 
 
 @pytest.mark.parametrize("dtype", FLOAT)
@@ -770,7 +770,7 @@ def test_thin_svd_through_cholesky_qr_matches_numpy(kind, deficient, dtype, monk
         assert all(t is not None for t in taken)
 
 
-@pytest.mark.parametrize("shape", [(5, 5), (40, 6), (6, 200), (20000, 70), (70, 20000)])
+@pytest.mark.parametrize("shape", [(5, 5), (40, 6), (6, 200), (40000, 70), (70, 40000)])
 def test_svd_of_a_nan_matrix_is_the_jacobi_routes(shape, monkeypatch):
     """Where host LAPACK does not converge or the Cholesky QR fails (a NaN), a matrix
     gets what the Jacobi routes give it: the same values, or the same LinAlgError."""

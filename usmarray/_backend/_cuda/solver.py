@@ -12,9 +12,11 @@ by measurement (docs/performance.md):
 - ``qr``: ``geqrf`` and ``orgqr``, ``r`` taken out by one kernel, nothing read back;
 - ``det`` and ``slogdet``: ``getrf`` and one small kernel over the diagonal and the
   pivots, no status read (a zero pivot is a determinant of zero, no error);
-- ``svd``: ``gesvdj`` (one-sided Jacobi, PyTorch's default on CUDA) for one matrix,
-  ``gesvdjBatched`` for matrices up to 32x32 (one or a stack); a Jacobi run that does not
-  converge falls back to ``gesvd`` (``cupy.linalg.svd``).
+- ``svd``: host LAPACK for one small matrix; for the thin factors of one tall or wide
+  matrix, a checked Cholesky QR and the SVD of its square factor; else ``gesvdj``
+  (one-sided Jacobi, PyTorch's default on CUDA) for one matrix, ``gesvdjBatched`` for
+  matrices up to 32x32 (one or a stack); a Jacobi run that does not converge falls back
+  to ``gesvd`` (``cupy.linalg.svd``).
 
 Inputs are C-ordered real (float32/float64) CuPy arrays of one matrix (``svd``: or a
 stack of small ones); callers route anything else to ``cupy.linalg``.  Every function
@@ -52,7 +54,7 @@ BATCHED_SVD_MAX = 32
 CHOLQR_SVD_RATIO = 4
 #: the fewest elements for the Cholesky QR route: it launches about 30 small kernels and
 #: reads its checks back (0.7 ms), more than Jacobi over a smaller matrix saves
-CHOLQR_MIN_ELEMENTS = 2**20
+CHOLQR_MIN_ELEMENTS = 2**21
 #: the largest distance from the identity (max norm) of the Cholesky QR's last Gram
 #: matrix that its last step still corrects; past it, the Jacobi route
 CHOLQR_DEFECT_MAX = 0.5
