@@ -34,7 +34,6 @@ import numpy as np
 from cupy.cuda import device as _device
 from cupy_backends.cuda.libs import cublas as _cublas
 from cupy_backends.cuda.libs import cusolver as _cs
-from cupyx.scipy.linalg import solve_triangular as _solve_triangular
 
 from .kernels._launch import cached, grid_1d, launch, stream_ptr
 from .kernels.triangle import triangle
@@ -331,8 +330,10 @@ def _svd_through_cholesky_qr(a: Any, compute_uv: bool) -> Any:
     res = svd(r, False, compute_uv)
     if not compute_uv:
         return res
+    from cupyx.scipy.linalg import solve_triangular
+
     ur, s, vh = res
-    u = cupy.matmul(q, _solve_triangular(last, ur, lower=False))
+    u = cupy.matmul(q, solve_triangular(last, ur, lower=False))
     if wide:  # a = t^T = V S (Q U_r)^T
         return cupy.ascontiguousarray(vh.T), s, cupy.ascontiguousarray(u.T)
     return u, s, vh
@@ -351,6 +352,8 @@ def _cholesky_qr(a: Any) -> tuple[Any, Any, Any] | None:
     residual ``|a - Q2 R2 R1| / |a|`` (Frobenius; past :data:`CHOLQR_RESIDUAL` units of
     ``sqrt(n) eps``).  None where a check fails: a matrix too ill-conditioned for the
     dtype, or not finite."""
+    from cupyx.scipy.linalg import solve_triangular  # on first use, not at the start
+
     m, n = a.shape
     info = cupy.zeros(3, np.int32)
     eye = cupy.eye(n, dtype=a.dtype)
@@ -359,7 +362,7 @@ def _cholesky_qr(a: Any) -> tuple[Any, Any, Any] | None:
         # the column-major lower factor of the symmetric g is its C-order upper one
         low = _cublas.CUBLAS_FILL_MODE_LOWER
         f = _factor_triangle(_potrf(g, low, info.data.ptr + 4 * i), low, True)
-        return f, _solve_triangular(f, eye, lower=False)
+        return f, solve_triangular(f, eye, lower=False)
 
     g = cupy.matmul(a.T, a)
     eps = float(np.finfo(a.dtype).eps)
