@@ -720,7 +720,7 @@ def _thin_svd_shape(kind):
     from usmarray._backend._cuda import solver
 
     big = solver.HOST_SVD_MAX + 36  # a square factor too large for the host route
-    ratio = solver.CHOLQR_SVD_RATIO
+    ratio = solver.CHOLQR_RATIO
     return {"tall": (2**16, 40), "wide": (40, 2**16), "tall-4": (600000, 4),
             "wide-33": (33, 70000), "at-ratio": (ratio * 1024, 1024),
             "tall-device-r": (2**15, big), "wide-device-r": (big, 2**15 + 3)}[kind]
@@ -732,7 +732,7 @@ def _thin_svd_shape(kind):
                                   "tall-device-r", "wide-device-r"])
 def test_thin_svd_through_cholesky_qr_matches_numpy(kind, deficient, dtype, monkeypatch):
     """A matrix much taller than wide (or wider than tall) takes its thin SVD through a
-    Cholesky QR (solver.CHOLQR_SVD_RATIO), its square factor on the host or, past
+    Cholesky QR (solver.CHOLQR_RATIO), its square factor on the host or, past
     solver.HOST_SVD_MAX, on the device; a rank-deficient one may fall back to Jacobi.
     Either way the factors reconstruct it, U and V are orthonormal and the singular
     values are NumPy's; full_matrices=True (tried where U or V fits) keeps the Jacobi
@@ -740,7 +740,7 @@ def test_thin_svd_through_cholesky_qr_matches_numpy(kind, deficient, dtype, monk
     from usmarray._backend._cuda import solver
 
     shape = _thin_svd_shape(kind)
-    assert max(shape) >= solver.CHOLQR_SVD_RATIO * min(shape)
+    assert max(shape) >= solver.CHOLQR_RATIO * min(shape)
     assert max(shape) > solver.HOST_SVD_MAX
     assert shape[0] * shape[1] >= solver.CHOLQR_MIN_ELEMENTS
     taken = []
@@ -788,7 +788,7 @@ def test_svd_of_a_nan_matrix_is_the_jacobi_routes(shape, monkeypatch):
 
     here = outcome()
     monkeypatch.setattr(solver, "HOST_SVD_MAX", 0)
-    monkeypatch.setattr(solver, "CHOLQR_SVD_RATIO", float("inf"))
+    monkeypatch.setattr(solver, "CHOLQR_RATIO", float("inf"))
     there = outcome()
     if isinstance(here, list):
         for h, t in zip(here, there, strict=True):

@@ -559,6 +559,43 @@ def test_direct_qr_factors(dtype, shape, mode):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(2**16, 20), (600000, 4), (4096, 1024)])
+@pytest.mark.parametrize("deficient", [False, True])
+def test_tall_qr_through_cholesky_qr(dtype, shape, deficient, monkeypatch):
+    """The reduced QR of a tall matrix of solver.CHOLQR_MIN_ELEMENTS or more is a checked
+    Cholesky QR (Householder where a check fails, as it may for a rank-deficient one):
+    Q with orthonormal columns, R upper-triangular with a positive diagonal, Q R = A, on
+    C-ordered and transposed operands, which stay unchanged."""
+    from usmarray._backend._cuda import solver
+
+    assert shape[0] >= solver.CHOLQR_RATIO * shape[1]
+    assert shape[0] * shape[1] >= solver.CHOLQR_MIN_ELEMENTS
+    taken = []
+    real = solver._cholesky_qr
+    monkeypatch.setattr(solver, "_cholesky_qr", lambda a: taken.append(real(a)) or taken[-1])
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal(shape).astype(dtype)
+    if deficient:
+        a[:, 1] = a[:, 0] * 2
+    tol = 2e-4 if dtype == "float32" else 1e-11
+    scale = np.linalg.norm(a.astype(np.float64), axis=0).max()
+    for v in (xp.asarray(a, device="cuda:0"),
+              xp.matrix_transpose(xp.asarray(a.T.copy(), device="cuda:0"))):
+        q, r = xp.linalg.qr(v)
+        assert q.shape == shape and r.shape == (shape[1], shape[1])
+        q, r = xp.asnumpy(q).astype(np.float64), xp.asnumpy(r).astype(np.float64)
+        np.testing.assert_array_equal(r, np.triu(r))
+        np.testing.assert_allclose(q @ r, a, atol=tol * scale)
+        np.testing.assert_allclose(q.T @ q, np.eye(shape[1]), atol=tol * 10)
+        np.testing.assert_array_equal(xp.asnumpy(v), a)
+        if taken[-1] is not None:
+            assert np.all(np.diag(r) > 0)
+    assert len(taken) == 2
+    if not deficient:
+        assert all(t is not None for t in taken)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("n", [1, 5, 33, 300])
 def test_direct_eigh_reads_the_lower_triangle(dtype, n):
     """syevd on the C-order lower triangle (garbage above it is ignored): NumPy's

@@ -47,10 +47,10 @@ CHOLESKY_UPLO = _cublas.CUBLAS_FILL_MODE_LOWER
 CHOLESKY_SMALL = 64
 #: gesvdjBatched's largest matrix side
 BATCHED_SVD_MAX = 32
-#: how much taller than wide (or wider than tall) a matrix is before its thin SVD goes
-#: through a Cholesky QR: Jacobi sweeps over the m x n matrix cost more than three Gram
-#: products and three n x n factors
-CHOLQR_SVD_RATIO = 4
+#: how much taller than wide (or wider than tall) a matrix is before its thin SVD or QR
+#: goes through a Cholesky QR: Jacobi sweeps (or geqrf and orgqr) over the m x n matrix
+#: cost more than three Gram products and three n x n factors
+CHOLQR_RATIO = 4
 #: the fewest elements for the Cholesky QR route: it launches about 30 small kernels and
 #: reads its checks back (0.7 ms), more than Jacobi over a smaller matrix saves
 CHOLQR_MIN_ELEMENTS = 2**21
@@ -119,8 +119,18 @@ def qr(a: Any, mode: str) -> tuple[Any, Any]:
     """``(q, r)`` of one real m x n matrix (``mode`` "reduced" or "complete"):
     ``geqrf`` and ``orgqr`` on a column-major copy, ``r`` read out of the factored copy
     by one kernel.  QR cannot fail (cuSOLVER's flag reports bad arguments only), so
-    nothing is read back."""
+    nothing is read back.  The reduced QR of a matrix at least :data:`CHOLQR_RATIO`
+    times taller than wide, of at least :data:`CHOLQR_MIN_ELEMENTS`, is a checked
+    Cholesky QR instead (one read-back; Householder where a check fails); its R has a
+    positive diagonal."""
     m, n = a.shape
+    if mode == "reduced" and m >= CHOLQR_RATIO * n and m * n >= CHOLQR_MIN_ELEMENTS:
+        got = _cholesky_qr(a)
+        if got is not None:
+            from cupyx.scipy.linalg import solve_triangular
+
+            q, last, r = got  # Q = q last^-1
+            return cupy.matmul(q, solve_triangular(last, cupy.eye(n, dtype=a.dtype))), r
     k = min(m, n)
     qc = m if mode == "complete" else k
     if qc > n:  # the complete Q of a tall matrix: m x m room for orgqr
@@ -273,7 +283,7 @@ def svd(a: Any, full_matrices: bool, compute_uv: bool) -> Any:
 
     - One matrix with both sides at most :data:`HOST_SVD_MAX`: host LAPACK (``gesdd``,
       through NumPy), one copy each way.
-    - Thin factors or values only of one matrix at least :data:`CHOLQR_SVD_RATIO` times
+    - Thin factors or values only of one matrix at least :data:`CHOLQR_RATIO` times
       taller than wide (or wider than tall), of at least :data:`CHOLQR_MIN_ELEMENTS`: a
       Cholesky QR on the device, then the decomposition of its square factor.
     - Otherwise, and where those do not apply (no convergence, an ill-conditioned or
@@ -285,7 +295,7 @@ def svd(a: Any, full_matrices: bool, compute_uv: bool) -> Any:
         res = None
         if max(m, n) <= HOST_SVD_MAX:
             res = _svd_on_host(a, full_matrices, compute_uv)
-        elif ((not full_matrices or not compute_uv) and max(m, n) >= CHOLQR_SVD_RATIO * k
+        elif ((not full_matrices or not compute_uv) and max(m, n) >= CHOLQR_RATIO * k
               and m * n >= CHOLQR_MIN_ELEMENTS):
             res = _svd_through_cholesky_qr(a, compute_uv)
         if res is not None:
@@ -396,4 +406,4 @@ def svd_applies(a: Any) -> bool:
 
 
 __all__ = ["BATCHED_SVD_MAX", "CHOLQR_DEFECT_MAX", "CHOLQR_MIN_ELEMENTS", "CHOLQR_RESIDUAL",
-           "CHOLQR_SVD_RATIO", "HOST_SVD_MAX", "REAL", "cholesky", "eigh", "qr", "slogdet", "solve", "svd", "svd_applies"]
+           "CHOLQR_RATIO", "HOST_SVD_MAX", "REAL", "cholesky", "eigh", "qr", "slogdet", "solve", "svd", "svd_applies"]
