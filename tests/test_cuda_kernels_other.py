@@ -559,7 +559,7 @@ def test_direct_qr_factors(dtype, shape, mode):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("shape", [(2**16, 20), (600000, 4), (4096, 1024)])
+@pytest.mark.parametrize("shape", [(2**17, 20), (600000, 4), (4096, 1024)])
 @pytest.mark.parametrize("deficient", [False, True])
 def test_tall_qr_through_cholesky_qr(dtype, shape, deficient, monkeypatch):
     """The reduced QR of a tall matrix of solver.CHOLQR_MIN_ELEMENTS or more is a checked
