@@ -10,6 +10,7 @@ by measurement (docs/performance.md):
 - ``solve``: ``getrf`` + ``getrs`` (LU with partial pivoting, as LAPACK's ``gesv``);
 - ``eigh``/``eigvalsh``: ``syevd``, one status read;
 - ``qr``: ``geqrf`` and ``orgqr``, ``r`` taken out by one kernel, nothing read back;
+  the reduced QR of one tall matrix by a checked Cholesky QR (one read-back);
 - ``det`` and ``slogdet``: ``getrf`` and one small kernel over the diagonal and the
   pivots, no status read (a zero pivot is a determinant of zero, no error);
 - ``svd``: host LAPACK for one small matrix; for the thin factors of one tall or wide
