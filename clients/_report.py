@@ -118,7 +118,8 @@ CAUSES: list[Cause] = [
         "SciPy then takes MArray paths (`.data`, `.mask`, `xp.count`, `asarray(mask=)`)."),
     Cause("sklearn-strict-name", "scikit-learn", re.compile(
         r"test_randomized_range_finder_array_api_compliance|"
-        r"check_array_api_input.*index array\(\[.*of type ndarray is not allowed", re.S),
+        r"check_array_api_input.*index array\(\[.*of type (numpy\.)?ndarray is not allowed",
+        re.S),
         "scikit-learn special-cases array-api-strict by name where usmarray behaves the "
         "same. `check_array_api_input` also fits with dispatch off (inputs converted by "
         "`np.asarray`) for every namespace but array-api-strict (`numpy_asarray_works = "

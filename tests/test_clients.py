@@ -135,6 +135,23 @@ def test_client_suites_slice(tmp_path):
     assert not unexplained, unexplained
 
 
+def test_searchcv_numpy_index_is_classified_with_the_message_usmarray_gives():
+    """scikit-learn's dispatch-off path indexes a usmarray input with a NumPy index
+    array; the cause is found from the message usmarray gives today, whatever its
+    wording of the index's type."""
+    import numpy as np
+
+    import usmarray as xp
+
+    with pytest.raises(IndexError) as exc:
+        xp.asarray([1.0, 2.0, 3.0])[np.array([0, 2])]
+    rec = {"nodeid": "sklearn/tests/test_common.py::test_estimators[GridSearchCV()-"
+                     "check_array_api_input(array_namespace=usmarray,device_name=None,"
+                     "dtype_name=float64)]",
+           "outcome": "failed", "message": f"IndexError: {exc.value}", "frames": []}
+    assert rp.classify(rec) == "sklearn-strict-name"
+
+
 def test_an_unknown_suite_is_named_with_the_known_ones(capsys):
     from clients.__main__ import main
 
