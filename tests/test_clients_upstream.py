@@ -144,3 +144,33 @@ def test_einops_and_opt_einsum_run_with_the_patches(device):
     dev = {"USMARRAY_DEFAULT_DEVICE": device}
     assert _probe(dev, _PROBE_LIBS) == ["TypeError", "AttributeError"]
     assert _probe({**dev, _upstream.ENV: "1"}, _PROBE_LIBS) == ["True", "True"]
+
+
+_PROBE_XARRAY = """
+import clients.plugin
+import numpy as np
+import usmarray as xp
+import xarray as xr
+out = []
+da = xr.DataArray(xp.reshape(xp.arange(12, dtype=xp.float64), (3, 4)), dims=("a", "b"))
+want = np.where(np.arange(12.0).reshape(3, 4) > 3, np.arange(12.0).reshape(3, 4), np.nan)
+try:
+    r = da.where(da > 3)
+    out.append(str(type(r.data) is xp.usm_ndarray
+                   and np.array_equal(xp.asnumpy(r.data), want, equal_nan=True)))
+except Exception as e:
+    out.append(type(e).__name__)
+print(";".join(out))
+"""
+
+
+@pytest.mark.parametrize("device", device_params("numpy", "cpu"))
+def test_xarray_where_runs_with_the_patch(device):
+    """xarray's ``DataArray.where`` promotes with NumPy dtypes only (``maybe_promote``)
+    and hands a non-NumPy namespace's ``result_type`` NumPy scalars: it fails on a strict
+    namespace as shipped and gives NumPy's values, on the device, with the patch."""
+    if importlib.util.find_spec("xarray") is None:
+        pytest.skip("xarray is not installed")
+    dev = {"USMARRAY_DEFAULT_DEVICE": device}
+    assert _probe(dev, _PROBE_XARRAY) == ["TypeError"]
+    assert _probe({**dev, _upstream.ENV: "1"}, _PROBE_XARRAY) == ["True"]
