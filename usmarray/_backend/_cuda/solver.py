@@ -128,10 +128,8 @@ def qr(a: Any, mode: str) -> tuple[Any, Any]:
     if mode == "reduced" and m >= CHOLQR_RATIO * n and m * n >= CHOLQR_MIN_ELEMENTS:
         got = _cholesky_qr(a)
         if got is not None:
-            from cupyx.scipy.linalg import solve_triangular
-
-            q, last, r = got  # Q = q last^-1
-            return cupy.matmul(q, solve_triangular(last, cupy.eye(n, dtype=a.dtype))), r
+            q, _, last_inv, r = got
+            return cupy.matmul(q, last_inv), r
     k = min(m, n)
     qc = m if mode == "complete" else k
     if qc > n:  # the complete Q of a tall matrix: m x m room for orgqr
@@ -337,7 +335,7 @@ def _svd_through_cholesky_qr(a: Any, compute_uv: bool) -> Any:
     qr_ = _cholesky_qr(t)
     if qr_ is None:
         return None
-    q, last, r = qr_
+    q, last, _, r = qr_
     res = svd(r, False, compute_uv)
     if not compute_uv:
         return res
@@ -350,8 +348,8 @@ def _svd_through_cholesky_qr(a: Any, compute_uv: bool) -> Any:
     return u, s, vh
 
 
-def _cholesky_qr(a: Any) -> tuple[Any, Any, Any] | None:
-    """``(Q2, R3, R)`` with ``Q = Q2 R3^-1`` and ``a = QR`` for one tall matrix, by
+def _cholesky_qr(a: Any) -> tuple[Any, Any, Any, Any] | None:
+    """``(Q2, R3, R3^-1, R)`` with ``Q = Q2 R3^-1`` and ``a = QR`` for one tall matrix, by
     shifted Cholesky QR3 (Fukaya et al., SIAM J. Sci. Comput. 42(1), 2020): a Cholesky
     QR of the Gram matrix shifted to be positive definite, then two plain ones.  Each
     is a Gram product, an n x n factor, its inverse and one product: cuBLAS's
@@ -385,7 +383,7 @@ def _cholesky_qr(a: Any) -> tuple[Any, Any, Any] | None:
     q = cupy.matmul(q, inv)
     g = cupy.matmul(q.T, q)
     defect = cupy.abs(g - eye).max()
-    r3, _ = factor(g, 2)
+    r3, inv3 = factor(g, 2)
     r21 = cupy.matmul(r2, r1)
     d = a - cupy.matmul(q, r21)
     residual = cupy.sqrt(cupy.vdot(d, d) / norm2)
@@ -394,7 +392,7 @@ def _cholesky_qr(a: Any) -> tuple[Any, Any, Any] | None:
     if (checks[:3].any() or not checks[3] <= CHOLQR_DEFECT_MAX
             or not checks[4] <= CHOLQR_RESIDUAL * np.sqrt(n) * eps):
         return None
-    return q, r3, cupy.matmul(r3, r21)
+    return q, r3, inv3, cupy.matmul(r3, r21)
 
 
 def svd_applies(a: Any) -> bool:
