@@ -672,11 +672,21 @@ class _Producer:
         return self._a.__dlpack__(stream=stream, max_version=max_version, **kw)
 
 
+@pytest.mark.parametrize("route", ["host", "device"])
 @pytest.mark.parametrize("dtype", FLOAT)
 @pytest.mark.parametrize("n", [1, 8, 33, 300])
-def test_direct_cusolver_routes_match_numpy(n, dtype):
-    """cholesky, solve, inv and svd of one real matrix go to cuSOLVER directly
-    (_cuda/solver.py, one status read per call): values as NumPy's, errors as LinAlgError."""
+def test_direct_cusolver_routes_match_numpy(n, dtype, route, monkeypatch):
+    """cholesky, solve, inv, eigh, qr and svd of one real matrix go to cuSOLVER directly
+    (_cuda/solver.py, one status read per call) or, up to solver.HOST_MAX, to host
+    LAPACK: values as NumPy's, errors as LinAlgError, on either route."""
+    from usmarray._backend._cuda import solver
+
+    if route == "device":
+        for k in solver.HOST_MAX:
+            monkeypatch.setitem(solver.HOST_MAX, k, 0)
+    hosted = []
+    real = solver._on_host
+    monkeypatch.setattr(solver, "_on_host", lambda *a: hosted.append(1) or real(*a))
     rng = np.random.default_rng(n)
     tol = 2e-3 if dtype == np.float32 else 1e-9
     a = rng.standard_normal((n, n)).astype(dtype)
@@ -714,12 +724,27 @@ def test_direct_cusolver_routes_match_numpy(n, dtype):
             xp.linalg.solve(xp.asarray(sing, device="cuda:0"), xp.asarray(b, device="cuda:0"))
         with pytest.raises(xp.linalg.LinAlgError):
             xp.linalg.inv(xp.asarray(sing, device="cuda:0"))
+    w, v = (xp.asnumpy(r).astype(np.float64) for r in xp.linalg.eigh(x))
+    np.testing.assert_allclose(w, np.linalg.eigvalsh(spd.astype(np.float64)), rtol=tol * 10)
+    np.testing.assert_allclose(v @ np.diag(w) @ v.T, spd, rtol=tol * 10, atol=tol * 10 * n)
+    np.testing.assert_allclose(xp.asnumpy(xp.linalg.eigvalsh(x)), w, rtol=tol * 10)
+    for shape in [(n + 5, n), (n, n + 5)]:
+        m = rng.standard_normal(shape).astype(dtype)
+        for mode in ("reduced", "complete"):
+            q, r = (xp.asnumpy(t).astype(np.float64)
+                    for t in xp.linalg.qr(xp.asarray(m, device="cuda:0"), mode=mode))
+            q0, r0 = np.linalg.qr(m.astype(np.float64), mode=mode)
+            assert q.shape == q0.shape and r.shape == r0.shape
+            assert np.all(np.tril(r, -1) == 0)
+            np.testing.assert_allclose(q @ r, m, rtol=tol * 10, atol=tol * 10)
+            np.testing.assert_allclose(q.T @ q, np.eye(q.shape[1]), atol=tol * 10)
+    assert bool(hosted) == (route == "host" and n <= 64)
 
 
 def _thin_svd_shape(kind):
     from usmarray._backend._cuda import solver
 
-    big = solver.HOST_SVD_MAX + 36  # a square factor too large for the host route
+    big = solver.HOST_MAX["svd"] + 36  # a square factor too large for the host route
     ratio = solver.CHOLQR_RATIO
     return {"tall": (2**16, 40), "wide": (40, 2**16), "tall-4": (600000, 4),
             "wide-33": (33, 70000), "at-ratio": (ratio * 1024, 1024),
@@ -733,7 +758,7 @@ def _thin_svd_shape(kind):
 def test_thin_svd_through_cholesky_qr_matches_numpy(kind, deficient, dtype, monkeypatch):
     """A matrix much taller than wide (or wider than tall) takes its thin SVD through a
     Cholesky QR (solver.CHOLQR_RATIO), its square factor on the host or, past
-    solver.HOST_SVD_MAX, on the device; a rank-deficient one may fall back to Jacobi.
+    solver.HOST_MAX["svd"], on the device; a rank-deficient one may fall back to Jacobi.
     Either way the factors reconstruct it, U and V are orthonormal and the singular
     values are NumPy's; full_matrices=True (tried where U or V fits) keeps the Jacobi
     route."""
@@ -741,7 +766,7 @@ def test_thin_svd_through_cholesky_qr_matches_numpy(kind, deficient, dtype, monk
 
     shape = _thin_svd_shape(kind)
     assert max(shape) >= solver.CHOLQR_RATIO * min(shape)
-    assert max(shape) > solver.HOST_SVD_MAX
+    assert max(shape) > solver.HOST_MAX["svd"]
     assert shape[0] * shape[1] >= solver.CHOLQR_MIN_ELEMENTS
     taken = []
     real = solver._cholesky_qr
@@ -787,7 +812,7 @@ def test_svd_of_a_nan_matrix_is_the_jacobi_routes(shape, monkeypatch):
             return type(exc)
 
     here = outcome()
-    monkeypatch.setattr(solver, "HOST_SVD_MAX", 0)
+    monkeypatch.setitem(solver.HOST_MAX, "svd", 0)
     monkeypatch.setattr(solver, "CHOLQR_RATIO", float("inf"))
     there = outcome()
     if isinstance(here, list):

@@ -649,6 +649,40 @@ def test_direct_fft_on_cached_plans_matches_numpy(kind, norm, double):
         np.testing.assert_array_equal(xp.asnumpy(x), h)
 
 
+@pytest.mark.parametrize("kind", ["fftn", "ifftn"])
+@pytest.mark.parametrize("norm", ["backward", "ortho", "forward"])
+@pytest.mark.parametrize("double", [False, True])
+def test_direct_fftn_on_cached_plans_matches_numpy(kind, norm, double, monkeypatch):
+    """fftn/ifftn over the last two or three axes of a C-ordered array at their own
+    lengths run one cached cuFFT plan (a spy counts them); other axes, padded sizes and
+    non-contiguous operands go to cupy.fft.  NumPy's values either way, the input
+    unchanged."""
+    from usmarray._backend._cuda import cufft
+
+    taken = []
+    real = cufft.DirectFFT.run_nd
+    monkeypatch.setattr(cufft.DirectFFT, "run_nd",
+                        lambda self, *a: taken.append(real(self, *a)) or taken[-1])
+    rng = np.random.default_rng(14)
+    dt = np.complex128 if double else np.complex64
+    tol = 1e-9 if double else 2e-4
+    cases = [((10, 10), None, None, True), ((4, 5, 5), None, None, True),
+             ((3, 6, 8), (1, 2), None, True), ((2, 3, 4, 5), (-3, -2, -1), None, True),
+             ((2, 3, 4, 5), None, None, False), ((6, 8), (0,), None, False),
+             ((6, 8, 3), (0, 1), None, False), ((6, 8), None, (6, 9), False),
+             ((6, 8), (1, 0), None, False)]
+    for shape, axes, s, direct in cases:
+        h = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dt)
+        x = xp.asarray(h, device="cuda:0")
+        taken.clear()
+        got = xp.asnumpy(getattr(xp.fft, kind)(x, s=s, axes=axes, norm=norm))
+        want = getattr(np.fft, kind)(h.astype(np.complex128), s=s, axes=axes, norm=norm)
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol * max(1.0, np.abs(want).max()))
+        assert any(t is not None for t in taken) == direct, (shape, axes, s)
+        np.testing.assert_array_equal(xp.asnumpy(x), h)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "int64", "uint8", "bool", "float64"])
 @pytest.mark.parametrize("idt", ["int64", "int32", "int8", "uint16"])
 def test_take_along_axis_gathers_and_checks_in_one_launch(dtype, idt):

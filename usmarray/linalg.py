@@ -518,7 +518,7 @@ def _svd_raw(be: Any, a: Any, full_matrices: bool, compute_uv: bool) -> Any:
         vh = _identity_stack(be, a, batch + (n, n), a.dtype)[..., :nv, :]
         return be.copy(u), s, be.copy(vh)
     try:
-        scale = _pow2_scale(be, a)
+        scale = None if be.lapack_scales("svd", a) else _pow2_scale(be, a)
         # a new array either way where a LAPACK routine may overwrite its operand
         if scale is not None:
             scaled = pt.divide(a, _as(be, scale, a.dtype))

@@ -147,6 +147,12 @@ class Backend(Protocol):
     #: without copying them first
     lapack_keeps_operands: bool
 
+    def lapack_scales(self, fname: builtins.str, raw: Any) -> bool:
+        """Whether its ``linalg.<fname>`` of ``raw`` guards against overflow and
+        underflow itself (host LAPACK's drivers scale their operand): then the
+        namespace layer does not scale ``raw`` first (a reduction read back)."""
+        ...
+
     # ---- devices
     def available(self) -> bool: ...
     def default_queue(self) -> Any: ...
@@ -246,6 +252,9 @@ class BackendBase:
         return builtins.str(getattr(self, "name", ""))
 
     def unique_nans_apart(self, raw: Any) -> bool:
+        return False
+
+    def lapack_scales(self, fname: builtins.str, raw: Any) -> bool:
         return False
 
     def available(self) -> bool:

@@ -48,6 +48,7 @@ from .._layout import INDEX_LIMIT
 from .._ndlike import kernels as _ndlike_kernels
 from .._protocol import BackendBase, Capabilities, LinAlgError
 from . import interop as _io
+from . import solver as _solver
 from .elementwise import ElementwiseEngine
 from .kernels import triangle as _triangle
 from .kernels.broadcast import RowBroadcast
@@ -210,6 +211,9 @@ class CudaBackend(BackendBase):
     #: cuSOLVER's direct routines and cupy.linalg copy what they overwrite
     lapack_keeps_operands = True
 
+    def lapack_scales(self, fname: builtins.str, raw: Any) -> bool:
+        return fname == "svd" and raw.dtype in _solver.REAL and _solver.on_host("svd", raw)
+
     def unique_nans_apart(self, raw: Any) -> bool:
         """The sorted unique family (kernels/unique.py) gives every NaN its own run."""
         return raw.dtype.kind == "f" and self.uniques.sorts(raw)
@@ -217,6 +221,7 @@ class CudaBackend(BackendBase):
     copy: Any
     astype: Any
     reshape: Any
+    multiply: Any
 
     def __init__(self) -> None:
         try:
@@ -356,6 +361,18 @@ class CudaBackend(BackendBase):
             return None
         return self.elementwise(("convert", s.char, d.char, c_order), convert_body(s, d),
                                 ["a0"], [raw], [], d, c_order)
+
+    def scaled(self, raw: Any, factor: float) -> Any:
+        """``raw * factor`` for a real floating ``raw``, the factor rounded to ``raw``'s
+        dtype first (NumPy's rule for a Python float), as a new array: on the engine,
+        else by ``multiply``."""
+        d = raw.dtype
+        if self.elementwise_engine and d.kind == "f":
+            out = self.elementwise(("scaled", d.char), "z = a0 * s0", ["a0"], [raw],
+                                   [(d.type(factor), d)], d)
+            if out is not None:
+                return out
+        return self.multiply(raw, factor)
 
     def _engine_copy(self, fallback: Any) -> Any:
         """``copy(a, order="K")`` on the engine (a broadcast view of rows as rows of its

@@ -20,6 +20,7 @@ import numpy as np
 
 from . import solver as _solver
 from .cufft import KINDS as FFT_KINDS
+from .cufft import ND_KINDS as FFT_ND_KINDS
 from .cufft import DirectFFT
 
 
@@ -115,9 +116,10 @@ class CupyLinalgKernels:
             qr=placed(qr), eigh=placed(eigh), eigvalsh=placed(eigvalsh),
             eig=finite(raising(cl.eig)), eigvals=finite(raising(cl.eigvals)),
         )
-        direct = DirectFFT(be._is_fast, be._single, be.multiply)
+        direct = DirectFFT(be._is_fast, be._single, be.scaled)
         self.fft = SimpleNamespace(**{
             n: placed(direct.wrap(n, getattr(cupy.fft, n)) if n in FFT_KINDS
+                      else direct.wrap_nd(n, getattr(cupy.fft, n)) if n in FFT_ND_KINDS
                       else getattr(cupy.fft, n)) for n in (
                 "fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft",
                 "ihfft", "fft2", "ifft2", "rfft2", "irfft2")

@@ -61,9 +61,12 @@ CHOLQR_DEFECT_MAX = 0.5
 #: the largest residual of the Cholesky QR, in units of sqrt(n) eps: Jacobi's own
 #: reconstruction error on a tall well-conditioned matrix is of this size
 CHOLQR_RESIDUAL = 16
-#: the largest matrix side whose SVD runs in host LAPACK: up to it gesvdj's per-sweep
-#: launches cost more than two copies and the host's decomposition
-HOST_SVD_MAX = 64
+#: the largest side of one matrix each routine factors in host LAPACK: up to it one
+#: copy each way and the host's routine cost less than cuSOLVER's launches and status
+#: read (gesvdj: its sweeps)
+HOST_MAX = {"svd": 64, "cholesky": 64, "solve": 64, "eigh": 64, "qr": 64}
+#: byte alignment of each result in the one allocation the host route copies back into
+_HOST_ALIGN = 256
 
 _POTRF = {"f": (_cs.spotrf_bufferSize, _cs.spotrf), "d": (_cs.dpotrf_bufferSize, _cs.dpotrf)}
 _GETRF = {"f": (_cs.sgetrf_bufferSize, _cs.sgetrf), "d": (_cs.dgetrf_bufferSize, _cs.dgetrf)}
@@ -79,6 +82,44 @@ def _raise_on(info: Any, what: str) -> None:
     bad = flags[flags != 0]
     if bad.size:
         raise np.linalg.LinAlgError(f"{what} (cuSOLVER info {int(bad[0])})")
+
+
+def on_host(routine: str, a: Any) -> bool:
+    """Whether ``routine`` factors the one matrix ``a`` in host LAPACK
+    (:data:`HOST_MAX`)."""
+    return a.ndim == 2 and max(a.shape) <= HOST_MAX[routine]
+
+
+def _to_device(*arrays: np.ndarray) -> list[Any]:
+    """Device copies of host arrays: one allocation and one copy (from pageable memory,
+    which returns once the host buffer is staged, so the buffer may go at once)."""
+    arrays = tuple(np.ascontiguousarray(x) for x in arrays)
+    offsets, total = [], 0
+    for x in arrays:
+        offsets.append(total)
+        total += -(-x.nbytes // _HOST_ALIGN) * _HOST_ALIGN
+    buf = np.empty(max(total, 1), np.uint8)
+    for x, o in zip(arrays, offsets, strict=True):
+        buf[o:o + x.nbytes] = x.reshape(-1).view(np.uint8)
+    mem = cupy.cuda.alloc(max(total, 1))
+    cupy.cuda.runtime.memcpyAsync(mem.ptr, buf.ctypes.data, total,
+                                  cupy.cuda.runtime.memcpyDefault, stream_ptr())
+    return [cupy.ndarray(x.shape, x.dtype, mem + o) for x, o in zip(arrays, offsets, strict=True)]
+
+
+def _on_host(fn: Any, *operands: Any) -> Any:
+    """``fn`` (NumPy's routine) of host copies of ``operands``, its result (an array or
+    a tuple of them) copied back; None where LAPACK fails or gives a non-finite result
+    from a finite matrix, for the device routine to decide (its error, or its NaNs)."""
+    hosts = [x.get() for x in operands]
+    try:
+        with np.errstate(all="ignore"):
+            res = fn(*hosts)
+    except np.linalg.LinAlgError:
+        return None
+    one = not isinstance(res, tuple)
+    out = _to_device(*((res,) if one else res))
+    return out[0] if one else tuple(out)
 
 
 def _potrf(a: Any, uplo: int, info_ptr: int) -> Any:
@@ -108,7 +149,12 @@ def cholesky(a: Any, upper: bool) -> Any:
     """Cholesky factor of one symmetric positive-definite matrix ``a`` (C order).
 
     ``potrf`` factors the column-major view of ``a`` (which is ``a`` itself, as ``a``
-    is symmetric)."""
+    is symmetric).  A small one (``HOST_MAX["cholesky"]``) is factored by host LAPACK
+    from the same (lower) triangle, the device deciding where LAPACK fails."""
+    if on_host("cholesky", a):
+        low = _on_host(np.linalg.cholesky, a)
+        if low is not None:
+            return cupy.ascontiguousarray(low.T) if upper else low
     uplo = CHOLESKY_UPLO_SMALL if a.shape[0] <= CHOLESKY_SMALL else CHOLESKY_UPLO
     info = cupy.empty(1, np.int32)
     out = _potrf(a, uplo, info.data.ptr)
@@ -123,8 +169,12 @@ def qr(a: Any, mode: str) -> tuple[Any, Any]:
     nothing is read back.  The reduced QR of a matrix at least :data:`CHOLQR_RATIO`
     times taller than wide, of at least :data:`CHOLQR_MIN_ELEMENTS`, is a checked
     Cholesky QR instead (one read-back; Householder where a check fails); its R has a
-    positive diagonal."""
+    positive diagonal.  A small matrix (``HOST_MAX["qr"]``) goes to host LAPACK, the
+    same Householder factors."""
     m, n = a.shape
+    if on_host("qr", a):  # LAPACK's geqrf and orgqr: the same Householder factors
+        full = mode == "complete"
+        return _on_host(lambda h: np.linalg.qr(h, "complete" if full else "reduced"), a)
     if mode == "reduced" and m >= CHOLQR_RATIO * n and m * n >= CHOLQR_MIN_ELEMENTS:
         got = _cholesky_qr(a)
         if got is not None:
@@ -159,7 +209,13 @@ def eigh(a: Any, vectors: bool) -> Any:
     """Eigenvalues (ascending) and, where ``vectors``, eigenvectors (columns, a
     Fortran-ordered array as ``cupy.linalg.eigh`` gives them) of one real symmetric
     matrix, from its C-order lower triangle (the column-major upper one): ``syevd``
-    and one read of its flag (LinAlgError where it does not converge)."""
+    and one read of its flag (LinAlgError where it does not converge).  A small one
+    (``HOST_MAX["eigh"]``) goes to host LAPACK (the same lower triangle), the device
+    deciding where LAPACK does not converge."""
+    if on_host("eigh", a):
+        res = _on_host(np.linalg.eigh if vectors else np.linalg.eigvalsh, a)
+        if res is not None:
+            return res
     n = a.shape[0]
     buf = a.copy()
     w = cupy.empty(n, a.dtype)
@@ -190,7 +246,12 @@ def _lu(lu: Any, info_ptr: int) -> Any:
 
 def solve(a: Any, b: Any) -> Any:
     """``x`` with ``a @ x = b`` for one square matrix ``a`` and ``b`` of shape ``(n, k)``;
-    LinAlgError when ``a`` is singular."""
+    LinAlgError when ``a`` is singular.  A small ``a`` (``HOST_MAX["solve"]``) goes to
+    host LAPACK (``gesv``), the device deciding where it finds ``a`` singular."""
+    if on_host("solve", a):
+        x = _on_host(np.linalg.solve, a, b)
+        if x is not None:
+            return x
     n = a.shape[0]
     k = b.shape[1]
     lu = a.copy(order="F")
@@ -280,8 +341,8 @@ def svd(a: Any, full_matrices: bool, compute_uv: bool) -> Any:
     """``(u, s, vh)`` (or ``s``) of one matrix, or of a stack of matrices with both sides
     at most :data:`BATCHED_SVD_MAX`.
 
-    - One matrix with both sides at most :data:`HOST_SVD_MAX`: host LAPACK (``gesdd``,
-      through NumPy), one copy each way.
+    - One matrix with both sides at most ``HOST_MAX["svd"]``: host LAPACK (``gesdd``,
+      through NumPy), one copy each way; the device routes where it does not converge.
     - Thin factors or values only of one matrix at least :data:`CHOLQR_RATIO` times
       taller than wide (or wider than tall), of at least :data:`CHOLQR_MIN_ELEMENTS`: a
       Cholesky QR on the device, then the decomposition of its square factor.
@@ -292,8 +353,9 @@ def svd(a: Any, full_matrices: bool, compute_uv: bool) -> Any:
         m, n = a.shape
         k = min(m, n)
         res = None
-        if max(m, n) <= HOST_SVD_MAX:
-            res = _svd_on_host(a, full_matrices, compute_uv)
+        if on_host("svd", a):
+            res = _on_host((lambda h: np.linalg.svd(h, full_matrices)) if compute_uv
+                           else (lambda h: np.linalg.svd(h, compute_uv=False)), a)
         elif ((not full_matrices or not compute_uv) and max(m, n) >= CHOLQR_RATIO * k
               and m * n >= CHOLQR_MIN_ELEMENTS):
             res = _svd_through_cholesky_qr(a, compute_uv)
@@ -310,20 +372,6 @@ def svd(a: Any, full_matrices: bool, compute_uv: bool) -> Any:
         return res[0] if one_small else res
     u, s, v = (r[0] for r in res) if one_small else res
     return cupy.ascontiguousarray(u), s, cupy.ascontiguousarray(cupy.swapaxes(v, -1, -2))
-
-
-def _svd_on_host(a: Any, full_matrices: bool, compute_uv: bool) -> Any:
-    """The SVD of one small matrix by host LAPACK, or None where LAPACK does not
-    converge (a NaN, say): Jacobi launches kernels per sweep, which costs more than the
-    copies and the host's whole decomposition of a matrix this small."""
-    host = cupy.asnumpy(a)
-    try:
-        if not compute_uv:
-            return cupy.asarray(np.linalg.svd(host, compute_uv=False))
-        res = np.linalg.svd(host, full_matrices=full_matrices)
-    except np.linalg.LinAlgError:
-        return None
-    return tuple(cupy.asarray(np.ascontiguousarray(r)) for r in res)
 
 
 def _svd_through_cholesky_qr(a: Any, compute_uv: bool) -> Any:
@@ -405,4 +453,5 @@ def svd_applies(a: Any) -> bool:
 
 
 __all__ = ["BATCHED_SVD_MAX", "CHOLQR_DEFECT_MAX", "CHOLQR_MIN_ELEMENTS", "CHOLQR_RESIDUAL",
-           "CHOLQR_RATIO", "HOST_SVD_MAX", "REAL", "cholesky", "eigh", "qr", "slogdet", "solve", "svd", "svd_applies"]
+           "CHOLQR_RATIO", "HOST_MAX", "REAL", "cholesky", "eigh", "on_host", "qr", "slogdet",
+           "solve", "svd", "svd_applies"]
