@@ -219,3 +219,17 @@ def _past_two_to_the_31(dev: str, n: int) -> None:
     m = xp.reshape(u[: 2**31], (2, 2**30))
     np.testing.assert_array_equal(xp.asnumpy(xp.argmax(m, axis=1)),
                                   np.argmax(h[: 2**31].reshape(2, 2**30), axis=1))
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_index_and_count_results_are_the_int64_dtype_object(dev):
+    """argmax, argmin, count_nonzero and the sum of small integers give the int64 dtype
+    object itself in the backend's array (not an equal alias such as C's long long),
+    which the namespace tells apart by identity without a converting copy."""
+    x = xp.asarray(np.arange(12, dtype=np.int32).reshape(3, 4), device=dev)
+    f = xp.astype(x, xp.float32)
+    for r in (xp.argmax(f), xp.argmin(f, axis=0), xp.argmax(x, axis=1, keepdims=True),
+              xp.count_nonzero(x), xp.count_nonzero(x, axis=1), xp.sum(x), xp.sum(x, axis=0),
+              xp.prod(xp.astype(x, xp.int8), axis=1)):
+        assert r._arr.dtype is np.dtype(np.int64)
+    assert xp.sum(xp.astype(x, xp.uint16))._arr.dtype is np.dtype(np.uint64)

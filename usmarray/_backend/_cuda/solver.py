@@ -4,10 +4,14 @@
 back after every routine (``solve`` and ``inv``: two host synchronizations), and its
 ``svd`` is ``gesvd``.  The functions here run the same factorizations with the info
 flags of all routines in one device array read once, and pick the routine per shape
-by measurement (docs/performance.md):
+by measurement (docs/performance.md).  One matrix no larger than :data:`HOST_MAX` (per
+routine) goes to host LAPACK through NumPy instead: one read, the host's routine and
+one copy back cost less than cuSOLVER's launches and its status read; where LAPACK
+fails (a singular matrix, no convergence), the device routine decides.
 
 - ``cholesky``: ``potrf``;
-- ``solve``: ``getrf`` + ``getrs`` (LU with partial pivoting, as LAPACK's ``gesv``);
+- ``solve`` and ``inv``: ``getrf`` + ``getrs`` (LU with partial pivoting, as LAPACK's
+  ``gesv``);
 - ``eigh``/``eigvalsh``: ``syevd``, one status read;
 - ``qr``: ``geqrf`` and ``orgqr``, ``r`` taken out by one kernel, nothing read back;
   the reduced QR of one tall matrix by a checked Cholesky QR (one read-back);
@@ -64,7 +68,7 @@ CHOLQR_RESIDUAL = 16
 #: the largest side of one matrix each routine factors in host LAPACK: up to it one
 #: copy each way and the host's routine cost less than cuSOLVER's launches and status
 #: read (gesvdj: its sweeps)
-HOST_MAX = {"svd": 64, "cholesky": 64, "solve": 64, "eigh": 64, "qr": 64}
+HOST_MAX = {"svd": 96, "cholesky": 64, "solve": 96, "inv": 32, "eigh": 96, "qr": 64}
 #: byte alignment of each result in the one allocation the host route copies back into
 _HOST_ALIGN = 256
 
@@ -252,6 +256,21 @@ def solve(a: Any, b: Any) -> Any:
         x = _on_host(np.linalg.solve, a, b)
         if x is not None:
             return x
+    return _solve_on_device(a, b)
+
+
+def inv(a: Any) -> Any:
+    """The inverse of one square matrix ``a``: LinAlgError when ``a`` is singular.  A
+    small ``a`` (``HOST_MAX["inv"]``) goes to host LAPACK, the device deciding where it
+    finds ``a`` singular; else :func:`solve` with the identity on the device."""
+    if on_host("inv", a):
+        x = _on_host(np.linalg.inv, a)
+        if x is not None:
+            return x
+    return _solve_on_device(a, cupy.eye(a.shape[0], dtype=a.dtype))
+
+
+def _solve_on_device(a: Any, b: Any) -> Any:
     n = a.shape[0]
     k = b.shape[1]
     lu = a.copy(order="F")
@@ -453,5 +472,5 @@ def svd_applies(a: Any) -> bool:
 
 
 __all__ = ["BATCHED_SVD_MAX", "CHOLQR_DEFECT_MAX", "CHOLQR_MIN_ELEMENTS", "CHOLQR_RESIDUAL",
-           "CHOLQR_RATIO", "HOST_MAX", "REAL", "cholesky", "eigh", "on_host", "qr", "slogdet",
+           "CHOLQR_RATIO", "HOST_MAX", "REAL", "cholesky", "eigh", "inv", "on_host", "qr", "slogdet",
            "solve", "svd", "svd_applies"]

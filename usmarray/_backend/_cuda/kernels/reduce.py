@@ -41,7 +41,7 @@ from .reduce_source import BLOCK as _BLOCK
 from .reduce_source import INPUTS, NAMESPACE_OPS, OPS, Elem, accum_dtype, accum_size, kernel_source
 
 _nd = cupy.ndarray
-_F32, _I64, _U64, _BOOL = (np.dtype(c) for c in "fqQ?")
+_F32, _I64, _U64, _BOOL = (np.dtype(t) for t in (np.float32, np.int64, np.uint64, np.bool_))
 _REAL: frozenset[np.dtype] = frozenset(np.dtype(c) for c in "bBhHiIqQfd")
 #: blocks a split reduction aims at per multiprocessor: more left a partial second wave
 #: (4 to 64 measured; figures in docs/performance.md)
