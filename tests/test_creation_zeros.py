@@ -51,3 +51,29 @@ def test_zeros_refuses_what_ones_refuses(device, shape):
 def test_creation_larger_than_any_memory_is_a_memory_error(device, fn):
     with pytest.raises(MemoryError, match="36893488147419103232"):  # 2**62 * 8 bytes
         fn((1 << 62,), dtype=xp.float64, device=device)
+
+
+@pytest.mark.parametrize("dtype", [None, "float32", "int16"])
+def test_a_filter_string_takes_the_planned_path_with_the_same_result(dtype):
+    """A device given as a filter string, called again, takes the plans a Device takes
+    (the string's Device looked up, not made again): the same device, dtype, usm_type
+    and values as with the Device, for every creation call with a fast path."""
+    d = None if dtype is None else getattr(xp, dtype)
+    dev = xp.Device.create_device("numpy")
+    calls = {
+        "zeros": lambda device: xp.zeros((2, 3), dtype=d, device=device),
+        "empty": lambda device: xp.empty(4, dtype=d, device=device),
+        "full": lambda device: xp.full(3, 2.5 if d is None or d == xp.float32 else 7,
+                                       dtype=d, device=device),
+        "asarray list": lambda device: xp.asarray([1.0, 2.0], device=device),
+        "asarray float": lambda device: xp.asarray(1.5, device=device),
+    }
+    for name, f in calls.items():
+        for _ in range(3):  # the first call makes the plans, the later ones use them
+            got, want = f("numpy"), f(dev)
+            assert got.device == dev, name
+            assert (got.dtype, got.shape, got.usm_type) == (want.dtype, want.shape, want.usm_type)
+            if name != "empty":
+                np.testing.assert_array_equal(xp.asnumpy(got), xp.asnumpy(want))
+    with pytest.raises(ValueError):
+        xp.zeros(3, device="no-such-backend")

@@ -34,6 +34,16 @@ class ExecutionPlacementError(*_EPE_BASES):  # type: ignore[misc]
 _BY_STRING: dict[str, tuple[int, Any]] = {}
 
 
+def made_from(obj: Any) -> Any:
+    """The Device the filter string ``obj`` made before (what ``create_device(obj)``
+    gives again), without making one: None for a string that made none yet, one of an
+    older set of backends, or any other object."""
+    if type(obj) is not str:
+        return None
+    hit = _BY_STRING.get(obj)
+    return hit[1] if hit is not None and hit[0] == _backend.generation else None
+
+
 class Device:
     """A device in the array API sense: a backend plus one of its queues.
 

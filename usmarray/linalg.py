@@ -683,7 +683,8 @@ def qr(x: usm_ndarray, /, *, mode: str = "reduced") -> QRResult:
         return QRResult(wrap_with(be, q), wrap_with(be, r))
     q, r = _lapack(be, "qr", a, mode=mode)
     return QRResult(wrap_with(be, _as(be, q, a.dtype)),
-                    wrap_with(be, pt.triu(_as(be, r, a.dtype))))
+                    wrap_with(be, _as(be, r, a.dtype) if be.qr_triangular
+                              else pt.triu(_as(be, r, a.dtype))))
 
 
 def eigh(x: usm_ndarray, /) -> EighResult:

@@ -146,6 +146,9 @@ class Backend(Protocol):
     #: LAPACK overwrites): then the namespace layer passes its arrays, views included,
     #: without copying them first
     lapack_keeps_operands: bool
+    #: whether ``linalg("qr", ...)`` gives an R that is exactly upper triangular (zeros
+    #: below the diagonal): then the namespace layer does not take its triangle again
+    qr_triangular: bool
 
     def lapack_scales(self, fname: builtins.str, raw: Any) -> bool:
         """Whether its ``linalg.<fname>`` of ``raw`` guards against overflow and
@@ -245,6 +248,7 @@ class BackendBase:
     nan_argmax = False
     checks_indices = False
     lapack_keeps_operands = False
+    qr_triangular = False
     elementwise_engine = False
 
     @property

@@ -210,6 +210,8 @@ class CudaBackend(BackendBase):
     first_nan_argmax = True
     #: cuSOLVER's direct routines and cupy.linalg copy what they overwrite
     lapack_keeps_operands = True
+    #: the direct routines take R's triangle, and so does the fallback (linalg.py)
+    qr_triangular = True
 
     def lapack_scales(self, fname: builtins.str, raw: Any) -> bool:
         return fname == "svd" and raw.dtype in _solver.REAL and _solver.on_host("svd", raw)

@@ -100,7 +100,8 @@ class CupyLinalgKernels:
         def qr(a: Any, mode: str = "reduced") -> Any:
             if one(a) and mode in ("reduced", "complete"):
                 return _solver.qr(a, mode)
-            return cl.qr(a, mode=mode)
+            q, r = cl.qr(a, mode=mode)
+            return q, cupy.triu(r)
 
         def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True) -> Any:
             if _solver.svd_applies(a):

@@ -98,6 +98,12 @@ def _to_device(*arrays: np.ndarray) -> list[Any]:
     """Device copies of host arrays: one allocation and one copy (from pageable memory,
     which returns once the host buffer is staged, so the buffer may go at once)."""
     arrays = tuple(np.ascontiguousarray(x) for x in arrays)
+    if len(arrays) == 1:  # no packing
+        x = arrays[0]
+        mem = cupy.cuda.alloc(max(x.nbytes, 1))
+        cupy.cuda.runtime.memcpyAsync(mem.ptr, x.ctypes.data, x.nbytes,
+                                      cupy.cuda.runtime.memcpyDefault, stream_ptr())
+        return [cupy.ndarray(x.shape, x.dtype, mem)]
     offsets, total = [], 0
     for x in arrays:
         offsets.append(total)
@@ -182,8 +188,8 @@ def qr(a: Any, mode: str) -> tuple[Any, Any]:
     if mode == "reduced" and m >= CHOLQR_RATIO * n and m * n >= CHOLQR_MIN_ELEMENTS:
         got = _cholesky_qr(a)
         if got is not None:
-            q, _, last_inv, r = got
-            return cupy.matmul(q, last_inv), r
+            q, _, last_inv, r = got  # r: a product of triangles, -0.0 below possible
+            return cupy.matmul(q, last_inv), cupy.triu(r)
     k = min(m, n)
     qc = m if mode == "complete" else k
     if qc > n:  # the complete Q of a tall matrix: m x m room for orgqr
