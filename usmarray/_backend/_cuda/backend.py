@@ -51,6 +51,7 @@ from . import interop as _io
 from . import solver as _solver
 from .elementwise import ElementwiseEngine
 from .kernels import triangle as _triangle
+from .kernels._launch import stream_ptr
 from .kernels.broadcast import RowBroadcast
 from .kernels.compact import Compactions
 from .kernels.element import ElementStore
@@ -283,6 +284,15 @@ class CudaBackend(BackendBase):
 
         self.row_broadcast = RowBroadcast(is_fast, single, readable)
         ks["copy"] = self._engine_copy(ks["copy"])
+        placed_reshape = ks["reshape"]
+
+        def reshape(a: Any, shape: Any, copy: Any = None, order: Any = "C") -> Any:
+            """A C-contiguous array's reshape is a view: no memory, no queue to place."""
+            if copy is None and order == "C" and a.__class__ is _nd and a._c_contiguous:
+                return a.reshape(shape)
+            return placed_reshape(a, shape, copy=copy, order=order)
+
+        ks["reshape"] = reshape
         ks["tile"] = self.row_broadcast.wrap_tile(ks["tile"])
         ks["repeat"] = self.row_broadcast.wrap_repeat(ks["repeat"])
         ks["roll"] = self.row_broadcast.wrap_roll(ks["roll"])
@@ -377,13 +387,24 @@ class CudaBackend(BackendBase):
         return self.multiply(raw, factor)
 
     def _engine_copy(self, fallback: Any) -> Any:
-        """``copy(a, order="K")`` on the engine (a broadcast view of rows as rows of its
-        tail), else ``fallback``."""
+        """``copy(a, order="K")``: one driver copy of the bytes of a C- or F-contiguous
+        array of plain device memory (it keeps the layout; the driver's copy outruns a
+        kernel's where the array fits the L2 cache), else on the engine (a broadcast
+        view of rows as rows of its tail), else ``fallback``."""
         rows = self.row_broadcast.copy_rows
         convert = self.convert
+        is_fast = self._is_fast
+        new_out = self.spare.new_out
+        d2d = _rt.memcpyDeviceToDevice
 
         def copy(a: Any, order: Any = "K") -> Any:
             if a.__class__ is _nd and order == "K":
+                if (a._c_contiguous or a._f_contiguous) and a.size and is_fast(a):
+                    s = stream_ptr()
+                    c = a._c_contiguous
+                    out = new_out(a.shape if c else a.shape[::-1], a.dtype, a.size, s)
+                    _rt.memcpyAsync(out.data.ptr, a.data.ptr, a.nbytes, d2d, s)
+                    return out if c else out.T
                 out = None if a._c_contiguous else rows(a)
                 if out is None:
                     out = convert(a, a.dtype)
@@ -692,6 +713,32 @@ class CudaBackend(BackendBase):
         self._check_size(count * np.dtype(dtype or np.float64).itemsize, ut, q)
         with self.placement(q, ut):
             return fn(*args, **kw)
+
+    def creator(self, name: builtins.str, q: Any, usm_type: builtins.str) -> Any:
+        """``zeros``, ``empty`` and ``full`` of plain device memory on the default queue
+        of one GPU as CuPy's allocation and a memset of zero bits or the engine's store
+        straight away; the protocol's ``make`` else."""
+        generic = super().creator(name, q, usm_type)
+        if usm_type == "device" and q is self._defaults[0] and self._single:
+            if name == "empty":
+                return _nd
+            if name == "full":
+                fill = self._fill
+
+                def full(shape: tuple, value: Any, d: np.dtype) -> Any:
+                    out = fill(shape, value, d)
+                    return generic(shape, value, d) if out is None else out
+
+                return full
+
+            def zeros(shape: tuple, d: np.dtype) -> Any:
+                out = _nd(shape, d)
+                if out.size:
+                    out.data.memset_async(0, out.nbytes)
+                return out
+
+            return zeros
+        return generic
 
     def empty(self, shape: Any, dtype: Any = None, order: Any = "C", usm_type: Any = None,
               queue: Any = None) -> Any:
