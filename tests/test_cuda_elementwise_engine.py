@@ -464,7 +464,8 @@ def test_sort_puts_nans_of_either_sign_last(dtype: str, layout: str) -> None:
 
 def test_copy_astype_full_launch_only_usmarrays_kernels() -> None:
     """copy and astype of strided, reversed, transposed and broadcast arrays, and full,
-    launch only usmarray's own kernels (all named ``k``) and memsets."""
+    launch only usmarray's own kernels (all named ``k``), memsets and the driver's copies
+    (a copy of a C- or F-contiguous array)."""
     torch = pytest.importorskip("torch")
     from torch.profiler import ProfilerActivity, profile
 
@@ -484,7 +485,8 @@ def test_copy_astype_full_launch_only_usmarrays_kernels() -> None:
         torch.cuda.synchronize()
     names = [e.name for e in prof.events() if e.device_type.name == "CUDA"]
     kernels = [n for n in names if not n.lower().startswith(("memcpy", "memset"))]
-    assert len(kernels) >= 3 * len(raws)
+    copies = [n for n in names if n.lower().startswith("memcpy")]
+    assert len(kernels) + len(copies) >= 3 * len(raws)
     assert set(kernels) == {"k"}, sorted(set(kernels))
 
 
