@@ -741,6 +741,27 @@ def test_direct_cusolver_routes_match_numpy(n, dtype, route, monkeypatch):
     assert bool(hosted) == (route == "host" and n <= 64)
 
 
+def test_solve_with_many_right_hand_sides_stays_on_the_device(monkeypatch):
+    """A small matrix with more right-hand-side elements than the host route's largest
+    matrix holds is solved on the device (no round trip of a large b), with NumPy's
+    values."""
+    from usmarray._backend._cuda import solver
+
+    hosted = []
+    real = solver._on_host
+    monkeypatch.setattr(solver, "_on_host", lambda *a: hosted.append(1) or real(*a))
+    rng = np.random.default_rng(3)
+    n = 8
+    a = rng.standard_normal((n, n)) + n * np.eye(n)
+    k = solver.HOST_MAX["solve"] ** 2 // n + 1
+    b = rng.standard_normal((n, k))
+    x = xp.linalg.solve(xp.asarray(a, device="cuda:0"), xp.asarray(b, device="cuda:0"))
+    np.testing.assert_allclose(xp.asnumpy(x), np.linalg.solve(a, b), rtol=1e-9, atol=1e-9)
+    assert not hosted
+    xp.linalg.solve(xp.asarray(a, device="cuda:0"), xp.asarray(b[:, :3], device="cuda:0"))
+    assert hosted
+
+
 def _thin_svd_shape(kind):
     from usmarray._backend._cuda import solver
 

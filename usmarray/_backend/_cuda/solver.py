@@ -256,9 +256,10 @@ def _lu(lu: Any, info_ptr: int) -> Any:
 
 def solve(a: Any, b: Any) -> Any:
     """``x`` with ``a @ x = b`` for one square matrix ``a`` and ``b`` of shape ``(n, k)``;
-    LinAlgError when ``a`` is singular.  A small ``a`` (``HOST_MAX["solve"]``) goes to
-    host LAPACK (``gesv``), the device deciding where it finds ``a`` singular."""
-    if on_host("solve", a):
+    LinAlgError when ``a`` is singular.  A small ``a`` (``HOST_MAX["solve"]``) with a
+    ``b`` of at most as many elements as the largest such ``a`` goes to host LAPACK
+    (``gesv``), the device deciding where it finds ``a`` singular."""
+    if on_host("solve", a) and b.size <= HOST_MAX["solve"] ** 2:
         x = _on_host(np.linalg.solve, a, b)
         if x is not None:
             return x
