@@ -169,8 +169,9 @@ _SHORT_LIST = 16
 _F64 = np.dtype(np.float64)
 
 
-#: the queue of the last ``_float_list`` call and whether it has double precision
-_LIST_LAST: list[tuple[Any, bool]] = [(None, False)]
+#: the queue of the last ``_float_list`` call, whether it has double precision and
+#: whether its backend's arrays are NumPy's
+_LIST_LAST: list[tuple[Any, bool, bool]] = [(None, False, False)]
 
 
 def _float_list(obj: list, device: Any) -> usm_ndarray | None:
@@ -183,16 +184,15 @@ def _float_list(obj: list, device: Any) -> usm_ndarray | None:
     for v in obj:
         if type(v) is not float:
             return None
-    host = np.asarray(obj)
-    be, q = dev._be, dev._q
-    if host.dtype is not _F64:
-        return None
+    q = dev._q
     last = _LIST_LAST[0]
     if last[0] is not q:
-        last = _LIST_LAST[0] = (q, has_fp64(q))
+        last = _LIST_LAST[0] = (q, has_fp64(q), dev._be.array_type is np.ndarray)
     if not last[1]:
         return None
-    if be.array_type is np.ndarray:
+    host = np.asarray(obj)  # float64: every element is a Python float
+    be = dev._be
+    if last[2]:
         raw = host  # a backend of NumPy arrays: its asarray would hand this one back
     else:
         try:
