@@ -119,8 +119,9 @@ def _to_device(*arrays: np.ndarray) -> list[Any]:
 
 def _on_host(fn: Any, *operands: Any) -> Any:
     """``fn`` (NumPy's routine) of host copies of ``operands``, its result (an array or
-    a tuple of them) copied back; None where LAPACK fails or gives a non-finite result
-    from a finite matrix, for the device routine to decide (its error, or its NaNs)."""
+    a tuple of them) copied back; None where LAPACK raises (a singular matrix, no
+    convergence, a NaN it refuses), for the device routine to decide (its error, or
+    its NaNs)."""
     hosts = [x.get() for x in operands]
     try:
         with np.errstate(all="ignore"):
