@@ -47,7 +47,11 @@ def pool_policy():
 
 
 def _pool():
-    return xp.Device.create_device("cpu")._be._chunk_pool
+    """The SYCL CPU device's chunk pool; an empty one where no chunk was pooled yet (the
+    backend makes it at its first pooled read)."""
+    from usmarray._backend._sycl.chunk_pool import ChunkPool
+
+    return xp.Device.create_device("cpu")._be.__dict__.setdefault("_chunk_pool", ChunkPool())
 
 
 def _chunk(seed: int, n: int = N, dtype=np.float32) -> np.ndarray:

@@ -351,6 +351,76 @@ def test_take_out_of_bounds_names_the_index_a_prior_check_names():
         [9.0, 0.0])
 
 
+@settings(max_examples=40, deadline=None)
+@given(dtype=st.sampled_from(["bool", "int8", "int32", "uint64", "float32", "float64"]),
+       shape=st.sampled_from([(7,), (5, 6), (3, 4, 5), (1000,), (2, 300, 3)]), data=st.data(),
+       idx_dtype=st.sampled_from(["int8", "int32", "int64"]),
+       value=st.sampled_from(["scalar", "0-D", "full", "row", "promoted", "strided"]),
+       seed=st.integers(0, 2**16))
+def test_integer_array_setitem_scatters_on_the_device(dtype, shape, data, idx_dtype, value,
+                                                      seed):
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 100, shape).astype(dtype)
+    ax = data.draw(st.integers(0, len(shape) - 1))
+    n = shape[ax]
+    k = data.draw(st.integers(1, min(n, 40)))
+    idx = rng.permutation(n)[:k] - rng.integers(0, 2, k) * n  # distinct positions, some < 0
+    idx = idx.astype(idx_dtype) if n <= 128 else idx.astype(np.int32 if idx_dtype == "int8"
+                                                             else idx_dtype)
+    sel = shape[:ax] + (k,) + shape[ax + 1:]
+    full = rng.integers(0, 100, sel).astype(dtype)
+    if value == "scalar":
+        v = w = bool(full.flat[0]) if dtype == "bool" else full.flat[0].item()
+    elif value == "0-D":
+        w = full.reshape(-1)[:1].reshape(())
+        v = xp.asarray(w, device="cuda:0")
+    elif value == "full":
+        w, v = full, xp.asarray(full, device="cuda:0")
+    elif value == "row":
+        w = full[(0,) * (len(sel) - 1)][None] if len(sel) > 1 else full[:1]
+        w = w.reshape(w.shape[-1:])
+        v = xp.asarray(w, device="cuda:0")
+    elif value == "promoted":
+        small = {"bool": "bool", "int8": "int8", "int32": "int16", "uint64": "uint8",
+                 "float32": "float32", "float64": "float32"}[dtype]
+        w = full.astype(small)
+        v = xp.asarray(w, device="cuda:0")
+    else:  # a reversed, strided view of a larger array
+        big = rng.integers(0, 100, sel[:-1] + (2 * sel[-1],)).astype(dtype)
+        w = big[..., ::-2]
+        v = xp.asarray(big, device="cuda:0")[..., ::-2]
+    x = xp.asarray(a, device="cuda:0")
+    key = (slice(None),) * ax + (xp.asarray(idx, device="cuda:0"),)
+    if ax < len(shape) - 1 and data.draw(st.booleans()):
+        key += (slice(None),)  # trailing full slices, as x[i, :] writes them
+    x[key if len(key) > 1 else key[0]] = v
+    want = a.copy()
+    want[(slice(None),) * ax + (idx.astype(np.int64),)] = w
+    np.testing.assert_array_equal(xp.asnumpy(x), want)
+
+
+def test_integer_array_setitem_out_of_bounds_writes_nothing():
+    a = np.arange(12.0).reshape(3, 4)
+    x = xp.asarray(a, device="cuda:0")
+    for key, bad in ((([0, 5, -1, 7],), 7), ((slice(None), [1, -9, 2]), -9)):
+        idx = xp.asarray(np.array(key[-1], dtype=np.int64), device="cuda:0")
+        k = key[:-1] + (idx,)
+        with pytest.raises(IndexError, match=rf"index {bad} is out of bounds"):
+            x[k if len(k) > 1 else k[0]] = -1.0
+        with pytest.raises(IndexError, match=rf"index {bad} is out of bounds"):
+            x[k if len(k) > 1 else k[0]] = xp.zeros(3, dtype=xp.float64, device="cuda:0")
+        np.testing.assert_array_equal(xp.asnumpy(x), a)
+    # the next scatter on the same stream starts from a clean report
+    x[xp.asarray(np.array([2, -3]), device="cuda:0")] = 0.5
+    want = a.copy()
+    want[[2, 0]] = 0.5
+    np.testing.assert_array_equal(xp.asnumpy(x), want)
+    # the kernel wrote it: no CuPy scatter ran
+    assert be.scatter_checked(x._arr, xp.asarray(np.array([1]), device="cuda:0")._arr, 2.0)
+    assert be.scatter_checked(x._arr, xp.asarray(np.array([3]), device="cuda:0")._arr,
+                              2.0) is False
+
+
 @settings(max_examples=30, deadline=None)
 @given(shape=st.sampled_from([(1,), (7,), (8192,), (8193,), (30_000,), (3, 5), (70, 300),
                               (2, 3, 4), (4, 1, 2049)]),

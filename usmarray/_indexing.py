@@ -41,7 +41,8 @@ def _bad_key(key: Any, whole: bool = True) -> IndexError:
     return IndexError(bad_key(key, whole))
 
 
-def raw_key(be: Any, raw: Any, key: Any, deferred: list | None = None) -> Any:
+def raw_key(be: Any, raw: Any, key: Any, deferred: list | None = None,
+            scatter: bool = False) -> Any:
     """Validate ``key`` for ``raw`` (an array of backend ``be``) and return it with
     usm_ndarrays unwrapped.
 
@@ -49,10 +50,13 @@ def raw_key(be: Any, raw: Any, key: Any, deferred: list | None = None) -> Any:
     checks their ranges and counts; array keys are unwrapped, device-checked (an
     index array on another backend or queue is ExecutionPlacementError) and, for
     integer arrays, bounds-checked (the provider would clip silently).  Given a list
-    ``deferred`` and a backend that checks indices itself (``checks_indices``), the
-    bounds checks are appended to it instead, for :func:`check_deferred` after the
-    backend's call failed (for a key with one index array only).
+    ``deferred`` and a backend that checks indices itself (``checks_indices``), or a
+    ``scatter`` (the backend's ``scatter_checked`` may check them), the bounds checks
+    of signed integer keys are appended to it instead, for :func:`check_deferred` where
+    the backend's call failed or did not check (for a key with one index array only).
     """
+    if deferred is not None and not (scatter or be.checks_indices):
+        deferred = None
     t = type(key)
     if t is slice:
         if key.step is not None and _big_step(key):
@@ -128,7 +132,7 @@ def _array_key(be: Any, raw: Any, k: Any, axis: int, deferred: list | None) -> A
                 f"{want} of an array of shape {raw.shape}"
             )
     elif a.size and axis < raw.ndim:
-        if deferred is not None and be.checks_indices and d.kind == "i":
+        if deferred is not None and d.kind == "i":
             # (unsigned keys are checked first: NumPy would read 2**64 - 1 as -1)
             deferred.append((a, axis, raw.shape[axis]))
         else:
@@ -294,8 +298,15 @@ def _clamped(s: slice, n: int) -> slice:
     return slice(start, stop if stop >= 0 else None, step)
 
 
-def scatter(be: Any, raw: Any, rk: Any, v: Any) -> None:
+def scatter(be: Any, raw: Any, rk: Any, v: Any, deferred: list | None = None) -> None:
+    """``raw[rk] = v``; ``deferred``: the bounds checks :func:`raw_key` left to this
+    call, done by the backend's ``scatter_checked`` where it takes the operands, else
+    here before the backend's ``setitem``."""
     try:
+        if deferred and not be.checks_indices:
+            if be.scatter_checked(raw, rk, v):
+                return
+            check_deferred(be, deferred)  # raises where the backend refused
         be.setitem(raw, rk, v)
     except (OverflowError, ValueError) as exc:
         _scatter_failed(exc, be, raw, rk)
@@ -358,18 +369,18 @@ def setitem(x: Any, key: Any, value: Any, /) -> None:
 def _setitem(x: Any, key: Any, value: Any) -> None:
     raw = x._arr
     deferred: list = []
-    rk = raw_key(x._be, raw, key, deferred)
+    rk = raw_key(x._be, raw, key, deferred, scatter=True)
     if not deferred:
         _assign(x, raw, rk, value)
         return
     try:  # any error, the index's first as before: see raw_key
-        _assign(x, raw, rk, value)
+        _assign(x, raw, rk, value, deferred)
     except Exception:
         check_deferred(x._be, deferred)
         raise
 
 
-def _assign(x: Any, raw: Any, rk: Any, value: Any) -> None:
+def _assign(x: Any, raw: Any, rk: Any, value: Any, deferred: list | None = None) -> None:
     d = raw.dtype
     if type(value) is usm_ndarray:
         v = value._arr
@@ -391,11 +402,11 @@ def _assign(x: Any, raw: Any, rk: Any, value: Any) -> None:
         # value back (index-array scatters copy it: dpctl refuses overlapping sources)
         if (v.ndim or not _basic(rk)) and be.may_share_memory(raw, v):
             v = be.copy(v)  # the provider refuses overlapping scatter sources
-        scatter(be, raw, rk, v)
+        scatter(be, raw, rk, v, deferred)
         return
     value = py_scalar(value)
     if type(value) in (bool, int, float, complex):
         check_scalar(d, value, "__setitem__")
-        scatter(x._be, raw, rk, value)
+        scatter(x._be, raw, rk, value, deferred)
         return
     raise not_an_operand("__setitem__", value, "the value")

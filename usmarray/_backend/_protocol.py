@@ -164,6 +164,7 @@ class Backend(Protocol):
     def take_along_axis_checked(self, raw: Any, indices: Any,
                                 axis: int) -> tuple[Any, int | None] | None: ...
     def index_out_of_range(self, i: Any, n: int) -> bool | None: ...
+    def scatter_checked(self, raw: Any, key: Any, value: Any) -> bool | None: ...
     def fused_reduction(self, name: builtins.str, body: builtins.str,
                         inputs: list[tuple[int, Any]], consts: list[tuple[Any, Any]],
                         dtype: Any, axes: tuple[int, ...], out_dtype: Any,
@@ -355,6 +356,14 @@ class BackendBase:
         """Whether an element of the raw integer array ``i`` lies outside ``[-n, n)``,
         told by one kernel pass; None (the default) where the backend has no such
         kernel for ``i``: the caller then finds the range with ``min`` and ``max``."""
+        return None
+
+    def scatter_checked(self, raw: Any, key: Any, value: Any) -> bool | None:
+        """``raw[key] = value`` for a raw key holding one unchecked signed integer
+        array, with the bounds check done by the backend before it writes: True when
+        written, False when an index lies outside its axis (nothing is written, the
+        caller raises).  None (the default) where the backend has no such kernel for
+        these operands: the caller checks the indices, then calls ``setitem``."""
         return None
 
     def nan_at(self, a: Any, axis: int, picked: Any) -> bool | None:

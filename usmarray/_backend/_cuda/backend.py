@@ -605,6 +605,9 @@ class CudaBackend(BackendBase):
     def index_out_of_range(self, i: Any, n: int) -> bool | None:
         return self.gathers.out_of_range(i, n)
 
+    def scatter_checked(self, raw: Any, key: Any, value: Any) -> bool | None:
+        return self.gathers.scatter(raw, key, value)
+
     def fused_reduction(self, name: str, body: str, inputs: list[tuple[int, Any]],
                         consts: list[tuple[Any, Any]], dtype: Any, axes: tuple[int, ...],
                         out_dtype: Any, keepdims: bool) -> Any:

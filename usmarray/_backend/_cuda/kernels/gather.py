@@ -1,15 +1,20 @@
-"""``take`` and ``take_along_axis`` with the bounds check inside the gather: one launch
-and one small read-back instead of a check (reductions or a host copy of the indices,
-read back) and then the gather.
+"""``take``, ``take_along_axis`` and ``x[idx] = v`` with the bounds check on the device.
 
 The source is viewed as (outer, n, inner) around the axis, the result as (outer, k,
 inner) for ``k`` indices; ``take`` reads index ``j`` for every (o, j, i),
-``take_along_axis`` the index at the result's own position.  An index ``t`` in
-``[-n, n)`` reads ``t`` (``t + n`` when negative); any other index writes zero and is
-recorded in a per-thread, per-stream report of three int64: a flag, the largest index
-``>= n`` and the smallest ``< -n`` (``atomicMax``/``atomicMin`` from zero), so the caller
-names the same index that a check before the gather would have named (the largest,
-else the smallest).  The device code is ``include/usmarray/gather.cuh``.
+``take_along_axis`` the index at the result's own position, and the scatter writes
+the value of (o, j, i) at (o, idx[j], i).  An index ``t`` in ``[-n, n)`` means ``t``
+(``t + n`` when negative).
+
+Each call first runs a range pass over the indices into a per-thread, per-stream
+report of three int64 (a flag, the largest index ``>= n`` and the smallest ``< -n``,
+``atomicMax``/``atomicMin`` from zero, so the caller names the same index a check on
+the host would name), copies the report into pinned host memory and records an event;
+then it launches the gather or the scatter, and waits for the event only.  The host
+thus waits for the range pass, not for the gather or scatter behind it, which keeps
+the GPU busy across back-to-back calls.  A scatter reads the report's flag and writes
+nothing where an index is out of range (the target is left as it was); a gather writes
+zero for such an index.  The device code is ``include/usmarray/gather.cuh``.
 """
 
 from __future__ import annotations
@@ -27,9 +32,10 @@ from .c_types import CTYPES
 from .headers import header
 
 _nd = cupy.ndarray
+_rt: Any = cupy.cuda.runtime
 
 #: the entry points of ``include/usmarray/gather.cuh``'s take (its last field: 1 for
-#: take_along_axis) and range check
+#: take_along_axis), range check and scatter (its first field: 1 for a scalar value)
 _TAKE = """typedef %s T; typedef %s I;
 extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ src,
     const I* __restrict__ idx, T* __restrict__ out, long long* __restrict__ report,
@@ -46,35 +52,97 @@ extern "C" __global__ void __launch_bounds__(256) k(const I* __restrict__ idx,
   usm_out_of_range(idx, report, total, n);
 }
 """
+_PUT = """const bool S = %d; typedef %s T; typedef %s V; typedef %s I;
+extern "C" __global__ void __launch_bounds__(256) k(T* __restrict__ x,
+    const I* __restrict__ idx, const V* __restrict__ v, const T s,
+    const long long* __restrict__ report, const long long total, const long long outer,
+    const long long n, const long long kk, const long long inner, const long long vo,
+    const long long vj, const long long vi) {
+  if (report[0]) return;
+  const long long step = (long long)gridDim.x * blockDim.x;
+  for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += step)
+    usm_put<S>(x, idx, v, s, e, outer, n, kk, inner, vo, vj, vi);
+}
+"""
 
 _SIGNED: frozenset[np.dtype] = frozenset(np.dtype(c) for c in "bhiq")
+_SCALARS = (bool, int, float)
+_ALL = slice(None)
+_D2H = cupy.cuda.runtime.memcpyDeviceToHost
+
+
+class _Report:
+    """A report on the device, its pinned host copy (``host``: three int64) and the
+    event recorded after the copy."""
+
+    def __init__(self) -> None:
+        self.dev = _nd((3,), np.int64)
+        self.mem = cupy.cuda.alloc_pinned_memory(24)
+        self.host = np.frombuffer(self.mem, np.int64, 3)
+        self.event = _rt.eventCreateWithFlags(_rt.eventDisableTiming)
 
 
 class _Reports(threading.local):
     def __init__(self) -> None:
-        self.bufs: dict[tuple[int, int], Any] = {}
+        self.reports: dict[tuple[int, int], _Report] = {}
+
+
+def _block_stride(shape: tuple[int, ...], strides: list[int]) -> int | None:
+    """The element stride of one step of the index that merges ``shape``'s axes in C
+    order, for a view with these element ``strides``; None where they do not merge."""
+    step = acc = None
+    for n, st in zip(reversed(shape), reversed(strides), strict=True):
+        if n == 1:
+            continue
+        if step is None:
+            step = st
+        elif st != acc:
+            return None
+        acc = st * n
+    return 0 if step is None else step
 
 
 class Gathers(Family):
-    """``take`` with the bounds check in the kernel (see the module docstring)."""
+    """``take``, ``take_along_axis`` and ``x[idx] = v`` with the bounds check on the
+    device (see the module docstring)."""
 
     def __init__(self, is_fast: Callable[[Any], bool], single_gpu: bool) -> None:
         super().__init__(is_fast, single_gpu)
         self._reports = _Reports()
 
-    def _report(self, dev: int, stream: int) -> Any:
-        key = (dev, stream)
-        b = self._reports.bufs.get(key)
-        if b is None:
-            b = self._reports.bufs[key] = _nd((3,), np.int64)
-        return b
+    def _check(self, i: Any, n: int, s: int) -> _Report:
+        """Enqueue the range pass of ``i`` against ``[-n, n)`` on stream ``s``, the copy
+        of its report and the event after it."""
+        key = (i.data.device_id if self._multi else 0, s)
+        rep = self._reports.reports.get(key)
+        if rep is None:
+            rep = self._reports.reports[key] = _Report()
+        ptr = rep.dev.data.ptr
+        _rt.memsetAsync(ptr, 0, 24, s)
+        f = self._cached(("range", i.dtype),
+                         lambda: header("gather.cuh") + _RANGE % CTYPES[i.dtype])
+        total = i.size
+        launch(f, grid_1d(total), (256, 1, 1), "QQqq", i.data.ptr, ptr, total, n, stream=s)
+        _rt.memcpyAsync(rep.mem.ptr, ptr, 24, _D2H, s)
+        _rt.eventRecord(rep.event, s)
+        return rep
+
+    @staticmethod
+    def _bad(rep: _Report, n: int) -> int | None:
+        """After the event of ``rep``: None where every index was in range, else the
+        largest index ``>= n``, else the smallest below ``-n``."""
+        _rt.eventSynchronize(rep.event)
+        flag, hi, lo = (int(v) for v in rep.host)
+        if not flag:
+            return None
+        return hi if hi >= n else lo
 
     def gather(self, a: Any, i: Any, axis: int, along: bool) -> tuple[Any, int | None] | None:
         """``take`` (``i`` 1-D), or ``take_along_axis`` where ``along`` (``i`` of ``a``'s
-        shape but along ``axis``, no broadcasting), by one launch and one read of its
-        report: ``(result, None)``, or ``(result, bad)`` with ``bad`` an index out of
-        ``[-n, n)`` (the largest such, else the smallest); None where the kernel does not
-        take the operands (the caller checks and gathers the old way)."""
+        shape but along ``axis``, no broadcasting): ``(result, None)``, or ``(result,
+        bad)`` with ``bad`` an index out of ``[-n, n)`` (the largest such, else the
+        smallest); None where the kernel does not take the operands (the caller checks
+        and gathers the old way)."""
         if not (a.__class__ is _nd and i.__class__ is _nd and a.size
                 and i.ndim == (a.ndim if along else 1) and a._c_contiguous and i._c_contiguous
                 and a.dtype in CTYPES and i.dtype in _SIGNED
@@ -90,36 +158,82 @@ class Gathers(Family):
         if not out.size:
             return out, None
         s = stream_ptr()
-        rep = self._report(a.data.device_id if self._multi else 0, s)
-        rep.data.memset_async(0, 24)
+        rep = self._check(i, n, s)
         f = self._cached((a.dtype, i.dtype, along),
                          lambda: header("gather.cuh") + _TAKE % (
                              CTYPES[a.dtype], CTYPES[i.dtype], along))
         total = out.size
         launch(f, grid_1d(total), (256, 1, 1), "QQQQqqqqq",
-               a.data.ptr, i.data.ptr, out.data.ptr, rep.data.ptr, total, outer, n, k, inner,
-               stream=s)
-        flag, hi, lo = (int(v) for v in rep.get())
-        if not flag:
-            return out, None
-        return out, hi if hi >= n else lo
+               a.data.ptr, i.data.ptr, out.data.ptr, rep.dev.data.ptr, total, outer, n, k,
+               inner, stream=s)
+        return out, self._bad(rep, n)
 
     def out_of_range(self, i: Any, n: int) -> bool | None:
         """Whether an element of the C-contiguous signed integer array ``i`` lies outside
-        ``[-n, n)``: one pass and one 8-byte read-back; None where the kernel does not
+        ``[-n, n)``: one pass and one small read-back; None where the kernel does not
         take ``i``."""
         if not (i.__class__ is _nd and i.size and i._c_contiguous
                 and i.dtype in _SIGNED and self._is_fast(i)):
             return None
+        return self._bad(self._check(i, n, stream_ptr()), n) is not None
+
+    def scatter(self, x: Any, key: Any, value: Any) -> bool | None:
+        """``x[key] = value`` for a key of one 1-D signed integer array (alone, or among
+        full slices), into a C-contiguous real or bool ``x``, of a Python scalar or an
+        array that broadcasts to the selection: True when written, False when an index
+        lies outside the axis (nothing is written), None where the kernel does not take
+        the operands."""
+        if key.__class__ is tuple:
+            arrays = [p for p, k in enumerate(key) if k.__class__ is _nd]
+            if len(arrays) != 1 or len(key) > x.ndim or any(
+                    k.__class__ is not slice or k != _ALL for k in key if k.__class__ is not _nd):
+                return None
+            axis, i = arrays[0], key[arrays[0]]
+        elif key.__class__ is _nd:
+            axis, i = 0, key
+        else:
+            return None
+        if not (x.__class__ is _nd and axis < x.ndim and x._c_contiguous and x.dtype in CTYPES
+                and i.ndim == 1 and i.size and i._c_contiguous and i.dtype in _SIGNED
+                and self._is_fast(x) and self._is_fast(i)):
+            return None
+        sh = x.shape
+        n, k = sh[axis], i.shape[0]
+        outer, inner = math.prod(sh[:axis]), math.prod(sh[axis + 1:])
+        total = outer * k * inner
+        if not total:
+            return None
+        d = x.dtype
+        if value.__class__ in _SCALARS:
+            vd, vptr, vs = d, 0, (0, 0, 0)
+            bits = int.from_bytes(np.asarray(value, d).tobytes(), "little")
+        elif (value.__class__ is _nd and value.dtype in CTYPES and value.ndim <= x.ndim
+              and self._is_fast(value)):
+            vd, vptr, bits = value.dtype, value.data.ptr, 0
+            target = sh[:axis] + (k,) + sh[axis + 1:]
+            lead = x.ndim - value.ndim
+            st = [0] * lead
+            for m, t, b in zip(value.shape, target[lead:], value.strides, strict=True):
+                if m != t and m != 1:
+                    return None  # not broadcastable: the provider names the shapes
+                st.append(0 if m != t else b // value.itemsize)
+            vo = _block_stride(target[:axis], st[:axis])
+            vi = _block_stride(target[axis + 1:], st[axis + 1:])
+            if vo is None or vi is None:
+                return None
+            vs = (vo, st[axis], vi)
+        else:
+            return None
         s = stream_ptr()
-        rep = self._report(i.data.device_id if self._multi else 0, s)
-        rep.data.memset_async(0, 8)
-        f = self._cached(("range", i.dtype),
-                         lambda: header("gather.cuh") + _RANGE % CTYPES[i.dtype])
-        total = i.size
-        launch(f, grid_1d(total), (256, 1, 1), "QQqq",
-               i.data.ptr, rep.data.ptr, total, n, stream=s)
-        return bool(int(rep[0].get()))
+        rep = self._check(i, n, s)
+        scalar = vptr == 0
+        f = self._cached(("put", scalar, d, vd, i.dtype),
+                         lambda: header("gather.cuh") + _PUT % (
+                             scalar, CTYPES[d], CTYPES[vd], CTYPES[i.dtype]))
+        launch(f, grid_1d(total), (256, 1, 1), "QQQQQqqqqqqqq",
+               x.data.ptr, i.data.ptr, vptr, bits, rep.dev.data.ptr, total, outer, n, k, inner,
+               *vs, stream=s)
+        return self._bad(rep, n) is None
 
 
 __all__ = ["Gathers"]

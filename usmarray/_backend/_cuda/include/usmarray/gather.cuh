@@ -1,6 +1,6 @@
-// take and take_along_axis with the bounds check inside the gather, and the check of
-// an index array alone (gather.py).  Templates over the element type T and the index
-// type I; the includer defines nothing.
+// take and take_along_axis with the bounds check inside the gather, the check of an
+// index array alone, and the scatter of x[idx] = v (gather.py).  Templates over the
+// element type T, the value type V and the index type I; the includer defines nothing.
 
 // Element e of take's result: the source viewed as (outer, n, inner), the result as
 // (outer, kk, inner), e reads index j of idx (take) or index e (Along: take_along_axis).
@@ -30,16 +30,37 @@ __device__ __forceinline__ void usm_take(const T* __restrict__ src, const I* __r
   }
 }
 
-// report[0] = 1 where an index of idx lies outside [-n, n).
+// The report of idx against [-n, n), as usm_take writes it for the indices it reads.
 template <typename I>
 __device__ __forceinline__ void usm_out_of_range(const I* __restrict__ idx,
                                                  long long* __restrict__ report,
                                                  const long long total, const long long n) {
   const long long step = (long long)gridDim.x * blockDim.x;
-  bool bad = false;
   for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += step) {
     const long long t = (long long)idx[e];
-    bad |= t < -n || t >= n;
+    if (t < -n || t >= n) {
+      report[0] = 1;
+      if (t >= n) atomicMax((unsigned long long*)&report[1], (unsigned long long)t);
+      else atomicMin(&report[2], t);
+    }
   }
-  if (__syncthreads_or(bad) && threadIdx.x == 0) report[0] = 1;
+}
+
+// Element e of x[..., idx, ...] = v: the target viewed as (outer, n, inner), the value
+// as (outer, kk, inner) with element strides (vo, vj, vi), 0 where it broadcasts, or the
+// scalar s (Scalar).  The caller writes nothing where the range check reported.
+template <bool Scalar, typename T, typename V, typename I>
+__device__ __forceinline__ void usm_put(T* __restrict__ x, const I* __restrict__ idx,
+                                        const V* __restrict__ v, const T s,
+                                        const long long e, const long long outer,
+                                        const long long n, const long long kk,
+                                        const long long inner, const long long vo,
+                                        const long long vj, const long long vi) {
+  long long r = e, i = 0;
+  if (inner != 1) { r = e / inner; i = e - r * inner; }
+  long long o = 0, j = r;
+  if (outer != 1) { o = r / kk; j = r - o * kk; }
+  long long t = (long long)idx[j];
+  if (t < 0) t += n;
+  x[(o * n + t) * inner + i] = Scalar ? s : (T)v[o * vo + j * vj + i * vi];
 }
