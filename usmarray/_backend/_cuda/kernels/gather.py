@@ -13,10 +13,8 @@ the host would name), copies the report into pinned host memory and records an e
 then it launches the gather or the scatter, and waits for the event only.  The host
 thus waits for the range pass, not for the gather or scatter behind it, which keeps
 the GPU busy across back-to-back calls.  A scatter reads the report's flag and writes
-nothing where an index is out of range (the target is left as it was).  A gather's
-range pass runs on a side stream beside the gather (after the work queued before the
-call, which may write the indices), and the gather writes zero for such an index.  The
-device code is ``include/usmarray/gather.cuh``.
+nothing where an index is out of range (the target is left as it was); a gather writes
+zero for such an index.  The device code is ``include/usmarray/gather.cuh``.
 """
 
 from __future__ import annotations
@@ -75,23 +73,13 @@ _D2H = cupy.cuda.runtime.memcpyDeviceToHost
 
 class _Report:
     """A report on the device, its pinned host copy (``host``: three int64) and the
-    event recorded after the copy; for a gather, the side stream the range pass runs
-    on, the event it waits for, and a report the gather writes (never read)."""
+    event recorded after the copy."""
 
     def __init__(self) -> None:
         self.dev = _nd((3,), np.int64)
         self.mem = cupy.cuda.alloc_pinned_memory(24)
         self.host = np.frombuffer(self.mem, np.int64, 3)
         self.event = _rt.eventCreateWithFlags(_rt.eventDisableTiming)
-        self.side: Any = None
-
-    def side_stream(self) -> tuple[int, int, Any]:
-        """(side stream, its wait event, the gather's report), made at the first use."""
-        if self.side is None:
-            stream = cupy.cuda.Stream(non_blocking=True)
-            self.side = (stream.ptr, _rt.eventCreateWithFlags(_rt.eventDisableTiming),
-                         _nd((3,), np.int64), stream)
-        return self.side[:3]
 
 
 class _Reports(threading.local):
@@ -122,20 +110,13 @@ class Gathers(Family):
         super().__init__(is_fast, single_gpu)
         self._reports = _Reports()
 
-    def _check(self, i: Any, n: int, s: int, side: bool = False) -> _Report:
+    def _check(self, i: Any, n: int, s: int) -> _Report:
         """Enqueue the range pass of ``i`` against ``[-n, n)`` on stream ``s``, the copy
-        of its report and the event after it; with ``side``, on the report's side
-        stream after the work queued on ``s`` so far (it then runs beside what the
-        caller queues on ``s`` next)."""
+        of its report and the event after it."""
         key = (i.data.device_id if self._multi else 0, s)
         rep = self._reports.reports.get(key)
         if rep is None:
             rep = self._reports.reports[key] = _Report()
-        if side:
-            on, ready, _ = rep.side_stream()
-            _rt.eventRecord(ready, s)
-            _rt.streamWaitEvent(on, ready, 0)
-            s = on
         ptr = rep.dev.data.ptr
         _rt.memsetAsync(ptr, 0, 24, s)
         f = self._cached(("range", i.dtype),
@@ -177,14 +158,14 @@ class Gathers(Family):
         if not out.size:
             return out, None
         s = stream_ptr()
-        rep = self._check(i, n, s, side=True)
+        rep = self._check(i, n, s)
         f = self._cached((a.dtype, i.dtype, along),
                          lambda: header("gather.cuh") + _TAKE % (
                              CTYPES[a.dtype], CTYPES[i.dtype], along))
         total = out.size
         launch(f, grid_1d(total), (256, 1, 1), "QQQQqqqqq",
-               a.data.ptr, i.data.ptr, out.data.ptr, rep.side[2].data.ptr, total, outer, n,
-               k, inner, stream=s)
+               a.data.ptr, i.data.ptr, out.data.ptr, rep.dev.data.ptr, total, outer, n, k,
+               inner, stream=s)
         return out, self._bad(rep, n)
 
     def out_of_range(self, i: Any, n: int) -> bool | None:
