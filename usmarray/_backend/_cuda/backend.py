@@ -797,29 +797,22 @@ class CudaBackend(BackendBase):
         return self._create(self.ramps.eye, (n_rows, n_cols), {"k": k, "dtype": dtype},
                             n_rows * m, dtype, usm_type, queue)
 
-    def _like_placement(self, x: Any, dtype: Any, usm_type: Any, queue: Any) -> tuple:
-        return (dtype or x.dtype, usm_type or self.usm_type_of(x),
-                queue if queue is not None else self.queue_of(x))
+    def _like(self, x: Any, dtype: Any, usm_type: Any, queue: Any) -> dict:
+        return {"dtype": dtype or x.dtype, "usm_type": usm_type or self.usm_type_of(x),
+                "queue": queue if queue is not None else self.queue_of(x)}
 
-    def empty_like(self, x: Any, dtype: Any = None, usm_type: Any = None,
-                   queue: Any = None) -> Any:
-        d, ut, q = self._like_placement(x, dtype, usm_type, queue)
-        return self.empty(x.shape, dtype=d, usm_type=ut, queue=q)
+    def empty_like(self, x: Any, dtype: Any = None, usm_type: Any = None, queue: Any = None) -> Any:
+        return self.empty(x.shape, **self._like(x, dtype, usm_type, queue))
 
-    def zeros_like(self, x: Any, dtype: Any = None, usm_type: Any = None,
-                   queue: Any = None) -> Any:
-        d, ut, q = self._like_placement(x, dtype, usm_type, queue)
-        return self.zeros(x.shape, dtype=d, usm_type=ut, queue=q)
+    def zeros_like(self, x: Any, dtype: Any = None, usm_type: Any = None, queue: Any = None) -> Any:
+        return self.zeros(x.shape, **self._like(x, dtype, usm_type, queue))
 
-    def ones_like(self, x: Any, dtype: Any = None, usm_type: Any = None,
-                  queue: Any = None) -> Any:
-        d, ut, q = self._like_placement(x, dtype, usm_type, queue)
-        return self.ones(x.shape, dtype=d, usm_type=ut, queue=q)
+    def ones_like(self, x: Any, dtype: Any = None, usm_type: Any = None, queue: Any = None) -> Any:
+        return self.ones(x.shape, **self._like(x, dtype, usm_type, queue))
 
     def full_like(self, x: Any, fill_value: Any, dtype: Any = None, usm_type: Any = None,
                   queue: Any = None) -> Any:
-        d, ut, q = self._like_placement(x, dtype, usm_type, queue)
-        return self.full(x.shape, fill_value, dtype=d, usm_type=ut, queue=q)
+        return self.full(x.shape, fill_value, **self._like(x, dtype, usm_type, queue))
 
     # ---- the usm_ndarray constructor (usmarray/_backend/_construct.py) ---------------------
     ctor_make = _construct.make_strided

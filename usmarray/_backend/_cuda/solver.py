@@ -98,21 +98,17 @@ def _to_device(*arrays: np.ndarray) -> list[Any]:
     """Device copies of host arrays: one allocation and one copy (from pageable memory,
     which returns once the host buffer is staged, so the buffer may go at once)."""
     arrays = tuple(np.ascontiguousarray(x) for x in arrays)
-    if len(arrays) == 1:  # no packing
-        x = arrays[0]
-        mem = cupy.cuda.alloc(max(x.nbytes, 1))
-        cupy.cuda.runtime.memcpyAsync(mem.ptr, x.ctypes.data, x.nbytes,
-                                      cupy.cuda.runtime.memcpyDefault, stream_ptr())
-        return [cupy.ndarray(x.shape, x.dtype, mem)]
     offsets, total = [], 0
     for x in arrays:
         offsets.append(total)
         total += -(-x.nbytes // _HOST_ALIGN) * _HOST_ALIGN
-    buf = np.empty(max(total, 1), np.uint8)
-    for x, o in zip(arrays, offsets, strict=True):
-        buf[o:o + x.nbytes] = x.reshape(-1).view(np.uint8)
+    buf = arrays[0]  # one array: no packing
+    if len(arrays) > 1:
+        buf = np.empty(total, np.uint8)
+        for x, o in zip(arrays, offsets, strict=True):
+            buf[o:o + x.nbytes] = x.reshape(-1).view(np.uint8)
     mem = cupy.cuda.alloc(max(total, 1))
-    cupy.cuda.runtime.memcpyAsync(mem.ptr, buf.ctypes.data, total,
+    cupy.cuda.runtime.memcpyAsync(mem.ptr, buf.ctypes.data, buf.nbytes,
                                   cupy.cuda.runtime.memcpyDefault, stream_ptr())
     return [cupy.ndarray(x.shape, x.dtype, mem + o) for x, o in zip(arrays, offsets, strict=True)]
 

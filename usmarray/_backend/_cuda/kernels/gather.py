@@ -3,18 +3,15 @@
 The source is viewed as (outer, n, inner) around the axis, the result as (outer, k,
 inner) for ``k`` indices; ``take`` reads index ``j`` for every (o, j, i),
 ``take_along_axis`` the index at the result's own position, and the scatter writes
-the value of (o, j, i) at (o, idx[j], i).  An index ``t`` in ``[-n, n)`` means ``t``
-(``t + n`` when negative).
-
-Each call first runs a range pass over the indices into a per-thread, per-stream
-report of three int64 (a flag, the largest index ``>= n`` and the smallest ``< -n``,
-``atomicMax``/``atomicMin`` from zero, so the caller names the same index a check on
-the host would name), copies the report into pinned host memory and records an event;
-then it launches the gather or the scatter, and waits for the event only.  The host
-thus waits for the range pass, not for the gather or scatter behind it, which keeps
-the GPU busy across back-to-back calls.  A scatter reads the report's flag and writes
-nothing where an index is out of range (the target is left as it was); a gather writes
-zero for such an index.  The device code is ``include/usmarray/gather.cuh``.
+the value of (o, j, i) at (o, idx[j], i); an index ``t`` in ``[-n, n)`` means ``t``
+(``t + n`` when negative).  A call first runs a range pass over the indices into a
+per-thread, per-stream report of three int64 (a flag, the largest index ``>= n`` and
+the smallest ``< -n``, so the caller names the index a check on the host would name),
+copies it into pinned host memory and records an event; then it launches the gather
+or scatter and waits for the event only, so the GPU stays busy across back-to-back
+calls.  A scatter reads the flag and writes nothing where an index is out of range
+(the target is left as it was); a gather writes zero for such an index.  The device
+code is ``include/usmarray/gather.cuh``.
 """
 
 from __future__ import annotations
@@ -27,6 +24,7 @@ from typing import Any
 import cupy
 import numpy as np
 
+from ..layout import Operand, broadcast_strides, merge_axes
 from ._launch import Family, grid_1d, launch, stream_ptr
 from .c_types import CTYPES
 from .headers import header
@@ -79,27 +77,14 @@ class _Report:
         self.dev = _nd((3,), np.int64)
         self.mem = cupy.cuda.alloc_pinned_memory(24)
         self.host = np.frombuffer(self.mem, np.int64, 3)
-        self.event = _rt.eventCreateWithFlags(_rt.eventDisableTiming)
-
-
-class _Reports(threading.local):
-    def __init__(self) -> None:
-        self.reports: dict[tuple[int, int], _Report] = {}
+        self.event = cupy.cuda.Event(disable_timing=True)
 
 
 def _block_stride(shape: tuple[int, ...], strides: list[int]) -> int | None:
     """The element stride of one step of the index that merges ``shape``'s axes in C
     order, for a view with these element ``strides``; None where they do not merge."""
-    step = acc = None
-    for n, st in zip(reversed(shape), reversed(strides), strict=True):
-        if n == 1:
-            continue
-        if step is None:
-            step = st
-        elif st != acc:
-            return None
-        acc = st * n
-    return 0 if step is None else step
+    merged, (st,) = merge_axes(list(shape), [strides])
+    return None if len(merged) > 1 else st[0] if merged else 0
 
 
 class Gathers(Family):
@@ -108,15 +93,17 @@ class Gathers(Family):
 
     def __init__(self, is_fast: Callable[[Any], bool], single_gpu: bool) -> None:
         super().__init__(is_fast, single_gpu)
-        self._reports = _Reports()
+        #: per thread: (device, stream) -> its _Report
+        self._reports = threading.local()
 
     def _check(self, i: Any, n: int, s: int) -> _Report:
         """Enqueue the range pass of ``i`` against ``[-n, n)`` on stream ``s``, the copy
         of its report and the event after it."""
         key = (i.data.device_id if self._multi else 0, s)
-        rep = self._reports.reports.get(key)
+        reports = vars(self._reports).setdefault("reports", {})
+        rep = reports.get(key)
         if rep is None:
-            rep = self._reports.reports[key] = _Report()
+            rep = reports[key] = _Report()
         ptr = rep.dev.data.ptr
         _rt.memsetAsync(ptr, 0, 24, s)
         f = self._cached(("range", i.dtype),
@@ -124,14 +111,14 @@ class Gathers(Family):
         total = i.size
         launch(f, grid_1d(total), (256, 1, 1), "QQqq", i.data.ptr, ptr, total, n, stream=s)
         _rt.memcpyAsync(rep.mem.ptr, ptr, 24, _D2H, s)
-        _rt.eventRecord(rep.event, s)
+        _rt.eventRecord(rep.event.ptr, s)
         return rep
 
     @staticmethod
     def _bad(rep: _Report, n: int) -> int | None:
         """After the event of ``rep``: None where every index was in range, else the
         largest index ``>= n``, else the smallest below ``-n``."""
-        _rt.eventSynchronize(rep.event)
+        _rt.eventSynchronize(rep.event.ptr)
         flag, hi, lo = (int(v) for v in rep.host)
         if not flag:
             return None
@@ -170,8 +157,7 @@ class Gathers(Family):
 
     def out_of_range(self, i: Any, n: int) -> bool | None:
         """Whether an element of the C-contiguous signed integer array ``i`` lies outside
-        ``[-n, n)``: one pass and one small read-back; None where the kernel does not
-        take ``i``."""
+        ``[-n, n)`` (one pass, one small read); None where the kernel does not take it."""
         if not (i.__class__ is _nd and i.size and i._c_contiguous
                 and i.dtype in _SIGNED and self._is_fast(i)):
             return None
@@ -183,16 +169,13 @@ class Gathers(Family):
         array that broadcasts to the selection: True when written, False when an index
         lies outside the axis (nothing is written), None where the kernel does not take
         the operands."""
-        if key.__class__ is tuple:
-            arrays = [p for p, k in enumerate(key) if k.__class__ is _nd]
-            if len(arrays) != 1 or len(key) > x.ndim or any(
-                    k.__class__ is not slice or k != _ALL for k in key if k.__class__ is not _nd):
-                return None
-            axis, i = arrays[0], key[arrays[0]]
-        elif key.__class__ is _nd:
-            axis, i = 0, key
-        else:
+        keys = key if key.__class__ is tuple else (key,)
+        arrays = [p for p, k in enumerate(keys) if k.__class__ is _nd]
+        if len(arrays) != 1 or len(keys) > x.ndim or any(
+                k.__class__ is not slice or k != _ALL for k in keys if k.__class__ is not _nd):
             return None
+        axis = arrays[0]
+        i = keys[axis]
         if not (x.__class__ is _nd and axis < x.ndim and x._c_contiguous and x.dtype in CTYPES
                 and i.ndim == 1 and i.size and i._c_contiguous and i.dtype in _SIGNED
                 and self._is_fast(x) and self._is_fast(i)):
@@ -212,11 +195,11 @@ class Gathers(Family):
             vd, vptr, bits = value.dtype, value.data.ptr, 0
             target = sh[:axis] + (k,) + sh[axis + 1:]
             lead = x.ndim - value.ndim
-            st = [0] * lead
-            for m, t, b in zip(value.shape, target[lead:], value.strides, strict=True):
-                if m != t and m != 1:
-                    return None  # not broadcastable: the provider names the shapes
-                st.append(0 if m != t else b // value.itemsize)
+            if any(m != t and m != 1 for m, t in zip(value.shape, target[lead:], strict=True)):
+                return None  # not broadcastable: the provider names the shapes
+            st = broadcast_strides(Operand(value.shape, value.strides, value.itemsize, 0), target)
+            if st is None:
+                return None
             vo = _block_stride(target[:axis], st[:axis])
             vi = _block_stride(target[axis + 1:], st[axis + 1:])
             if vo is None or vi is None:
