@@ -24,12 +24,13 @@ and PyTorch's scans, not NumPy's left-to-right order).  The device code is
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import cupy
 import numpy as np
 
-from ._launch import Family, launch, sm_count, stream_ptr
+from ._launch import Family, compiled, cub_options, launch, sm_count, stream_ptr
 from .c_types import CTYPES
 from .headers import header
 
@@ -68,6 +69,34 @@ extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ x, O* 
 }
 
 
+#: CUB's headers the chained scan starts with (after scan.cuh)
+_CUB = ("#include <cub/block/block_load.cuh>\n#include <cub/block/block_scan.cuh>\n"
+        "#include <cub/block/block_store.cuh>\n"
+        "#include <cub/agent/single_pass_scan_operators.cuh>\n")
+_CHAINED = r"""typedef usm_scan_chained<Op, %d, %d, T, O> C;
+extern "C" __global__ void __launch_bounds__(%d) k(const T* __restrict__ x, O* __restrict__ y,
+    void* state, const long long R, const long long yR, const long long off,
+    const long long stride) {
+  __shared__ typename C::Storage tmp;
+  C::run(x, y, state, R, yR, off, stride, tmp);
+}
+extern "C" __global__ void __launch_bounds__(256) init(void* state, const int ntiles,
+    const long long stride) {
+  usm_scan_chained_init<O>(state, ntiles, stride);
+}
+"""
+#: (threads, elements a thread) of a chained tile, by the result's element size
+CHAINED_TILE = {4: (256, 16), 8: (256, 8)}
+
+
+def chained_source(t: np.dtype, o: np.dtype, op: str, bt: int, ipt: int) -> str:
+    """The chained scan (``k``) and its status initialization (``init``) over elements
+    of ``t`` into ``o`` with ``op``, ``bt`` threads a block, ``ipt`` elements each."""
+    return (header("scan.cuh") + _CUB + header("scan_chained.cuh")
+            + f"typedef {CTYPES[t]} T; typedef {CTYPES[o]} O; typedef {op}<O> Op;\n"
+            + _CHAINED % (bt, ipt, bt))
+
+
 def source(kind: str, t: np.dtype, o: np.dtype, op: str = "usm_sum") -> str:
     """The kernel ``kind`` ("rows", "sums" or "tiles", see the module docstring) over
     elements of ``t`` into ``o`` with the operation ``op`` (``usm_sum`` or ``usm_prod``)."""
@@ -81,6 +110,30 @@ class Scans(Family):
 
     def _function(self, name: str, kind: str, t: np.dtype, o: np.dtype) -> Any:
         return self._cached((name, kind, t, o), lambda: source(kind, t, o, _OPS[name]))
+
+    def __init__(self, is_fast: Callable[[Any], bool], single_gpu: bool) -> None:
+        super().__init__(is_fast, single_gpu)
+        #: CUB's include options (None: no chained scan)
+        self.cub = cub_options()
+
+    def chained(self, name: str, a: Any, out: Any, off: int,
+                tile: tuple[int, int] | None = None) -> None:
+        """The chained scan of ``a``'s rows into ``out`` (see scan_chained.cuh)."""
+        o = out.dtype
+        bt, ipt = tile or CHAINED_TILE[o.itemsize]
+        R = a.shape[-1]
+        rows = a.size // R
+        ntiles = -(-R // (bt * ipt))
+        stride = -(-(ntiles + 32) * 2 * o.itemsize // 256) * 256
+        state = _nd((rows * stride,), np.uint8)
+        src = chained_source(a.dtype, o, _OPS[name], bt, ipt)
+        f = self._cached(("chained", name, a.dtype, o, bt, ipt), lambda: src, self.cub or ())
+        init = compiled(src, "init", self._multi, self.cub or ())
+        s = stream_ptr()
+        launch(init, (-(-ntiles // 256), rows, 1), (256, 1, 1), "Qqq", state.data.ptr, ntiles,
+               stride, stream=s)
+        launch(f, (ntiles, rows, 1), (bt, 1, 1), "QQQqqqq", a.data.ptr, out.data.ptr,
+               state.data.ptr, R, out.shape[-1], off, stride, stream=s)
 
     def _many(self) -> int:
         return 2 * sm_count()
