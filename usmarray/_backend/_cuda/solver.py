@@ -41,6 +41,7 @@ from cupy_backends.cuda.libs import cublas as _cublas
 from cupy_backends.cuda.libs import cusolver as _cs
 
 from .kernels._launch import cached, grid_1d, launch, stream_ptr
+from .kernels.headers import header
 from .kernels.triangle import triangle
 
 #: dtypes the direct routines take (the rest goes through cupy.linalg)
@@ -287,55 +288,19 @@ def _solve_on_device(a: Any, b: Any) -> Any:
     return cupy.ascontiguousarray(x)
 
 
-_SLOGDET = r"""
-typedef {t} T;
+#: the entry points of ``include/usmarray/solver.cuh``'s kernels
+_SLOGDET = """typedef %s T;
 extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ lu,
     const int* __restrict__ ipiv, T* __restrict__ out, const long long n,
-    const int* __restrict__ nan_flag) {{
-  __shared__ double sl[256];
-  __shared__ int sf[256];
-  double acc = 0.0;
-  int flags = 0;  // bit 0: an odd number of sign changes; bit 1: a zero pivot
-  for (long long i = threadIdx.x; i < n; i += 256) {{
-    const T u = lu[i * n + i];
-    if (u == 0) flags |= 2;
-    if (u < 0) flags ^= 1;
-    if (ipiv[i] != i + 1) flags ^= 1;
-    acc += log(fabs((double)u));
-  }}
-  sl[threadIdx.x] = acc;
-  sf[threadIdx.x] = flags;
-  __syncthreads();
-  for (int s = 128; s > 0; s >>= 1) {{
-    if (threadIdx.x < s) {{
-      sl[threadIdx.x] += sl[threadIdx.x + s];
-      const int o = sf[threadIdx.x + s];
-      sf[threadIdx.x] = (sf[threadIdx.x] ^ (o & 1)) | (o & 2);
-    }}
-    __syncthreads();
-  }}
-  if (threadIdx.x == 0) {{
-    const int f = sf[0];
-    const double sign = (f & 2) ? 0.0 : ((f & 1) ? -1.0 : 1.0);
-    // cuSOLVER's LU of a matrix with a NaN need not carry the NaN to its diagonal
-    const double logabs = *nan_flag ? __longlong_as_double(0x7ff8000000000000LL)
-        : (f & 2) ? __longlong_as_double(0xfff0000000000000LL) : sl[0];
-    out[0] = (T)sign;
-    out[1] = (T)logabs;
-    out[2] = (T)(sign * exp(logabs));
-  }}
-}}
+    const int* __restrict__ nan_flag) {
+  usm_slogdet(lu, ipiv, out, n, nan_flag);
+}
 """
-_NANS = r"""
-typedef {t} T;
+_NANS = """typedef %s T;
 extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ a,
-    int* __restrict__ flag, const long long size) {{
-  const long long st = (long long)gridDim.x * blockDim.x;
-  bool bad = false;
-  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < size; i += st)
-    bad |= a[i] != a[i];
-  if (__syncthreads_or(bad) && threadIdx.x == 0) *flag = 1;
-}}
+    int* __restrict__ flag, const long long size) {
+  usm_any_nan(a, flag, size);
+}
 """
 _fns: dict = {}
 _MULTI_GPU = cupy.cuda.runtime.getDeviceCount() > 1
@@ -350,11 +315,12 @@ def slogdet(a: Any) -> tuple[Any, Any, Any]:
     info = cupy.zeros(2, np.int32)  # getrf's status, then the NaN flag
     t = "float" if a.dtype == np.float32 else "double"
     s = stream_ptr()
-    launch(cached(_fns, ("nans", a.dtype), _MULTI_GPU, lambda: _NANS.format(t=t)), grid_1d(n * n),
-           (256, 1, 1), "QQq", a.data.ptr, info.data.ptr + 4, n * n, stream=s)
+    nans = cached(_fns, ("nans", a.dtype), _MULTI_GPU, lambda: header("solver.cuh") + _NANS % t)
+    launch(nans, grid_1d(n * n), (256, 1, 1), "QQq", a.data.ptr, info.data.ptr + 4, n * n,
+           stream=s)
     ipiv = _lu(lu, info.data.ptr)
     out = cupy.empty(3, a.dtype)
-    f = cached(_fns, ("slogdet", a.dtype), _MULTI_GPU, lambda: _SLOGDET.format(t=t))
+    f = cached(_fns, ("slogdet", a.dtype), _MULTI_GPU, lambda: header("solver.cuh") + _SLOGDET % t)
     launch(f, (1, 1, 1), (256, 1, 1), "QQQqQ", lu.data.ptr, ipiv.data.ptr, out.data.ptr, n,
            info.data.ptr + 4, stream=s)
     return out[0], out[1], out[2]

@@ -95,7 +95,7 @@ class Compactions(Family):
     def _function(self, kind: str, t: np.dtype, v: np.dtype) -> Any:
         def source() -> str:
             if kind == "offsets":
-                return scan_source("rows", _I64, _I64)
+                return scan_source(_I64, _I64)
             flags = "unsigned char" if kind.endswith("1") else CTYPES[t]
             return _source(flags, v, kind.startswith("coords"), _ENTRIES[kind])
 

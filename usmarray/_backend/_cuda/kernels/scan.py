@@ -1,25 +1,20 @@
 """Cumulative sums and products along the last axis of C-contiguous CUDA arrays.
 
-The array is viewed as (rows, R), the scan running along R.  A block scans 1024
-elements at a time (four consecutive elements a thread, a warp scan by shuffles, then
-a scan of the eight warp totals) and carries the running total to the next 1024.
-
-* Many rows (or short ones): one block a row, one pass (read once, write once).
-* Few long rows: the row is cut into tiles of :data:`TILE` elements; one launch sums
-  each tile, one scans the tile sums of each row into tile offsets (the one-block-a-row
-  kernel with a leading identity), and one scans each tile from its offset, the last
-  tile first: blocks start in about the order of their index, so the tiles the sums
-  pass read last, still in L2, are read again first.  (A single pass with decoupled
-  look-back measured slower, docs/performance.md: with tiles of 8192 the inclusive
-  prefixes advance 32 tiles a round trip of the look-back, slower than the tiles
-  finish.)
+The array is viewed as (rows, R), the scan running along R.  Many rows, or rows of at
+most :data:`TILE` elements: one block a row scans 1024 elements at a time (four
+consecutive elements a thread, a warp scan by shuffles, then a scan of the eight warp
+totals) and carries the running total on.  Few long rows: the chained scan, one pass
+in tiles of :data:`CHAINED_TILE` elements a block, each tile's prefix found by
+decoupled look-back over its predecessors' published totals (CUB's block primitives
+and tile status, compiled by NVRTC from the CCCL headers CuPy ships; without them,
+the fallback), after a launch that marks every tile unpublished.
 
 ``include_initial`` writes the identity first and the scan after it, in the same
-launches.  Results follow the namespace: the result dtype is the one the namespace
-asks for (at least 4 bytes here; smaller ones go to the fallback), accumulation is in
-that dtype, and floats are summed in a tree order within 1024 elements (as CuPy's
-and PyTorch's scans, not NumPy's left-to-right order).  The device code is
-``include/usmarray/scan.cuh``.
+launches.  The result dtype is the one the namespace asks for (at least 4 bytes here;
+smaller ones go to the fallback), accumulation is in that dtype, and floats are summed
+in a tree order within a block (as CuPy's and PyTorch's scans, not NumPy's
+left-to-right order).  The device code is ``include/usmarray/scan.cuh`` and
+``scan_chained.cuh``.
 """
 
 from __future__ import annotations
@@ -42,33 +37,14 @@ _IN: frozenset[np.dtype] = frozenset(d for d in CTYPES)
 #: the operation of each function (scan.cuh's)
 _OPS = {"cumulative_sum": "usm_sum", "cumulative_prod": "usm_prod"}
 
-#: the entry points of the kernels, after scan.cuh and the typedefs of T, O and Op
-_ENTRIES = {
-    "rows": r"""
+#: the one-block-a-row kernel, after scan.cuh and the typedefs of T, O and Op
+_ROWS = r"""
 extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ x, O* __restrict__ y,
     const long long rows, const long long R, const long long yR, const long long off) {
   __shared__ O wt[8];
   usm_scan_rows<Op>(x, y, rows, R, yR, off, wt);
 }
-""",
-    "sums": r"""
-extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ x, O* __restrict__ s,
-    const long long R, const long long tile) {
-  __shared__ O wt[8];
-  usm_scan_tile_sums<Op>(x, s, R, tile, wt);
-}
-""",
-    "tiles": r"""
-extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ x, O* __restrict__ y,
-    const O* __restrict__ offs, const long long R, const long long yR, const long long off,
-    const long long tile) {
-  __shared__ O wt[8];
-  usm_scan_tile<Op>(x, y, offs, R, yR, off, tile, wt);
-}
-""",
-}
-
-
+"""
 #: CUB's headers the chained scan starts with (after scan.cuh)
 _CUB = ("#include <cub/block/block_load.cuh>\n#include <cub/block/block_scan.cuh>\n"
         "#include <cub/block/block_store.cuh>\n"
@@ -85,31 +61,27 @@ extern "C" __global__ void __launch_bounds__(256) init(void* state, const int nt
   usm_scan_chained_init<O>(state, ntiles, stride);
 }
 """
-#: (threads, elements a thread) of a chained tile, by the result's element size
-CHAINED_TILE = {4: (256, 16), 8: (256, 8)}
+#: (threads, elements a thread) of a chained tile, by the result's element size: the
+#: fastest of the shapes measured at 2**24 elements (docs/performance.md)
+CHAINED_TILE = {4: (256, 16), 8: (128, 16)}
 
 
-def chained_source(t: np.dtype, o: np.dtype, op: str, bt: int, ipt: int) -> str:
-    """The chained scan (``k``) and its status initialization (``init``) over elements
-    of ``t`` into ``o`` with ``op``, ``bt`` threads a block, ``ipt`` elements each."""
-    return (header("scan.cuh") + _CUB + header("scan_chained.cuh")
-            + f"typedef {CTYPES[t]} T; typedef {CTYPES[o]} O; typedef {op}<O> Op;\n"
-            + _CHAINED % (bt, ipt, bt))
-
-
-def source(kind: str, t: np.dtype, o: np.dtype, op: str = "usm_sum") -> str:
-    """The kernel ``kind`` ("rows", "sums" or "tiles", see the module docstring) over
-    elements of ``t`` into ``o`` with the operation ``op`` (``usm_sum`` or ``usm_prod``)."""
-    return (header("scan.cuh") + f"typedef {CTYPES[t]} T; typedef {CTYPES[o]} O;"
-            f" typedef {op}<O> Op;" + _ENTRIES[kind])
+def source(t: np.dtype, o: np.dtype, op: str = "usm_sum", chained: tuple[int, int] = (0, 0)
+           ) -> str:
+    """The one-block-a-row scan (``k``) over elements of ``t`` into ``o`` with ``op``
+    (``usm_sum`` or ``usm_prod``); with ``chained`` (threads, elements a thread), the
+    chained scan (``k``) and its status initialization (``init``)."""
+    types = f"typedef {CTYPES[t]} T; typedef {CTYPES[o]} O; typedef {op}<O> Op;\n"
+    if not chained[0]:
+        return header("scan.cuh") + types + _ROWS
+    bt, ipt = chained
+    return header("scan.cuh") + _CUB + header("scan_chained.cuh") + types + _CHAINED % (
+        bt, ipt, bt)
 
 
 class Scans(Family):
     """``cumulative_sum``/``cumulative_prod`` along the last axis of a C-contiguous
     array of plain device memory (other layouts, axes and dtypes: the fallback)."""
-
-    def _function(self, name: str, kind: str, t: np.dtype, o: np.dtype) -> Any:
-        return self._cached((name, kind, t, o), lambda: source(kind, t, o, _OPS[name]))
 
     def __init__(self, is_fast: Callable[[Any], bool], single_gpu: bool) -> None:
         super().__init__(is_fast, single_gpu)
@@ -118,15 +90,18 @@ class Scans(Family):
 
     def chained(self, name: str, a: Any, out: Any, off: int,
                 tile: tuple[int, int] | None = None) -> None:
-        """The chained scan of ``a``'s rows into ``out`` (see scan_chained.cuh)."""
+        """The chained scan of ``a``'s rows into ``out`` from column ``off`` (``tile``:
+        threads and elements a thread, else :data:`CHAINED_TILE`'s)."""
         o = out.dtype
         bt, ipt = tile or CHAINED_TILE[o.itemsize]
         R = a.shape[-1]
         rows = a.size // R
         ntiles = -(-R // (bt * ipt))
+        # a row's tile status: a padding of 32 status words and one a tile, each a
+        # (status, value) pair of two result elements (CUB's ScanTileState<O, true>)
         stride = -(-(ntiles + 32) * 2 * o.itemsize // 256) * 256
         state = _nd((rows * stride,), np.uint8)
-        src = chained_source(a.dtype, o, _OPS[name], bt, ipt)
+        src = source(a.dtype, o, _OPS[name], (bt, ipt))
         f = self._cached(("chained", name, a.dtype, o, bt, ipt), lambda: src, self.cub or ())
         init = compiled(src, "init", self._multi, self.cub or ())
         s = stream_ptr()
@@ -148,18 +123,11 @@ class Scans(Family):
         s = stream_ptr()
         t = a.dtype
         if rows >= self._many() or R <= TILE:
-            launch(self._function(name, "rows", t, o), (min(rows, 1 << 20), 1, 1), (256, 1, 1),
-                   "QQqqqq", a.data.ptr, out.data.ptr, rows, R, yR, off, stream=s)
-            return out
-        ntiles = -(-R // TILE)
-        sums = _nd((rows, ntiles), o)
-        offs = _nd((rows, ntiles + 1), o)
-        launch(self._function(name, "sums", t, o), (ntiles, rows, 1), (256, 1, 1), "QQqq",
-               a.data.ptr, sums.data.ptr, R, TILE, stream=s)
-        launch(self._function(name, "rows", o, o), (min(rows, 1 << 20), 1, 1), (256, 1, 1),
-               "QQqqqq", sums.data.ptr, offs.data.ptr, rows, ntiles, ntiles + 1, 1, stream=s)
-        launch(self._function(name, "tiles", t, o), (ntiles, rows, 1), (256, 1, 1), "QQQqqqq",
-               a.data.ptr, out.data.ptr, offs.data.ptr, R, yR, off, TILE, stream=s)
+            f = self._cached((name, t, o), lambda: source(t, o, _OPS[name]))
+            launch(f, (min(rows, 1 << 20), 1, 1), (256, 1, 1), "QQqqqq", a.data.ptr,
+                   out.data.ptr, rows, R, yR, off, stream=s)
+        else:
+            self.chained(name, a, out, off)
         return out
 
     def wrap(self, name: str, fallback: Any) -> Any:
@@ -169,7 +137,8 @@ class Scans(Family):
             if (a.__class__ is _nd and dtype is not None and a.ndim
                     and a._c_contiguous and a.size and a.dtype in _IN
                     and (axis is None or axis % a.ndim == a.ndim - 1) and is_fast(a)
-                    and a.size < 2**62 // 8 and a.shape[-1] < 65535 * TILE):
+                    and a.size < 2**62 // 8 and (self.cub or a.shape[-1] <= TILE
+                                                  or a.size // a.shape[-1] >= self._many())):
                 o = np.dtype(dtype)
                 if o in _OUT:
                     return self.scan(name, a, o, bool(include_initial))
@@ -179,4 +148,4 @@ class Scans(Family):
         return kernel
 
 
-__all__ = ["TILE", "Scans", "source"]
+__all__ = ["CHAINED_TILE", "TILE", "Scans", "source"]

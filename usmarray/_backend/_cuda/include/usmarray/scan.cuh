@@ -1,6 +1,6 @@
 // The block scan of scan.py (1024 elements a step: four consecutive elements a
-// thread, a warp scan by shuffles, then a scan of the eight warp totals) and the
-// bodies of its three kernels; compact.cuh scans its flags with the same step.
+// thread, a warp scan by shuffles, then a scan of the eight warp totals) and the body
+// of its one-block-a-row kernel; compact.cuh scans its flags with the same step.
 //
 // Templates over T (the input's element type), O (the result's, that the scan runs
 // in), Op (usm_sum or usm_prod of O) and E (how an element enters the scan, and what
@@ -95,48 +95,6 @@ __device__ __forceinline__ void usm_scan_rows(const T* __restrict__ x, O* __rest
       carry = usm_scan_step<Op>(xr, yr, lo, R < lo + 1024 ? R : lo + 1024, carry, wt,
                                 usm_scan_plain());
   }
-}
-
-// the total of tile blockIdx.x of row blockIdx.y into s (a row of gridDim.x totals)
-template <typename Op, typename T, typename O>
-__device__ __forceinline__ void usm_scan_tile_sums(const T* __restrict__ x,
-                                                   O* __restrict__ s, const long long R,
-                                                   const long long tile, O* wt) {
-  const long long row = blockIdx.y, t = blockIdx.x;
-  const long long lo = t * tile, hi = R < lo + tile ? R : lo + tile;
-  const T* xr = x + row * R;
-  O a = Op::ident();
-  long long j = lo + threadIdx.x;
-  for (; j + 768 < hi; j += 1024)
-    a = Op::op(a, Op::op(Op::op((O)xr[j], (O)xr[j + 256]),
-                         Op::op((O)xr[j + 512], (O)xr[j + 768])));
-  for (; j < hi; j += 256) a = Op::op(a, (O)xr[j]);
-  for (int o = 16; o > 0; o >>= 1) a = Op::op(a, __shfl_down_sync(0xffffffffu, a, o));
-  if ((threadIdx.x & 31) == 0) wt[threadIdx.x >> 5] = a;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    O r = wt[0];
-    for (int i = 1; i < 8; i++) r = Op::op(r, wt[i]);
-    s[row * gridDim.x + t] = r;
-  }
-}
-
-// one tile scanned from its offset (offs: a row of gridDim.x + 1 tile offsets), the
-// last tile first
-template <typename Op, typename T, typename O>
-__device__ __forceinline__ void usm_scan_tile(const T* __restrict__ x, O* __restrict__ y,
-                                              const O* __restrict__ offs, const long long R,
-                                              const long long yR, const long long off,
-                                              const long long tile, O* wt) {
-  const long long row = blockIdx.y, t = gridDim.x - 1 - blockIdx.x;
-  const long long lo = t * tile, hi = R < lo + tile ? R : lo + tile;
-  const T* xr = x + row * R;
-  O* yr = y + row * yR + off;
-  if (off && t == 0 && threadIdx.x == 0) yr[-1] = Op::ident();
-  O carry = offs[row * (gridDim.x + 1) + t];
-  for (long long a = lo; a < hi; a += 1024)
-    carry = usm_scan_step<Op>(xr, yr, a, hi < a + 1024 ? hi : a + 1024, carry, wt,
-                              usm_scan_plain());
 }
 
 #endif  // USMARRAY_SCAN_CUH
