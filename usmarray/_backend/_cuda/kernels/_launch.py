@@ -62,8 +62,11 @@ def launch_address() -> int:
     return _launch_address[0]
 
 
+_current_stream: Any = cupy.cuda.stream.get_current_stream
+#: the current stream's handle (CuPy's Python API has no direct getter: its Stream's
+#: ``ptr``, an int)
 stream_ptr: Any = getattr(cupy.cuda.stream, "get_current_stream_ptr", None) or (
-    lambda: int(cupy.cuda.get_current_stream().ptr))
+    lambda: _current_stream().ptr)
 _cache: dict[tuple, Any] = {}
 _packers: dict[str, Any] = {}
 
