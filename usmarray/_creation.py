@@ -795,6 +795,10 @@ def _arange_length(start: Any, stop: Any, step: Any, d: np.dtype) -> int:
     return n
 
 
+#: the longest ``arange(n)`` of a floating dtype whose length the providers compute
+#: exactly from float arguments (past 2**53 a float misses integers)
+_EXACT_FLOAT_COUNT = 2**53
+
 #: itemsize -> the bound of the steps the providers take for integers of that width: they
 #: compute the step in its signed type, so |step| must lie below it
 _STEP_BOUND = {n: 1 << (8 * n - 1) for n in (1, 2, 4, 8)}
@@ -880,6 +884,13 @@ def arange(
     [array_api.arange](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.arange.html): the standard's specification.
     """
     be, q, ut = placement(device, usm_type, sycl_queue, "arange")
+    if type(start) is int and stop is None and step == 1 and type(step) is int and start > 0:
+        # arange(n), the commonest call: the general path's checks reduce to these
+        nd = _dtype_or(dtype, dt.int64, q, "arange")
+        if nd in dt.REAL_FLOATING and start <= _EXACT_FLOAT_COUNT:
+            return wrap_with(be, _alloc_n(be, q, ut, nd, start, be.arange, 0.0, float(start), 1.0))
+        if nd in dt.INTEGER and start <= dt.INTEGER_RANGE[nd][1] + 1:
+            return wrap_with(be, _alloc_n(be, q, ut, nd, start, be.arange, 0, start, 1))
     # NumPy scalars and 0-D real arrays stand for their value, as in array-api-strict
     start, step = real(start, "arange", "start"), real(step, "arange", "step")
     stop = None if stop is None else real(stop, "arange", "stop")

@@ -258,9 +258,13 @@ def scalar_kind_dtype(value: object) -> np.dtype | None:
     return None
 
 
+#: integer dtype -> (its smallest value, its largest)
+INTEGER_RANGE = {d: (int(np.iinfo(d).min), int(np.iinfo(d).max)) for d in INTEGER}
+
+
 def integer_fits(dtype: np.dtype, value: int) -> builtins.bool:
-    info = np.iinfo(dtype)
-    return info.min <= value <= info.max
+    lo, hi = INTEGER_RANGE[dtype] if dtype in INTEGER_RANGE else INTEGER_RANGE[np.dtype(dtype)]
+    return lo <= value <= hi
 
 
 def check_integer_fits(dtype: np.dtype, value: int, what: str) -> None:
