@@ -1028,11 +1028,16 @@ def linspace(
                                   endpoint=endpoint, compute_dtype=c))
 
 
+_REAL_PY = (int, float)
+
+
 def _linspace_compute_dtype(start: Any, stop: Any, q: Any) -> np.dtype:
     """The dtype ``linspace`` computes its values in, as NumPy's (NEP 50): Python numbers
     are weak, a NumPy scalar or 0-D array counts with its dtype, and the result is
     floating; float64 (complex128 with a complex bound) on a device without double
     precision is its single-precision counterpart."""
+    if type(start) in _REAL_PY and type(stop) in _REAL_PY:  # the common case: float64
+        return default_float(q)
     kinds = []
     for v in (start, stop):
         if type(v) is usm_ndarray and v._arr.ndim == 0:
