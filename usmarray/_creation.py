@@ -165,7 +165,8 @@ def _made(fname: str, device: Any, dtype: Any, usm_type: Any, sycl_queue: Any
     by ``_plan``, with its errors.  The allocator takes NumPy's positional arguments:
     ``(shape, dtype)``, for ``full`` ``(shape, fill_value, dtype)`` (``creator`` of the
     backend protocol)."""
-    dev = device if type(device) is Device else default_device() if device is None else made_from(device)
+    dev = (device if type(device) is Device else default_device() if device is None
+           else made_from(device))
     key = None
     if dev is not None and sycl_queue is None and (usm_type is None or type(usm_type) is str):
         key = (fname, id(dev._q), id(dtype), usm_type)
@@ -188,7 +189,8 @@ def _make(fname: str, shape: Any, dtype: Any, device: Any, usm_type: Any, sycl_q
     """``zeros`` or ``empty`` (``fname``) by its plan (:func:`_made`), under the
     backend's lock: ``shape`` checked after the keywords, more than the plan's byte cap
     or a failed allocation a MemoryError naming the size."""
-    dev = device if type(device) is Device else default_device() if device is None else made_from(device)
+    dev = (device if type(device) is Device else default_device() if device is None
+           else made_from(device))
     plan = None
     if dev is not None and sycl_queue is None and usm_type is None:  # the commonest case
         q = dev._q
@@ -464,7 +466,8 @@ def _full_float(shape: Any, fill_value: float, dtype: Any, device: Any) -> usm_n
     one-queue backend, by its plan (:func:`_made`), where the dtype is floating (no
     integer conversion to check); None elsewhere: the general path decides.  The checks
     in the general path's order: device and dtype (the plan), then shape."""
-    dev = device if type(device) is Device else default_device() if device is None else made_from(device)
+    dev = (device if type(device) is Device else default_device() if device is None
+           else made_from(device))
     if dev is None or dev._be.lock is not None or dev._be.multi_queue:
         return None
     q = dev._q

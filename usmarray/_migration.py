@@ -178,7 +178,8 @@ def _float_list(obj: list, device: Any) -> usm_ndarray | None:
     """``asarray(obj, device=device)`` for a short flat list of Python floats on a
     device with double precision given as a Device or None, as the general path makes
     it (float64, no int to range-check); None for any other list."""
-    dev = device if type(device) is Device else default_device() if device is None else made_from(device)
+    dev = (device if type(device) is Device else default_device() if device is None
+           else made_from(device))
     if dev is None:
         return None
     for v in obj:
@@ -216,7 +217,8 @@ def _float_scalar(obj: float, device: Any) -> usm_ndarray | None:
     """``asarray(obj, device=device)`` for a Python float on a Device (or the default
     device) of a lock-free one-queue backend, as the general path makes it (a 0-D array
     of the device's default float, the backend's first usm_type); None elsewhere."""
-    dev = device if type(device) is Device else default_device() if device is None else made_from(device)
+    dev = (device if type(device) is Device else default_device() if device is None
+           else made_from(device))
     if dev is None:
         return None
     be, q = dev._be, dev._q

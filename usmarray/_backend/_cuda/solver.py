@@ -442,5 +442,5 @@ def svd_applies(a: Any) -> bool:
 
 
 __all__ = ["BATCHED_SVD_MAX", "CHOLQR_DEFECT_MAX", "CHOLQR_MIN_ELEMENTS", "CHOLQR_RESIDUAL",
-           "CHOLQR_RATIO", "HOST_MAX", "REAL", "cholesky", "eigh", "inv", "on_host", "qr", "slogdet",
-           "solve", "svd", "svd_applies"]
+           "CHOLQR_RATIO", "HOST_MAX", "REAL", "cholesky", "eigh", "inv", "on_host", "qr",
+           "slogdet", "solve", "svd", "svd_applies"]
