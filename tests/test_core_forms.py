@@ -293,3 +293,100 @@ def test_setitem_of_a_0d_array_under_int_keys_gives_numpys_values_and_errors(
     with pytest.raises(ValueError, match="read-only"):
         r[(0, 0)] = xp.asarray(2.0, device=device)
     _same(x, a)  # nothing written by the refused calls
+
+
+#: calls of ``zeros``/``empty`` on the lean paths and beside them: regular and refused
+#: shapes, placement keywords, dtypes, NumPy habits (``D`` is the test's device string)
+_CREATION_CALLS = [
+    "{f}(5, dtype=xp.float32, device=D)", "{f}((2, 3), device=D)", "{f}((), device=D)",
+    "{f}(0, dtype=xp.int8, device=D)", "{f}((4, 0, 2), dtype=xp.bool, device=D)",
+    "{f}(3, dtype=xp.complex64, device=xp.Device.create_device(D))",
+    "{f}(shape=3, device=D)", "{f}(np.int64(3), device=D)", "{f}([2, 2], device=D)",
+    "{f}(3, device=D, usm_type='host')", "{f}(3, device=D, usm_type='managed')",
+    "{f}(-1, device=D)", "{f}((2, -1), device=D)", "{f}((2, 'a'), device=D)",
+    "{f}(True, device=D)", "{f}(2.0, device=D)", "{f}((1,) * 65, device=D)",
+    "{f}(2**70, device=D)", "{f}((2**40, 2**40), device=D)", "{f}(3, np.float64)",
+    "{f}(3, dtype='float32', device=D)", "{f}(3, dtype=np.float32, device=D)",
+    "{f}(3, order='C', device=D)", "{f}(device=D)", "{f}(3, 4, device=D)",
+    "{f}(3, device='no-such-device')", "{f}(3, device=object())",
+    "{f}(3, sycl_queue=object(), device=D)",
+]
+
+#: calls of ``asarray`` on its lean paths (a Python float, a short list of floats) and
+#: beside them
+_ASARRAY_CALLS = [
+    "xp.asarray(1.5, device=D)", "xp.asarray(-0.0)", "xp.asarray([1.0, 2.5], device=D)",
+    "xp.asarray([], device=D)", "xp.asarray([1.0] * 16, device=D)",
+    "xp.asarray([1.0] * 17, device=D)", "xp.asarray([1.0, 2], device=D)",
+    "xp.asarray([1.0, True], device=D)", "xp.asarray([1.0, [2.0]], device=D)",
+    "xp.asarray([1.0, np.float64(2.0)], device=D)", "xp.asarray((1.0, 2.0), device=D)",
+    "xp.asarray(1.5, dtype=xp.float32, device=D)", "xp.asarray([1.5], copy=False, device=D)",
+    "xp.asarray(1.5, copy=False, device=D)", "xp.asarray([1.5], usm_type='host', device=D)",
+    "xp.asarray(1.5, device=xp.Device.create_device(D))", "xp.asarray(float('nan'), device=D)",
+    "xp.asarray(1.5, D)", "xp.asarray(obj=1.5, device=D)", "xp.asarray(device=D)",
+    "xp.asarray([1.5], order='C', device=D)", "xp.asarray(1.5, device='no-such-device')",
+    "xp.asarray([1.5], device=object())", "xp.asarray([1.5], dtype='float32', device=D)",
+]
+
+_CREATION_CHILD = """
+import json, sys, numpy as np, usmarray as xp
+D = sys.argv[1]
+out = []
+for call in json.loads(sys.argv[2]):
+    for _ in range(2):  # the second call finds the plan the first one made
+        try:
+            r = eval(call)
+            got = ["ok", r.shape, str(r.dtype), str(r.device),
+                   None if "empty" in call else repr(xp.asnumpy(r).tolist())]
+        except Exception as exc:
+            got = [type(exc).__name__, str(exc)]
+    out.append([call, got])
+print(json.dumps(out))
+"""
+
+
+def _creation_outcomes(device: str, pure: bool) -> list:
+    import json
+
+    env = {k: v for k, v in os.environ.items() if k != _form.PURE_ENV}
+    if pure:
+        env[_form.PURE_ENV] = "1"
+    calls = [c.format(f=f) for f in ("xp.zeros", "xp.empty") for c in _CREATION_CALLS]
+    r = subprocess.run([sys.executable, "-c", _CREATION_CHILD, device,
+                        json.dumps(calls + _ASARRAY_CALLS)], env=env, capture_output=True,
+                       text=True, timeout=300, check=True)
+    return json.loads(r.stdout.splitlines()[-1])
+
+
+@pytest.mark.skipif(not COMPILED_BUILT, reason="no compiled core in this install")
+@pytest.mark.parametrize("device", DEVICES)
+def test_lean_creation_gives_the_python_forms_results_and_errors(device: str) -> None:
+    compiled, pure = _creation_outcomes(device, False), _creation_outcomes(device, True)
+    assert len(compiled) == 2 * len(_CREATION_CALLS) + len(_ASARRAY_CALLS)
+    for c, p in zip(compiled, pure, strict=True):
+        assert c == p, (c, p)
+    assert sum(got[0] == "ok" for _, got in compiled) >= 30  # both kinds of outcome
+    assert sum(got[0] != "ok" for _, got in compiled) >= 40
+
+
+@pytest.mark.skipif(_form.FORM != "compiled", reason="the pure-Python form runs")
+def test_lean_creation_runs_no_python_frame() -> None:
+    d = xp.Device.create_device("numpy")
+
+    def calls() -> None:
+        xp.zeros(4, dtype=xp.float32, device=d)
+        xp.empty((2, 3), device=d)
+        xp.zeros((), dtype=xp.int64, device="numpy")
+        xp.asarray([1.0, 2.0], device=d)
+
+    calls()
+    frames: list[str] = []
+    sys.setprofile(lambda f, event, _: frames.append(f.f_code.co_filename)
+                   if event == "call" else None)
+    try:
+        calls()
+    finally:
+        sys.setprofile(None)
+    package = os.path.dirname(xp.__file__)
+    assert [f for f in frames if f.startswith(package)] == [
+        os.path.join(package, "_device.py")] and __file__ in frames, frames

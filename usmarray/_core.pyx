@@ -580,3 +580,218 @@ def install_indexing(lone_keys, bool_dtype):
 def python_form(name):
     """The pure-Python form installed for slot ``name`` (see :func:`install`)."""
     return _python[SLOTS.index(name)]
+
+
+# ---- zeros, empty and asarray --------------------------------------------------------
+from cpython.contextvars cimport get_value
+
+cdef tuple _CREATION = ("zeros", "empty", "asarray")
+cdef list _creation_python = [None, None, None]  # index -> the function's Python form
+cdef list _last_made = [None, None]  # index -> (queue, dtype argument, plan, Device)
+cdef dict _made = None                     # usmarray._creation._MADE
+cdef object _Device = None                 # usmarray.Device
+cdef object _override = None               # usmarray._device._override
+cdef dict _device_globals = None           # usmarray._device's globals
+cdef object _made_from = None              # usmarray._device.made_from
+cdef Py_ssize_t _SSIZE_MAX = <Py_ssize_t>((<size_t>-1) >> 1)
+
+
+cdef object _device_of(object device):
+    """The Device ``device`` names: itself, the default device for None, the Device a
+    filter string made before; None for anything else (the Python form decides)."""
+    td = type(device)
+    if td is _Device:
+        return device
+    if device is None:
+        dev = get_value(_override)
+        return _device_globals["_global_default"] if dev is None else dev
+    if td is str:
+        return _made_from(device)
+    return None
+
+
+cdef object _create(Py_ssize_t k, object shape, object dtype, object device,
+                    object usm_type, object sycl_queue):
+    """``zeros`` (``k`` 0) or ``empty`` (1) by the plan the Python form made for this
+    queue and dtype argument: the Python form for a usm_type or sycl_queue, a device
+    other than a Device, a filter string that made one, or None, a shape other than a
+    non-negative int or a tuple of at most 64 of them, a plan not made yet, a backend
+    with a lock, more bytes than the plan's cap, and a failed allocation."""
+    cdef ArrayBase res
+    cdef Py_ssize_t size, v, itemsize, cap
+    python = _creation_python[k]
+    if usm_type is not None or sycl_queue is not None:
+        return python(shape, dtype=dtype, device=device, usm_type=usm_type,
+                      sycl_queue=sycl_queue)
+    dev = _device_of(device)
+    if dev is None:
+        return python(shape, dtype=dtype, device=device, usm_type=None, sycl_queue=None)
+    last = _last_made[k]
+    if last is not None and (<tuple>last)[3] is dev and (<tuple>last)[1] is dtype:
+        plan = (<tuple>last)[2]  # the same Device object: its queue is the same
+    else:
+        q = dev._q
+        if last is not None and (<tuple>last)[0] is q and (<tuple>last)[1] is dtype:
+            plan = (<tuple>last)[2]
+        else:
+            plan = _made.get((_CREATION[k], id(q), id(dtype), None))
+            if plan is None:  # the Python form makes it
+                return python(shape, dtype=dtype, device=device, usm_type=None,
+                              sycl_queue=None)
+        _last_made[k] = (q, dtype, plan, dev)
+    be = (<tuple>plan)[0]
+    d = (<tuple>plan)[2]
+    ts = type(shape)
+    dims = shape
+    size = 1
+    try:
+        if ts is int:
+            size = shape
+            if size < 0:
+                size = -1
+            dims = (shape,)
+        elif ts is tuple and len(<tuple>shape) <= _MAX_NDIM:
+            for e in <tuple>shape:
+                if type(e) is not int:
+                    size = -1
+                    break
+                v = e
+                if v < 0 or (v != 0 and size > _SSIZE_MAX // v):
+                    size = -1
+                    break
+                size *= v
+        else:
+            size = -1
+    except OverflowError:
+        size = -1
+    try:
+        cap = (<tuple>plan)[3]
+    except OverflowError:
+        cap = _SSIZE_MAX
+    itemsize = (<cnp.dtype>d).itemsize
+    if (size < 0 or (itemsize != 0 and size > _SSIZE_MAX // itemsize)
+            or size * itemsize > cap or not (<tuple>_facts(be))[2]):
+        return python(shape, dtype=dtype, device=device, usm_type=None, sycl_queue=None)
+    try:
+        raw = (<tuple>plan)[4](dims, d)
+    except Exception:  # the Python form names the failure
+        return python(shape, dtype=dtype, device=device, usm_type=None, sycl_queue=None)
+    res = ArrayBase.__new__(_usm)
+    res._arr = raw
+    res._be = be
+    return res
+
+
+cdef object _MISSING = object()  # a lean path's shape not given
+
+
+cdef object _regular(Py_ssize_t k, object shape, tuple rest, object dtype, object device,
+                     object usm_type, object sycl_queue, dict more):
+    """The creation function ``k`` for a call of its signature, else its Python form
+    (which words the TypeError for a call it refuses)."""
+    if rest or more or shape is _MISSING:
+        args = rest if shape is _MISSING else (shape,) + rest
+        return _creation_python[k](*args, dtype=dtype, device=device, usm_type=usm_type,
+                                   sycl_queue=sycl_queue, **more)
+    return _create(k, shape, dtype, device, usm_type, sycl_queue)
+
+
+def zeros(shape=_MISSING, *rest, dtype=None, device=None, usm_type=None, sycl_queue=None,
+          **more):
+    """``usmarray.zeros``'s lean path (see :func:`install_creation`)."""
+    return _regular(0, shape, rest, dtype, device, usm_type, sycl_queue, more)
+
+
+def empty(shape=_MISSING, *rest, dtype=None, device=None, usm_type=None, sycl_queue=None,
+          **more):
+    """``usmarray.empty``'s lean path (see :func:`install_creation`)."""
+    return _regular(1, shape, rest, dtype, device, usm_type, sycl_queue, more)
+
+
+cdef list _list_last = None     # usmarray._migration._LIST_LAST
+cdef dict _scalar_plans = None  # usmarray._migration._SCALAR_PLANS
+cdef Py_ssize_t _short_list = 0  # usmarray._migration._SHORT_LIST
+
+
+cdef object _asarray(object obj, object device):
+    """``asarray(obj, device=device)`` of a Python float, or of a short flat list of
+    Python floats on a device with double precision, by the plans the Python form made
+    (``_float_scalar``, ``_float_list``); None for everything else, and for a plan not
+    made yet, a backend with a lock or more than one queue, and a failed allocation."""
+    cdef ArrayBase res
+    t = type(obj)
+    if t is not float and (t is not list or len(<list>obj) > _short_list):
+        return None
+    dev = _device_of(device)
+    if dev is None:
+        return None
+    q = dev._q
+    be = dev._be
+    facts = _facts(be)
+    if not (<tuple>facts)[2]:
+        return None
+    try:
+        if t is float:
+            plan = _scalar_plans.get(id(q))
+            if plan is None or (<tuple>plan)[2] is not q or (<tuple>facts)[0]:
+                return None
+            raw = (<tuple>plan)[0]((), obj, (<tuple>plan)[1])
+        else:
+            for v in <list>obj:
+                if type(v) is not float:
+                    return None
+            last = _list_last[0]
+            if (<tuple>last)[0] is not q or not (<tuple>last)[1]:
+                return None
+            raw = cnp.PyArray_FROM_O(obj)  # float64: every element is a Python float
+            if not (<tuple>last)[2]:
+                raw = be.asarray(raw, dtype=None, copy=None, usm_type=None, queue=q)
+    except Exception:  # the Python form names the failure
+        return None
+    res = ArrayBase.__new__(_usm)
+    res._arr = raw
+    res._be = be
+    return res
+
+
+def asarray(obj=_MISSING, /, *rest, dtype=None, device=None, copy=None, usm_type=None,
+            sycl_queue=None, **more):
+    """``usmarray.asarray``'s lean path (see :func:`install_creation`)."""
+    if (not rest and not more and dtype is None and copy is None and usm_type is None
+            and sycl_queue is None):
+        made = _asarray(obj, device)
+        if made is not None:
+            return made
+    args = rest if obj is _MISSING else (obj,) + rest
+    return _creation_python[2](*args, dtype=dtype, device=device, copy=copy,
+                               usm_type=usm_type, sycl_queue=sycl_queue, **more)
+
+
+def bind_asarray(list_last, scalar_plans, short_list):
+    """``usmarray._migration``'s plans of ``asarray`` for a short list of floats and for
+    a float (``_LIST_LAST``, ``_SCALAR_PLANS``), and the longest list of the first."""
+    global _list_last, _scalar_plans, _short_list
+    _list_last = list_last
+    _scalar_plans = scalar_plans
+    _short_list = short_list
+
+
+def bind_creation(made, device_module):
+    """``usmarray._creation._MADE``, the plans the lean creation paths read, and
+    ``usmarray._device``, whose Device, default device and filter strings they use."""
+    global _made, _Device, _override, _device_globals, _made_from
+    _made = made
+    _Device = device_module.Device
+    _override = device_module._override
+    _device_globals = vars(device_module)
+    _made_from = device_module.made_from
+
+
+def install_creation(name, python_form):
+    """The lean path of creation function ``name`` (``"zeros"``, ``"empty"`` or
+    ``"asarray"``), with ``python_form`` (the namespace's function, as its wrapper gives
+    it) called for every call it leaves out: one of another signature, and those
+    :func:`_create` and :func:`_asarray` name."""
+    k = _CREATION.index(name)
+    _creation_python[k] = python_form
+    return (zeros, empty, asarray)[k]

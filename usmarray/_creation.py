@@ -3,11 +3,13 @@ backend's ``sycl_queue=``."""
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, cast
 
 import numpy as np
 
+from . import _device, _form
 from . import _dtypes as dt
 from ._array import new_array, usm_ndarray, wrap_with
 from ._backend._protocol import BackendBase
@@ -387,6 +389,15 @@ def ones(shape: Any, *, dtype: Any = None, device: Any = None, usm_type: Any = N
     [array_api.ones](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.ones.html): the standard's specification.
     """
     return _filled("ones", shape, 1, dtype, device, usm_type, sycl_queue)
+
+
+if _form.core is not None:
+    # the compiled core's lean zeros and empty (usmarray/_core.pyx): the namespace puts
+    # them before its wrappers of these functions, which they call for what they leave
+    # out; they read _MADE's plans
+    _form.core.bind_creation(_MADE, _device)
+    zeros._usmarray_front = functools.partial(_form.core.install_creation, "zeros")  # type: ignore[attr-defined]
+    empty._usmarray_front = functools.partial(_form.core.install_creation, "empty")  # type: ignore[attr-defined]
 
 
 @locks_itself

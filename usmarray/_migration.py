@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
 
-from . import _backend, _trace
+from . import _backend, _form, _trace
 from . import _dtypes as dt
 from ._array import new_array, usm_ndarray, wrap_with
 from ._backend import _dlpack_import as _dl
@@ -419,6 +420,14 @@ def asarray(
     if d is None:
         check_device_dtype(raw.dtype, q, "asarray")
     return wrap_with(be, raw)
+
+
+if _form.core is not None:
+    # the compiled core's lean asarray (usmarray/_core.pyx) of a Python float or a short
+    # list of floats, by the plans above; the namespace puts it before its wrapper
+    _form.core.bind_asarray(_LIST_LAST, _SCALAR_PLANS, _SHORT_LIST)
+    asarray._usmarray_front = functools.partial(  # type: ignore[attr-defined]
+        _form.core.install_creation, "asarray")
 
 
 @locks_itself

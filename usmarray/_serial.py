@@ -247,13 +247,34 @@ def serialize_namespace(ns: dict[str, Any]) -> None:
                 continue
             if obj not in _WRAPPERS:
                 wrapped = serialized(obj)
-                wrapper = _WRAPPERS[obj] = hinted(wrapped) if wrapped is obj else wrapped
+                wrapper = hinted(wrapped) if wrapped is obj else wrapped
+                front = getattr(obj, "_usmarray_front", None)
+                if front is not None:  # a compiled lean path before the wrapper
+                    wrapper = _fronted(front(wrapper), wrapper)
+                _WRAPPERS[obj] = wrapper
                 if wrapper is not obj:
                     # found under this namespace's name, so that pickle and cloudpickle
                     # (cubed's and Dask's tasks) store it by reference: functools.wraps
                     # gave it the wrapped function's, which names another object
                     wrapper.__module__, wrapper.__qualname__ = ns["__name__"], name
             ns[name] = _WRAPPERS[obj]
+
+
+def _fronted(lean: Any, wrapper: Any) -> Any:
+    """``lean``, a compiled function that calls ``wrapper`` for every call it leaves out,
+    given the wrapper's name, docstring, signature (``__wrapped__``) and marks."""
+    functools.update_wrapper(lean, wrapper, updated=())
+    lean.__dict__.update({k: v for k, v in vars(wrapper).items() if k != "__wrapped__"})
+    lean.__wrapped__ = wrapper.__wrapped__
+    return lean
+
+
+def is_namespace_function(obj: Any) -> bool:
+    """Whether ``obj`` is a function of the namespace as ``serialize_namespace`` leaves
+    it: a Python function, or a compiled lean path in front of one."""
+    return isinstance(obj, types.FunctionType) or (
+        callable(obj) and isinstance(getattr(obj, "__wrapped__", None), types.FunctionType)
+        and not isinstance(obj, type))
 
 
 def serialize_methods(cls: type, names: tuple[str, ...]) -> None:

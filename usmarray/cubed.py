@@ -55,7 +55,7 @@ from ._cubed_store import DeviceStore as DeviceStore  # re-exported: the device 
 from ._cubed_store import bind_adapter
 from ._cubed_store import device_store as device_store
 from ._placement import check_device_dtype
-from ._serial import locked
+from ._serial import is_namespace_function, locked
 
 __array_api_version__ = _xp.__array_api_version__
 
@@ -133,7 +133,7 @@ def _adapt(ns: dict[str, Any], source: Any) -> None:
         obj = getattr(source, name)
         if type(obj) is _dt.DType:
             ns[name] = obj.np
-        elif isinstance(obj, types.FunctionType) and _takes_dtype(obj):
+        elif is_namespace_function(obj) and _takes_dtype(obj):
             ns[name] = _placed(obj) if name in _CREATION else _with_dtype_kw(obj)
         elif name not in ns:
             ns[name] = obj
@@ -324,7 +324,7 @@ def _found_by_name(ns: dict[str, Any], module: str) -> None:
     cloudpickle (cubed's and Dask's tasks) store it by reference, not its closure and
     ``__dict__`` (the namespace function's per-backend plans and locks)."""
     for name, obj in list(ns.items()):
-        if not isinstance(obj, types.FunctionType) or name.startswith("__"):
+        if not is_namespace_function(obj) or name.startswith("__"):
             continue
         home = sys.modules.get(obj.__module__)
         if home is not None and getattr(home, obj.__qualname__, None) is obj:
