@@ -613,10 +613,11 @@ cdef object _device_of(object device):
 cdef object _create(Py_ssize_t k, object shape, object dtype, object device,
                     object usm_type, object sycl_queue):
     """``zeros`` (``k`` 0) or ``empty`` (1) by the plan the Python form made for this
-    queue and dtype argument: the Python form for a usm_type or sycl_queue, a device
-    other than a Device, a filter string that made one, or None, a shape other than a
-    non-negative int or a tuple of at most 64 of them, a plan not made yet, a backend
-    with a lock, more bytes than the plan's cap, and a failed allocation."""
+    queue and dtype argument, under the backend's lock where it has one: the Python
+    form for a usm_type or sycl_queue, a device other than a Device, a filter string
+    that made one, or None, a shape other than a non-negative int or a tuple of at most
+    64 of them, a plan not made yet, more bytes than the plan's cap, and a failed
+    allocation."""
     cdef ArrayBase res
     cdef Py_ssize_t size, v, itemsize, cap
     python = _creation_python[k]
@@ -670,10 +671,14 @@ cdef object _create(Py_ssize_t k, object shape, object dtype, object device,
         cap = _SSIZE_MAX
     itemsize = (<cnp.dtype>d).itemsize
     if (size < 0 or (itemsize != 0 and size > _SSIZE_MAX // itemsize)
-            or size * itemsize > cap or not (<tuple>_facts(be))[2]):
+            or size * itemsize > cap):
         return python(shape, dtype=dtype, device=device, usm_type=None, sycl_queue=None)
     try:
-        raw = (<tuple>plan)[4](dims, d)
+        if (<tuple>_facts(be))[2]:
+            raw = (<tuple>plan)[4](dims, d)
+        else:
+            with be.lock:  # the Python form's lock, around the allocation only
+                raw = (<tuple>plan)[4](dims, d)
     except Exception:  # the Python form names the failure
         return python(shape, dtype=dtype, device=device, usm_type=None, sycl_queue=None)
     res = ArrayBase.__new__(_usm)
@@ -716,8 +721,10 @@ cdef Py_ssize_t _short_list = 0  # usmarray._migration._SHORT_LIST
 cdef object _asarray(object obj, object device):
     """``asarray(obj, device=device)`` of a Python float, or of a short flat list of
     Python floats on a device with double precision, by the plans the Python form made
-    (``_float_scalar``, ``_float_list``); None for everything else, and for a plan not
-    made yet, a backend with a lock or more than one queue, and a failed allocation."""
+    (``_float_scalar``, ``_float_list``: the list's copy to the device under the
+    backend's lock where it has one); None for everything else, and for a plan not made
+    yet, a float on a backend with a lock or more than one queue, and a failed
+    allocation."""
     cdef ArrayBase res
     t = type(obj)
     if t is not float and (t is not list or len(<list>obj) > _short_list):
@@ -728,12 +735,11 @@ cdef object _asarray(object obj, object device):
     q = dev._q
     be = dev._be
     facts = _facts(be)
-    if not (<tuple>facts)[2]:
-        return None
     try:
         if t is float:
             plan = _scalar_plans.get(id(q))
-            if plan is None or (<tuple>plan)[2] is not q or (<tuple>facts)[0]:
+            if (plan is None or (<tuple>plan)[2] is not q or (<tuple>facts)[0]
+                    or not (<tuple>facts)[2]):
                 return None
             raw = (<tuple>plan)[0]((), obj, (<tuple>plan)[1])
         else:
@@ -745,7 +751,12 @@ cdef object _asarray(object obj, object device):
                 return None
             raw = cnp.PyArray_FROM_O(obj)  # float64: every element is a Python float
             if not (<tuple>last)[2]:
-                raw = be.asarray(raw, dtype=None, copy=None, usm_type=None, queue=q)
+                if (<tuple>facts)[2]:
+                    raw = be.asarray(raw, dtype=None, copy=None, usm_type=None, queue=q)
+                else:
+                    with be.lock:
+                        raw = be.asarray(raw, dtype=None, copy=None, usm_type=None,
+                                         queue=q)
     except Exception:  # the Python form names the failure
         return None
     res = ArrayBase.__new__(_usm)
