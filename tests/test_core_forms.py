@@ -70,6 +70,20 @@ def test_a_core_built_from_another_source_is_not_loaded(tmp_path, monkeypatch) -
     assert any("rebuilt" in str(w.message) for w in seen)
 
 
+def _python_frames(calls) -> list[str]:
+    """The files of the Python frames a second ``calls()`` runs (the first works out
+    the plans in Python)."""
+    calls()
+    frames: list[str] = []
+    sys.setprofile(lambda f, event, _: frames.append(f.f_code.co_filename)
+                   if event == "call" else None)
+    try:
+        calls()
+    finally:
+        sys.setprofile(None)
+    return frames
+
+
 @pytest.mark.skipif(_form.FORM != "compiled", reason="the pure-Python form runs")
 def test_the_compiled_slots_run_no_python_frame_on_their_lean_paths() -> None:
     x = xp.asarray(np.arange(8.0), device="numpy")
@@ -85,14 +99,7 @@ def test_the_compiled_slots_run_no_python_frame_on_their_lean_paths() -> None:
         x[6:8] = 0.5
 
     z = xp.asarray(4.5, device="numpy")
-    calls()  # the first calls work out the plans in Python
-    frames: list[str] = []
-    sys.setprofile(lambda f, event, _: frames.append(f.f_code.co_filename)
-                   if event == "call" else None)
-    try:
-        calls()
-    finally:
-        sys.setprofile(None)
+    frames = _python_frames(calls)
     # the backend's kernels and methods only (ufuncs run without a Python frame): no
     # operator or indexing function in Python; ``calls`` itself shows the profile ran
     package = os.path.dirname(xp.__file__)
@@ -379,14 +386,7 @@ def test_lean_creation_runs_no_python_frame() -> None:
         xp.zeros((), dtype=xp.int64, device="numpy")
         xp.asarray([1.0, 2.0], device=d)
 
-    calls()
-    frames: list[str] = []
-    sys.setprofile(lambda f, event, _: frames.append(f.f_code.co_filename)
-                   if event == "call" else None)
-    try:
-        calls()
-    finally:
-        sys.setprofile(None)
+    frames = _python_frames(calls)
     package = os.path.dirname(xp.__file__)
     assert [f for f in frames if f.startswith(package)] == [
         os.path.join(package, "_device.py")] and __file__ in frames, frames

@@ -644,7 +644,7 @@ def wrap_with(be: Any, raw: Any) -> usm_ndarray:
 
 if _core is not None:
     wrap_with = _core.wrap_with  # noqa: F811 - the same function, compiled
-    _core.bind(usm_ndarray, vars(_trace))
+    _core.bind(usm_ndarray, _trace)
 
 
 def _constructor_placement(buffer: Any, kwargs: dict | None) -> tuple[Any, Any]:

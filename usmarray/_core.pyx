@@ -94,7 +94,7 @@ SLOTS = (
 cdef list _python = [None] * len(SLOTS)  # slot index -> its pure-Python form
 cdef list _lean = [None] * len(SLOTS)    # slot index -> lean-path table, or None
 cdef object _usm = None                  # the class usm_ndarray
-cdef dict _trace = None                  # usmarray._trace's globals (ACTIVE)
+cdef Py_ssize_t _tracing = 0             # usmarray._trace.ACTIVE (set_tracing)
 cdef dict _backends = {}                 # backend -> _facts(backend)
 cdef dict _lone = None                   # usmarray._indexing._LONE_KEYS
 cdef object _bool = None                 # the bool dtype
@@ -262,7 +262,7 @@ cdef class ArrayBase:
         cdef ArrayBase out
         cdef ArrayBase k
         cdef tuple t
-        if _trace["ACTIVE"]:  # a trace watches what the Python form returns
+        if _tracing:  # a trace watches what the Python form returns
             return _python[49](self, key)
         tk = type(key)
         if tk is slice:
@@ -310,7 +310,7 @@ cdef class ArrayBase:
 
     def __setitem__(self, key, value):
         cdef ArrayBase v
-        if type(value) is _usm and not _trace["ACTIVE"]:
+        if type(value) is _usm and not _tracing:
             be = self._be
             v = <ArrayBase>value
             tk = type(key)
@@ -338,7 +338,7 @@ cdef class ArrayBase:
                     except Exception:
                         pass  # nothing written: the Python form words it
         elif type(value) is float or type(value) is bool:
-            if not _trace["ACTIVE"] and (_ints(key) or (type(key) is slice
+            if not _tracing and (_ints(key) or (type(key) is slice
                                                         and (<slice>key).step is None)):
                 be = self._be
                 t = _facts(be)
@@ -441,7 +441,7 @@ cdef object _binary(Py_ssize_t k, object x1, object x2):
     cdef ArrayBase res
     cdef Py_ssize_t n
     info = _lean[k]
-    if info is None or _trace["ACTIVE"]:
+    if info is None or _tracing:
         return _python[k](x1, x2)
     a = <ArrayBase>x1
     be = a._be
@@ -488,7 +488,7 @@ cdef object _reflected(Py_ssize_t k, object x1, object x2):
     cdef Py_ssize_t n
     info = _lean[k]
     t2 = type(x2)
-    if info is None or (t2 is not float and t2 is not int) or _trace["ACTIVE"]:
+    if info is None or (t2 is not float and t2 is not int) or _tracing:
         return _python[k](x1, x2)
     a = <ArrayBase>x1
     be = a._be
@@ -517,7 +517,7 @@ cdef object _unary(Py_ssize_t k, object x):
     cdef ArrayBase res
     cdef Py_ssize_t n
     info = _lean[k]
-    if info is None or _trace["ACTIVE"]:
+    if info is None or _tracing:
         return _python[k](x)
     a = <ArrayBase>x
     be = a._be
@@ -549,14 +549,21 @@ def wrap_with(be, raw):
     return out
 
 
-def bind(cls, trace_globals):
-    """Tell the core its array class (a subclass of :class:`ArrayBase`) and the globals
-    of ``usmarray._trace`` (its lean paths step aside while a trace runs)."""
-    global _usm, _trace
+def bind(cls, trace):
+    """Tell the core its array class (a subclass of :class:`ArrayBase`), and have
+    ``usmarray._trace`` (``trace``) tell it how many traces run (its lean paths step
+    aside while one does)."""
+    global _usm
     if not issubclass(cls, ArrayBase):
         raise TypeError(f"bind: {cls!r} is not a subclass of ArrayBase")
     _usm = cls
-    _trace = trace_globals
+    trace.watch(set_tracing)
+
+
+def set_tracing(Py_ssize_t active):
+    """How many traces run (``usmarray._trace.ACTIVE``)."""
+    global _tracing
+    _tracing = active
 
 
 def install(name, python_form, lean=None):

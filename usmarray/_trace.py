@@ -11,12 +11,22 @@ from other threads go nowhere.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 #: how many traces are running, in any thread
 ACTIVE = 0
 _local = threading.local()
 _lock = threading.Lock()
+#: functions told each new ``ACTIVE`` (the compiled core's lean paths read their own copy)
+_watchers: list[Callable[[int], Any]] = []
+
+
+def watch(fn: Callable[[int], Any]) -> None:
+    """Call ``fn(ACTIVE)`` now and whenever a trace starts or stops."""
+    with _lock:
+        _watchers.append(fn)
+        fn(ACTIVE)
 
 
 class Recorder:
@@ -44,6 +54,8 @@ def start(rec: Recorder | None = None) -> Recorder:
     _local.rec = rec
     with _lock:
         ACTIVE += 1
+        for fn in _watchers:
+            fn(ACTIVE)
     return rec
 
 
@@ -54,6 +66,8 @@ def stop() -> None:
         _local.rec = None
         with _lock:
             ACTIVE -= 1
+            for fn in _watchers:
+                fn(ACTIVE)
 
 
 def tracing() -> bool:
@@ -77,4 +91,4 @@ def impure(what: str) -> None:
         rec.impure = what
 
 
-__all__ = ["ACTIVE", "Recorder", "impure", "note", "start", "stop", "tracing"]
+__all__ = ["ACTIVE", "Recorder", "impure", "note", "start", "stop", "tracing", "watch"]
