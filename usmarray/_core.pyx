@@ -589,11 +589,11 @@ def python_form(name):
     return _python[SLOTS.index(name)]
 
 
-# ---- zeros, empty and asarray --------------------------------------------------------
+# ---- lean fronts of namespace functions: zeros, empty, asarray, reshape, permute_dims --
 from cpython.contextvars cimport get_value
 
-cdef tuple _CREATION = ("zeros", "empty", "asarray")
-cdef list _creation_python = [None, None, None]  # index -> the function's Python form
+cdef tuple _FRONTS = ("zeros", "empty", "asarray", "reshape", "permute_dims")
+cdef list _front_python = [None] * len(_FRONTS)  # index -> the function's Python form
 cdef list _last_made = [None, None]  # index -> (queue, dtype argument, plan, Device)
 cdef dict _made = None                     # usmarray._creation._MADE
 cdef object _Device = None                 # usmarray.Device
@@ -627,7 +627,7 @@ cdef object _create(Py_ssize_t k, object shape, object dtype, object device,
     allocation."""
     cdef ArrayBase res
     cdef Py_ssize_t size, v, itemsize, cap
-    python = _creation_python[k]
+    python = _front_python[k]
     if usm_type is not None or sycl_queue is not None:
         return python(shape, dtype=dtype, device=device, usm_type=usm_type,
                       sycl_queue=sycl_queue)
@@ -642,7 +642,7 @@ cdef object _create(Py_ssize_t k, object shape, object dtype, object device,
         if last is not None and (<tuple>last)[0] is q and (<tuple>last)[1] is dtype:
             plan = (<tuple>last)[2]
         else:
-            plan = _made.get((_CREATION[k], id(q), id(dtype), None))
+            plan = _made.get((_FRONTS[k], id(q), id(dtype), None))
             if plan is None:  # the Python form makes it
                 return python(shape, dtype=dtype, device=device, usm_type=None,
                               sycl_queue=None)
@@ -701,22 +701,22 @@ cdef object _regular(Py_ssize_t k, object shape, tuple rest, object dtype, objec
                      object usm_type, object sycl_queue, dict more):
     """The creation function ``k`` for a call of its signature, else its Python form
     (which words the TypeError for a call it refuses)."""
-    if rest or more or shape is _MISSING:
+    if rest or more or shape is _MISSING or _tracing:
         args = rest if shape is _MISSING else (shape,) + rest
-        return _creation_python[k](*args, dtype=dtype, device=device, usm_type=usm_type,
+        return _front_python[k](*args, dtype=dtype, device=device, usm_type=usm_type,
                                    sycl_queue=sycl_queue, **more)
     return _create(k, shape, dtype, device, usm_type, sycl_queue)
 
 
 def zeros(shape=_MISSING, *rest, dtype=None, device=None, usm_type=None, sycl_queue=None,
           **more):
-    """``usmarray.zeros``'s lean path (see :func:`install_creation`)."""
+    """``usmarray.zeros``'s lean path (see :func:`install_front`)."""
     return _regular(0, shape, rest, dtype, device, usm_type, sycl_queue, more)
 
 
 def empty(shape=_MISSING, *rest, dtype=None, device=None, usm_type=None, sycl_queue=None,
           **more):
-    """``usmarray.empty``'s lean path (see :func:`install_creation`)."""
+    """``usmarray.empty``'s lean path (see :func:`install_front`)."""
     return _regular(1, shape, rest, dtype, device, usm_type, sycl_queue, more)
 
 
@@ -774,14 +774,14 @@ cdef object _asarray(object obj, object device):
 
 def asarray(obj=_MISSING, /, *rest, dtype=None, device=None, copy=None, usm_type=None,
             sycl_queue=None, **more):
-    """``usmarray.asarray``'s lean path (see :func:`install_creation`)."""
+    """``usmarray.asarray``'s lean path (see :func:`install_front`)."""
     if (not rest and not more and dtype is None and copy is None and usm_type is None
-            and sycl_queue is None):
+            and sycl_queue is None and not _tracing):
         made = _asarray(obj, device)
         if made is not None:
             return made
     args = rest if obj is _MISSING else (obj,) + rest
-    return _creation_python[2](*args, dtype=dtype, device=device, copy=copy,
+    return _front_python[2](*args, dtype=dtype, device=device, copy=copy,
                                usm_type=usm_type, sycl_queue=sycl_queue, **more)
 
 
@@ -805,11 +805,107 @@ def bind_creation(made, device_module):
     _made_from = device_module.made_from
 
 
-def install_creation(name, python_form):
-    """The lean path of creation function ``name`` (``"zeros"``, ``"empty"`` or
-    ``"asarray"``), with ``python_form`` (the namespace's function, as its wrapper gives
-    it) called for every call it leaves out: one of another signature, and those
-    :func:`_create` and :func:`_asarray` name."""
-    k = _CREATION.index(name)
-    _creation_python[k] = python_form
-    return (zeros, empty, asarray)[k]
+cdef object _reshape(ArrayBase x, tuple shape):
+    """``reshape(x, shape)`` of a shape of at most 64 ints, each at least -1, on a
+    lock-free backend: the backend's reshape, as the Python form's first path calls it;
+    None for everything else, and where the backend refuses."""
+    cdef ArrayBase res
+    cdef Py_ssize_t v
+    if len(shape) > _MAX_NDIM:
+        return None
+    for n in shape:
+        if type(n) is not int:
+            return None
+        try:
+            v = n
+        except OverflowError:
+            return None
+        if v < -1:
+            return None
+    be = x._be
+    if not (<tuple>_facts(be))[2]:
+        return None  # the wrapper takes the backend's lock
+    try:
+        raw = be.reshape(x._arr, shape)
+    except Exception:  # the Python form says why, or finds another way
+        return None
+    res = ArrayBase.__new__(_usm)
+    res._arr = raw
+    res._be = be
+    return res
+
+
+def reshape(x=_MISSING, /, shape=_MISSING, *rest, copy=None, **more):
+    """``usmarray.reshape``'s lean path (see :func:`install_front`)."""
+    if (not rest and not more and copy is None and type(x) is _usm
+            and type(shape) is tuple and not _tracing):
+        made = _reshape(<ArrayBase>x, <tuple>shape)
+        if made is not None:
+            return made
+    if x is _MISSING:  # then nothing was given by position
+        if shape is not _MISSING:
+            more["shape"] = shape
+        return _front_python[3](copy=copy, **more)
+    if shape is _MISSING:
+        return _front_python[3](x, copy=copy, **more)
+    return _front_python[3](x, shape, *rest, copy=copy, **more)
+
+
+cdef object _permute(ArrayBase x, tuple axes):
+    """``permute_dims(x, axes)`` of a permutation of ``range(x.ndim)``: the backend's
+    permutation, as the Python form's first path calls it; None for anything else."""
+    cdef ArrayBase res
+    cdef Py_ssize_t nd, v
+    cdef unsigned long long seen = 0
+    a = x._arr
+    nd = _ndim_of(a)
+    if len(axes) != nd or nd > 63:
+        return None
+    for e in axes:
+        if type(e) is not int:
+            return None
+        try:
+            v = e
+        except OverflowError:
+            return None
+        if v < 0 or v >= nd:
+            return None
+        seen |= (<unsigned long long>1) << v
+    if seen != ((<unsigned long long>1) << nd) - 1:
+        return None
+    be = x._be
+    try:
+        raw = be.permute_dims(a, axes)
+    except Exception:  # the Python form raises it again
+        return None
+    res = ArrayBase.__new__(_usm)
+    res._arr = raw
+    res._be = be
+    return res
+
+
+def permute_dims(x=_MISSING, /, axes=_MISSING, *rest, **more):
+    """``usmarray.permute_dims``'s lean path (see :func:`install_front`)."""
+    if not rest and not more and type(x) is _usm and type(axes) is tuple and not _tracing:
+        made = _permute(<ArrayBase>x, <tuple>axes)
+        if made is not None:
+            return made
+    if x is _MISSING:
+        if axes is not _MISSING:
+            more["axes"] = axes
+        return _front_python[4](**more)
+    if axes is _MISSING:
+        return _front_python[4](x, **more)
+    return _front_python[4](x, axes, *rest, **more)
+
+
+def install_front(name, python_form):
+    """The lean path of namespace function ``name`` (one of ``zeros``, ``empty``,
+    ``asarray``, ``reshape``, ``permute_dims``), with ``python_form`` (the namespace's
+    function, as its wrapper gives it, if any) called for every call it leaves out: one
+    of another signature, every call while a trace runs, and those :func:`_create`,
+    :func:`_asarray`, :func:`_reshape` and :func:`_permute` leave out; so results and
+    errors are the Python form's."""
+    k = _FRONTS.index(name)
+    _front_python[k] = python_form
+    return (zeros, empty, asarray, reshape, permute_dims)[k]

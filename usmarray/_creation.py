@@ -396,8 +396,8 @@ if _form.core is not None:
     # them before its wrappers of these functions, which they call for what they leave
     # out; they read _MADE's plans
     _form.core.bind_creation(_MADE, _device)
-    zeros._usmarray_front = functools.partial(_form.core.install_creation, "zeros")  # type: ignore[attr-defined]
-    empty._usmarray_front = functools.partial(_form.core.install_creation, "empty")  # type: ignore[attr-defined]
+    zeros._usmarray_front = functools.partial(_form.core.install_front, "zeros")  # type: ignore[attr-defined]
+    empty._usmarray_front = functools.partial(_form.core.install_front, "empty")  # type: ignore[attr-defined]
 
 
 @locks_itself

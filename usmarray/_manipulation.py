@@ -8,13 +8,14 @@ errors TypeError.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import Any, cast
 
 from . import _dtypes as dt
+from . import _form, _serial
 from . import _index_rules as rules
-from . import _serial
 from ._array import new_array, usm_ndarray, wrap_with
 from ._helpers import (
     MAX_NBYTES,
@@ -1050,3 +1051,13 @@ def tile(x: usm_ndarray, repetitions: tuple[int, ...], /) -> usm_ndarray:
         return wrap_with(be, be.tile(a, reps))
     except Exception as exc:
         alloc_failed(exc, be, a, nbytes, "tile")
+
+
+if _form.core is not None:
+    # the compiled core's lean reshape and permute_dims (usmarray/_core.pyx) of plain
+    # int shapes and permutations, in front of these functions (as the namespace leaves
+    # them), which they call for everything else
+    reshape._usmarray_front = functools.partial(  # type: ignore[attr-defined]
+        _form.core.install_front, "reshape")
+    permute_dims._usmarray_front = functools.partial(  # type: ignore[attr-defined]
+        _form.core.install_front, "permute_dims")

@@ -427,7 +427,7 @@ if _form.core is not None:
     # list of floats, by the plans above; the namespace puts it before its wrapper
     _form.core.bind_asarray(_LIST_LAST, _SCALAR_PLANS, _SHORT_LIST)
     asarray._usmarray_front = functools.partial(  # type: ignore[attr-defined]
-        _form.core.install_creation, "asarray")
+        _form.core.install_front, "asarray")
 
 
 @locks_itself

@@ -239,15 +239,18 @@ def serialize_namespace(ns: dict[str, Any]) -> None:
     where nothing is serialized, by :func:`hinted` ones); a function exported by several
     namespaces (``matmul``) gets one wrapper.  :data:`VIEW_ONLY` functions stay
     unwrapped: a wrapper would add a third to the cost of a view (so ``flip(x, 0)`` gets
-    Python's own TypeError)."""
+    Python's own TypeError).  A function with ``_usmarray_front`` (in the compiled form,
+    ``zeros``, ``reshape``, ...) is replaced by the compiled lean path that
+    ``_usmarray_front(wrapper)`` gives, which calls the wrapper for what it leaves out."""
     for name, obj in list(ns.items()):
         if not name.startswith("_") and isinstance(obj, types.FunctionType):
-            if name in VIEW_ONLY:
-                obj._usmarray_lock = "none"  # type: ignore[attr-defined]
-                continue
             if obj not in _WRAPPERS:
-                wrapped = serialized(obj)
-                wrapper = hinted(wrapped) if wrapped is obj else wrapped
+                if name in VIEW_ONLY:
+                    obj._usmarray_lock = "none"  # type: ignore[attr-defined]
+                    wrapper = obj
+                else:
+                    wrapped = serialized(obj)
+                    wrapper = hinted(wrapped) if wrapped is obj else wrapped
                 front = getattr(obj, "_usmarray_front", None)
                 if front is not None:  # a compiled lean path before the wrapper
                     wrapper = _fronted(front(wrapper), wrapper)
@@ -262,10 +265,12 @@ def serialize_namespace(ns: dict[str, Any]) -> None:
 
 def _fronted(lean: Any, wrapper: Any) -> Any:
     """``lean``, a compiled function that calls ``wrapper`` for every call it leaves out,
-    given the wrapper's name, docstring, signature (``__wrapped__``) and marks."""
+    given the wrapper's name, docstring, signature (``__wrapped__``: the namespace's
+    function) and marks."""
     functools.update_wrapper(lean, wrapper, updated=())
-    lean.__dict__.update({k: v for k, v in vars(wrapper).items() if k != "__wrapped__"})
-    lean.__wrapped__ = wrapper.__wrapped__
+    lean.__dict__.update({k: v for k, v in vars(wrapper).items()
+                          if k not in ("__wrapped__", "_usmarray_front")})
+    lean.__wrapped__ = getattr(wrapper, "__wrapped__", wrapper)
     return lean
 
 
