@@ -372,13 +372,22 @@ _fields()
 del _fields
 
 
+cdef object _last_be = None  # the backend of the last _facts call, and its facts
+cdef tuple _last_facts = None
+
+
 cdef tuple _facts(object be):
     """(multi_queue, queue_of, lock-free, array type, getitem) of backend ``be``, read
     once."""
+    global _last_be, _last_facts
+    if be is _last_be:
+        return _last_facts
     t = _backends.get(be)
     if t is None:
         t = _backends[be] = (bool(be.multi_queue), be.queue_of, be.lock is None,
                              be.array_type, be.getitem)
+    _last_be = be
+    _last_facts = <tuple>t
     return <tuple>t
 
 
@@ -806,9 +815,10 @@ def bind_creation(made, device_module):
 
 
 cdef object _reshape(ArrayBase x, tuple shape):
-    """``reshape(x, shape)`` of a shape of at most 64 ints, each at least -1, on a
-    lock-free backend: the backend's reshape, as the Python form's first path calls it;
-    None for everything else, and where the backend refuses."""
+    """``reshape(x, shape)`` of a shape of at most 64 ints, each at least -1: the
+    backend's reshape, as the Python form's first path calls it (under the namespace's
+    lock where the backend's is that lock); None for everything else, and where the
+    backend refuses."""
     cdef ArrayBase res
     cdef Py_ssize_t v
     if len(shape) > _MAX_NDIM:
@@ -823,10 +833,14 @@ cdef object _reshape(ArrayBase x, tuple shape):
         if v < -1:
             return None
     be = x._be
-    if not (<tuple>_facts(be))[2]:
-        return None  # the wrapper takes the backend's lock
     try:
-        raw = be.reshape(x._arr, shape)
+        if (<tuple>_facts(be))[2]:
+            raw = be.reshape(x._arr, shape)
+        elif be.lock is _serial_lock:
+            with _serial_lock:  # as the namespace's wrapper takes it
+                raw = be.reshape(x._arr, shape)
+        else:
+            return None
     except Exception:  # the Python form says why, or finds another way
         return None
     res = ArrayBase.__new__(_usm)
@@ -899,13 +913,20 @@ def permute_dims(x=_MISSING, /, axes=_MISSING, *rest, **more):
     return _front_python[4](x, axes, *rest, **more)
 
 
-def install_front(name, python_form):
+cdef object _serial_lock = None  # usmarray._serial.LOCK
+
+
+def install_front(name, python_form, serial_lock=None):
     """The lean path of namespace function ``name`` (one of ``zeros``, ``empty``,
     ``asarray``, ``reshape``, ``permute_dims``), with ``python_form`` (the namespace's
     function, as its wrapper gives it, if any) called for every call it leaves out: one
     of another signature, every call while a trace runs, and those :func:`_create`,
     :func:`_asarray`, :func:`_reshape` and :func:`_permute` leave out; so results and
-    errors are the Python form's."""
+    errors are the Python form's.  ``serial_lock``: the namespace's lock
+    (``usmarray._serial.LOCK``), which the wrapper of a serialized function takes."""
+    global _serial_lock
     k = _FRONTS.index(name)
     _front_python[k] = python_form
+    if serial_lock is not None:
+        _serial_lock = serial_lock
     return (zeros, empty, asarray, reshape, permute_dims)[k]

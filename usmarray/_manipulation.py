@@ -1058,6 +1058,6 @@ if _form.core is not None:
     # int shapes and permutations, in front of these functions (as the namespace leaves
     # them), which they call for everything else
     reshape._usmarray_front = functools.partial(  # type: ignore[attr-defined]
-        _form.core.install_front, "reshape")
+        _form.core.install_front, "reshape", serial_lock=_serial.LOCK)
     permute_dims._usmarray_front = functools.partial(  # type: ignore[attr-defined]
         _form.core.install_front, "permute_dims")
