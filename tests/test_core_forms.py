@@ -7,6 +7,7 @@ whichever form the process has."""
 from __future__ import annotations
 
 import importlib.util
+import math
 import operator
 import os
 import subprocess
@@ -15,6 +16,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from test_reliability_common import device_params
 
 import usmarray as xp
@@ -422,3 +425,59 @@ def test_lean_fronts_run_no_python_frame() -> None:
     namespace = [f for f in frames if f.startswith(package)
                  and not f.startswith(os.path.join(package, "_backend"))]
     assert namespace == [os.path.join(package, "_device.py")] and __file__ in frames, frames
+
+
+def _outcome(fn, *args, **kwargs) -> tuple:
+    """What ``fn(*args, **kwargs)`` gives: the result's shape, dtype and values, or the
+    error's type and message."""
+    try:
+        r = fn(*args, **kwargs)
+    except Exception as exc:
+        return (type(exc).__name__, str(exc))
+    return ("ok", r.shape, str(r.dtype), xp.asnumpy(r).tolist())
+
+
+_dims = st.integers(-3, 5)
+
+
+@pytest.mark.skipif(_form.FORM != "compiled", reason="the pure-Python form runs")
+@pytest.mark.parametrize("device", DEVICES)
+@given(source=st.lists(st.integers(0, 4), max_size=4),
+       target=st.one_of(st.lists(_dims, max_size=5).map(tuple), _dims,
+                        st.lists(_dims, max_size=3)),
+       perm=st.permutations(range(4)), cut=st.integers(0, 4), flip=st.booleans())
+def test_lean_reshape_and_permute_dims_are_their_python_forms(device, source, target, perm,
+                                                               cut, flip) -> None:
+    from usmarray import _manipulation as manip
+
+    a = np.arange(math.prod(source), dtype=np.float32).reshape(source)
+    x = xp.asarray(a, device=device)
+    if flip and x.ndim:
+        x = xp.flip(x, axis=0)
+    axes = tuple(p for p in perm if p < x.ndim)
+    if cut < len(axes):
+        axes = axes[:cut] + (axes[cut] - x.ndim,) + axes[cut + 1:]  # one negative axis
+    assert _outcome(xp.reshape, x, target) == _outcome(manip.reshape, x, target)
+    assert _outcome(xp.permute_dims, x, axes) == _outcome(manip.permute_dims, x, axes)
+
+
+@pytest.mark.skipif(_form.FORM != "compiled", reason="the pure-Python form runs")
+@pytest.mark.parametrize("device", DEVICES)
+@given(shape=st.one_of(st.integers(-2, 6), st.lists(st.integers(-1, 4), max_size=4).map(tuple)),
+       dtype=st.sampled_from(["float32", "float64", "int32", "bool", "complex64", None]),
+       values=st.lists(st.floats(allow_nan=False, width=64), max_size=20))
+def test_lean_creation_is_its_python_form(device, shape, dtype, values) -> None:
+    from usmarray import _creation, _migration
+
+    d = None if dtype is None else getattr(xp, dtype)
+    for lean, python in ((xp.zeros, _creation.zeros), (xp.empty, _creation.empty)):
+        got, want = _outcome(lean, shape, dtype=d, device=device), _outcome(
+            python, shape, dtype=d, device=device)
+        if lean is xp.empty and got[0] == "ok":
+            got, want = got[:3], want[:3]  # the values of empty are whatever was there
+        assert got == want
+    assert _outcome(xp.asarray, values, device=device) == _outcome(
+        _migration.asarray, values, device=device)
+    if values:
+        assert _outcome(xp.asarray, values[0], device=device) == _outcome(
+            _migration.asarray, values[0], device=device)
