@@ -73,13 +73,14 @@ def test_a_core_built_from_another_source_is_not_loaded(tmp_path, monkeypatch) -
     assert any("rebuilt" in str(w.message) for w in seen)
 
 
-def _python_frames(calls) -> list[str]:
+def _python_frames(calls, kernels: tuple[str, ...] = ()) -> list[str]:
     """The files of the Python frames a second ``calls()`` runs (the first works out
-    the plans in Python)."""
+    the plans in Python), but for the functions named in ``kernels`` (a plan's kernel
+    written in Python)."""
     calls()
     frames: list[str] = []
     sys.setprofile(lambda f, event, _: frames.append(f.f_code.co_filename)
-                   if event == "call" else None)
+                   if event == "call" and f.f_code.co_name not in kernels else None)
     try:
         calls()
     finally:
@@ -338,7 +339,8 @@ _ASARRAY_CALLS = [
     "xp.asarray([1.5], device=object())", "xp.asarray([1.5], dtype='float32', device=D)",
 ]
 
-#: calls of ``reshape`` and ``permute_dims`` on their lean paths and beside them
+#: calls of ``reshape``, ``permute_dims`` and ``matmul`` (``@``) on their lean paths and
+#: beside them
 #: (``X``: 12 floats, ``M``: X as 3x4, ``S``: a stepped view, ``Z``: a 0-D array)
 _VIEW_CALLS = [
     "xp.reshape(X, (3, 4))", "xp.reshape(X, (-1, 6))", "xp.reshape(X, shape=(2, 6))",
@@ -359,6 +361,19 @@ _VIEW_CALLS = [
     "xp.permute_dims(M, (1, 0), 3)", "xp.permute_dims(M, axes=(1, 0))",
     "xp.permute_dims(x=M, axes=(1, 0))", "xp.permute_dims(np.ones((2, 3)), (1, 0))",
     "xp.permute_dims(M, (2**70, 0))",
+    "M @ xp.permute_dims(M, (1, 0))", "xp.matmul(M, xp.permute_dims(M, (1, 0)))",
+    "xp.matmul(M, M)", "M @ M", "xp.matmul(X, X)", "X @ X", "xp.matmul(M, X[:4])",
+    "xp.matmul(X[:3], M)", "xp.matmul(Z, M)", "M @ Z", "xp.matmul(M, 2.0)", "M @ 2.0",
+    "2.0 @ M", "xp.matmul(xp.reshape(X, (2, 3, 2)), xp.reshape(X, (2, 2, 3)))",
+    "xp.matmul(xp.reshape(X, (3, 2, 2)), xp.reshape(X[:8], (2, 2, 2)))",
+    "xp.matmul(xp.reshape(X, (2, 3, 2)), xp.reshape(X, (2, 3, 2)))",
+    "xp.matmul(M, xp.astype(xp.permute_dims(M, (1, 0)), xp.float32))",
+    "xp.matmul(xp.astype(M, xp.complex64), xp.astype(xp.permute_dims(M, (1, 0)), "
+    "xp.complex64))", "xp.matmul(xp.astype(M, xp.int32), xp.astype(xp.permute_dims(M, "
+    "(1, 0)), xp.int32))", "xp.matmul(xp.astype(M, xp.bool), xp.astype(xp.permute_dims("
+    "M, (1, 0)), xp.bool))", "xp.matmul(M)", "xp.matmul(M, M, M)", "xp.matmul(x1=M, x2=M)",
+    "xp.matmul(M, np.ones((4, 2)))", "M @ np.ones((4, 2))", "xp.matmul(S, S)",
+    "xp.matmul(M[:, ::2], xp.permute_dims(M, (1, 0))[::2])",
 ]
 
 _CREATION_CHILD = """
@@ -417,9 +432,11 @@ def test_lean_fronts_run_no_python_frame() -> None:
         xp.empty((2, 3), device=d)
         xp.zeros((), dtype=xp.int64, device="numpy")
         xp.asarray([1.0, 2.0], device=d)
-        xp.permute_dims(xp.reshape(x, (2, 3)), (1, 0))
+        m = xp.permute_dims(xp.reshape(x, (2, 3)), (1, 0))
+        m @ xp.permute_dims(m, (1, 0))
+        xp.matmul(m, xp.permute_dims(m, (1, 0)))
 
-    frames = _python_frames(calls)
+    frames = _python_frames(calls, kernels=("product",))  # matmul's plan
     # the backend's methods only, and the Device a filter string made
     package = os.path.dirname(xp.__file__)
     namespace = [f for f in frames if f.startswith(package)
@@ -481,3 +498,20 @@ def test_lean_creation_is_its_python_form(device, shape, dtype, values) -> None:
     if values:
         assert _outcome(xp.asarray, values[0], device=device) == _outcome(
             _migration.asarray, values[0], device=device)
+
+
+@pytest.mark.skipif(_form.FORM != "compiled", reason="the pure-Python form runs")
+@pytest.mark.parametrize("device", DEVICES)
+@given(s1=st.lists(st.integers(0, 3), max_size=4), s2=st.lists(st.integers(0, 3), max_size=4),
+       dtype=st.sampled_from(["float32", "float64", "complex64", "int32"]))
+def test_lean_matmul_is_its_python_form(device, s1, s2, dtype) -> None:
+    from usmarray import _linalg_main
+
+    d = getattr(xp, dtype)
+    x = xp.asarray(np.arange(math.prod(s1), dtype=np.float64).reshape(s1) % 5, dtype=d,
+                   device=device)
+    y = xp.asarray(np.arange(math.prod(s2), dtype=np.float64).reshape(s2) % 3, dtype=d,
+                   device=device)
+    want = _outcome(_linalg_main.matmul, x, y)
+    assert _outcome(xp.matmul, x, y) == want
+    assert _outcome(operator.matmul, x, y) == want

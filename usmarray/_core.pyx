@@ -93,6 +93,7 @@ SLOTS = (
 
 cdef list _python = [None] * len(SLOTS)  # slot index -> its pure-Python form
 cdef list _lean = [None] * len(SLOTS)    # slot index -> lean-path table, or None
+cdef Py_ssize_t _MATMUL_SLOT = SLOTS.index("__matmul__")
 cdef object _usm = None                  # the class usm_ndarray
 cdef Py_ssize_t _tracing = 0             # usmarray._trace.ACTIVE (set_tracing)
 cdef dict _backends = {}                 # backend -> _facts(backend)
@@ -220,7 +221,7 @@ cdef class ArrayBase:
         return _python[35](self, other)
 
     def __matmul__(self, other):
-        return _python[36](self, other)
+        return _binary(36, self, other)
 
     def __rmatmul__(self, other):
         return _python[37](self, other)
@@ -445,44 +446,51 @@ cdef inline bint _same_queue(object be, object a1, object a2):
 
 cdef object _binary(Py_ssize_t k, object x1, object x2):
     """``x1 op x2`` for the slot of index ``k``, ``x1`` an array of the slot's class."""
-    cdef ArrayBase a
-    cdef ArrayBase b
-    cdef ArrayBase res
-    cdef Py_ssize_t n
     info = _lean[k]
     if info is None or _tracing:
         return _python[k](x1, x2)
-    a = <ArrayBase>x1
+    r = _lean_pair(<tuple>info, <ArrayBase>x1, x2)
+    return _python[k](x1, x2) if r is None else r
+
+
+cdef object _lean_pair(tuple info, ArrayBase a, object x2):
+    """The lean path of a binary function of lean-path table ``info`` (see
+    :func:`install`) on array ``a`` and ``x2``; None where the Python form is to take
+    the call (no plan yet, another backend, dtype or queue, an operand past the small
+    kernel's size, any failure: the Python form names the error)."""
+    cdef ArrayBase b
+    cdef ArrayBase res
+    cdef Py_ssize_t n
     be = a._be
-    p = (<dict>(<tuple>info)[0]).get(be)
+    p = (<dict>info[0]).get(be)
     if p is None:
-        return _python[k](x1, x2)  # the Python form works the plan out
+        return None  # the Python form works the plan out
     n = (<tuple>p)[5]
     if n == 0:
-        return _python[k](x1, x2)
+        return None
     t2 = type(x2)
     a1 = a._arr
     d1 = _dtype_of(a1)
     if t2 is _usm:
         b = <ArrayBase>x2
         a2 = b._arr
-        if b._be is not be or d1 is not _dtype_of(a2) or d1 not in (<tuple>info)[1]:
-            return _python[k](x1, x2)
+        if b._be is not be or d1 is not _dtype_of(a2) or d1 not in info[1]:
+            return None
         if _size_of(a1) >= n or _size_of(a2) >= n or not _same_queue(be, a1, a2):
-            return _python[k](x1, x2)
+            return None
     elif t2 is float or t2 is int:
         a2 = x2
-        if d1 not in (<tuple>info)[2] or _size_of(a1) >= n:
-            return _python[k](x1, x2)
+        if d1 not in info[2] or _size_of(a1) >= n:
+            return None
     else:
-        return _python[k](x1, x2)
+        return None
     f = (<tuple>p)[6]
     if f is None or _ndim_of(a1) == 0:
         f = (<tuple>p)[4]
     try:
         r = f(a1, a2)
     except Exception:
-        return _python[k](x1, x2)  # the Python form names the error
+        return None
     res = ArrayBase.__new__(_usm)
     res._arr = r
     res._be = be
@@ -601,7 +609,7 @@ def python_form(name):
 # ---- lean fronts of namespace functions: zeros, empty, asarray, reshape, permute_dims --
 from cpython.contextvars cimport get_value
 
-cdef tuple _FRONTS = ("zeros", "empty", "asarray", "reshape", "permute_dims")
+cdef tuple _FRONTS = ("zeros", "empty", "asarray", "reshape", "permute_dims", "matmul")
 cdef list _front_python = [None] * len(_FRONTS)  # index -> the function's Python form
 cdef list _last_made = [None, None]  # index -> (queue, dtype argument, plan, Device)
 cdef dict _made = None                     # usmarray._creation._MADE
@@ -916,9 +924,22 @@ def permute_dims(x=_MISSING, /, axes=_MISSING, *rest, **more):
 cdef object _serial_lock = None  # usmarray._serial.LOCK
 
 
+def matmul(x1=_MISSING, x2=_MISSING, /, *rest, **more):
+    """``usmarray.matmul``'s lean path: two arrays as the ``@`` slot takes them (see
+    :func:`install_front`)."""
+    info = _lean[_MATMUL_SLOT]
+    if (not rest and not more and info is not None and type(x1) is _usm
+            and type(x2) is _usm and not _tracing):
+        made = _lean_pair(<tuple>info, <ArrayBase>x1, x2)
+        if made is not None:
+            return made
+    args = tuple([v for v in (x1, x2) if v is not _MISSING]) + rest
+    return _front_python[5](*args, **more)
+
+
 def install_front(name, python_form, serial_lock=None):
     """The lean path of namespace function ``name`` (one of ``zeros``, ``empty``,
-    ``asarray``, ``reshape``, ``permute_dims``), with ``python_form`` (the namespace's
+    ``asarray``, ``reshape``, ``permute_dims``, ``matmul``), with ``python_form`` (the namespace's
     function, as its wrapper gives it, if any) called for every call it leaves out: one
     of another signature, every call while a trace runs, and those :func:`_create`,
     :func:`_asarray`, :func:`_reshape` and :func:`_permute` leave out; so results and
@@ -929,4 +950,4 @@ def install_front(name, python_form, serial_lock=None):
     _front_python[k] = python_form
     if serial_lock is not None:
         _serial_lock = serial_lock
-    return (zeros, empty, asarray, reshape, permute_dims)[k]
+    return (zeros, empty, asarray, reshape, permute_dims, matmul)[k]

@@ -8,11 +8,14 @@ operands' queue; the result has exactly the promoted dtype.  Shape errors are
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
 from . import _dtypes as dt
+from . import _form
 from ._array import usm_ndarray, wrap_with
+from ._backend._protocol import BackendBase
 from ._helpers import alloc_failed, broadcast_shape, check_array, same_device
 from ._params import integer
 
@@ -51,6 +54,41 @@ def matmul_raw(be: Any, a1: Any, a2: Any) -> Any:
     (through dpnp, zero-copy), the kernel provider's matmul otherwise."""
     res = be.gemm("matmul", a1, a2) if a1.dtype in dt.FLOATING else None
     return be.matmul(a1, a2) if res is None else res
+
+
+#: the compiled core's plans of ``@`` and ``matmul`` by backend, in the shape of the
+#: elementwise plans (``_elementwise.Plan``; the core reads the small kernel and its
+#: size bound): made by the first product of two arrays of one floating dtype on a
+#: lock-free backend
+_MATMUL_PLANS: dict[Any, tuple] = {}
+#: the size bound of the lean product: none (the checks it skips cost the same at any
+#: size)
+_ANY_SIZE = 2**62
+
+
+def _lean_product(be: Any) -> Any:
+    """The raw product of two arrays of one floating dtype on ``be``, as :func:`matmul`
+    computes it, after the shape checks that the backend might not make; any refusal is
+    an exception, on which the core hands the call to :func:`matmul`, which words it."""
+    # a backend without a gemm of its own (the protocol's default gives None) goes to
+    # its matmul at once
+    raw = be.matmul if getattr(type(be), "gemm", None) is BackendBase.gemm else (
+        lambda a1, a2: matmul_raw(be, a1, a2))
+
+    def product(a1: Any, a2: Any) -> Any:
+        s1, s2 = a1.shape, a2.shape
+        if not s1 or not s2 or s1[-1] != (s2[-2] if len(s2) > 1 else s2[0]):
+            raise ValueError("matmul: shapes")
+        if len(s1) > 2 or len(s2) > 2:
+            broadcast_shape("matmul (stack dimensions)", s1[:-2], s2[:-2])
+        r = raw(a1, a2)
+        return r if r.dtype == a1.dtype else be.astype(r, a1.dtype)
+    return product
+
+
+def _plan_product(be: Any) -> None:
+    if be.lock is None:
+        _MATMUL_PLANS[be] = (None, None, None, None, _lean_product(be), _ANY_SIZE, None)
 
 
 def matmul(x1: usm_ndarray, x2: usm_ndarray, /) -> usm_ndarray:
@@ -114,6 +152,8 @@ def matmul(x1: usm_ndarray, x2: usm_ndarray, /) -> usm_ndarray:
         )
     if len(s1) > 2 or len(s2) > 2:
         broadcast_shape("matmul (stack dimensions)", s1[:-2], s2[:-2])
+    if be not in _MATMUL_PLANS and rd in dt.FLOATING:
+        _plan_product(be)
     try:
         return wrap_with(be, _as_dtype(be, matmul_raw(be, a1, a2), rd))
     except Exception as exc:
@@ -336,3 +376,13 @@ def vecdot(x1: usm_ndarray, x2: usm_ndarray, /, *, axis: int = -1) -> usm_ndarra
         return wrap_with(be, _as_dtype(be, be.vecdot(a1, a2, axis=axis), rd))
     except Exception as exc:
         alloc_failed(exc, be, a1, math.prod(rest) * rd.itemsize, "vecdot")
+
+
+#: the compiled core's table for ``@`` (``_elementwise._lean_table``'s shape): the plans,
+#: the floating dtypes it takes for two arrays of one dtype, no Python scalar
+matmul._lean = (_MATMUL_PLANS, dt.FLOATING, frozenset())  # type: ignore[attr-defined]
+if _form.core is not None:
+    # the core's lean matmul in front of the namespace's function: two arrays as the
+    # ``@`` slot takes them, every other call to the function
+    matmul._usmarray_front = functools.partial(  # type: ignore[attr-defined]
+        _form.core.install_front, "matmul")
