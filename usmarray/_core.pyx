@@ -373,6 +373,26 @@ _fields()
 del _fields
 
 
+cdef inline object _wrap(object be, object raw):
+    """A new ``usm_ndarray`` of ``raw``, an array of backend ``be``."""
+    cdef ArrayBase out = ArrayBase.__new__(_usm)
+    out._arr = raw
+    out._be = be
+    return out
+
+
+cdef bint _plain_int(object obj, Py_ssize_t* out):
+    """Whether ``obj`` is a Python int (not a bool, not a NumPy integer) that fits a
+    Py_ssize_t, written to ``out``."""
+    if type(obj) is not int:
+        return False
+    try:
+        out[0] = obj
+    except OverflowError:
+        return False
+    return True
+
+
 cdef object _last_be = None  # the backend of the last _facts call, and its facts
 cdef tuple _last_facts = None
 
@@ -459,7 +479,6 @@ cdef object _lean_pair(tuple info, ArrayBase a, object x2):
     the call (no plan yet, another backend, dtype or queue, an operand past the small
     kernel's size, any failure: the Python form names the error)."""
     cdef ArrayBase b
-    cdef ArrayBase res
     cdef Py_ssize_t n
     be = a._be
     p = (<dict>info[0]).get(be)
@@ -491,17 +510,13 @@ cdef object _lean_pair(tuple info, ArrayBase a, object x2):
         r = f(a1, a2)
     except Exception:
         return None
-    res = ArrayBase.__new__(_usm)
-    res._arr = r
-    res._be = be
-    return res
+    return _wrap(be, r)
 
 
 cdef object _reflected(Py_ssize_t k, object x1, object x2):
     """``x2 op x1`` (the reflected slot ``k``, ``x1`` the array): a Python float or int
     ``x2`` with a floating array takes the lean path."""
     cdef ArrayBase a
-    cdef ArrayBase res
     cdef Py_ssize_t n
     info = _lean[k]
     t2 = type(x2)
@@ -523,15 +538,11 @@ cdef object _reflected(Py_ssize_t k, object x1, object x2):
         r = f(x2, a1)
     except Exception:
         return _python[k](x1, x2)
-    res = ArrayBase.__new__(_usm)
-    res._arr = r
-    res._be = be
-    return res
+    return _wrap(be, r)
 
 
 cdef object _unary(Py_ssize_t k, object x):
     cdef ArrayBase a
-    cdef ArrayBase res
     cdef Py_ssize_t n
     info = _lean[k]
     if info is None or _tracing:
@@ -552,18 +563,12 @@ cdef object _unary(Py_ssize_t k, object x):
         r = f(a1)
     except Exception:
         return _python[k](x)
-    res = ArrayBase.__new__(_usm)
-    res._arr = r
-    res._be = be
-    return res
+    return _wrap(be, r)
 
 
 def wrap_with(be, raw):
     """A new ``usm_ndarray`` of ``raw``, an array of backend ``be``."""
-    cdef ArrayBase out = ArrayBase.__new__(_usm)
-    out._arr = raw
-    out._be = be
-    return out
+    return _wrap(be, raw)
 
 
 def bind(cls, trace):
@@ -642,7 +647,6 @@ cdef object _create(Py_ssize_t k, object shape, object dtype, object device,
     that made one, or None, a shape other than a non-negative int or a tuple of at most
     64 of them, a plan not made yet, more bytes than the plan's cap, and a failed
     allocation."""
-    cdef ArrayBase res
     cdef Py_ssize_t size, v, itemsize, cap
     python = _front_python[k]
     if usm_type is not None or sycl_queue is not None:
@@ -669,25 +673,18 @@ cdef object _create(Py_ssize_t k, object shape, object dtype, object device,
     ts = type(shape)
     dims = shape
     size = 1
-    try:
-        if ts is int:
-            size = shape
-            if size < 0:
-                size = -1
-            dims = (shape,)
-        elif ts is tuple and len(<tuple>shape) <= _MAX_NDIM:
-            for e in <tuple>shape:
-                if type(e) is not int:
-                    size = -1
-                    break
-                v = e
-                if v < 0 or (v != 0 and size > _SSIZE_MAX // v):
-                    size = -1
-                    break
-                size *= v
-        else:
+    if ts is int:
+        if not _plain_int(shape, &size) or size < 0:
             size = -1
-    except OverflowError:
+        dims = (shape,)
+    elif ts is tuple and len(<tuple>shape) <= _MAX_NDIM:
+        for e in <tuple>shape:
+            if (not _plain_int(e, &v) or v < 0
+                    or (v != 0 and size > _SSIZE_MAX // v)):
+                size = -1
+                break
+            size *= v
+    else:
         size = -1
     try:
         cap = (<tuple>plan)[3]
@@ -705,10 +702,7 @@ cdef object _create(Py_ssize_t k, object shape, object dtype, object device,
                 raw = (<tuple>plan)[4](dims, d)
     except Exception:  # the Python form names the failure
         return python(shape, dtype=dtype, device=device, usm_type=None, sycl_queue=None)
-    res = ArrayBase.__new__(_usm)
-    res._arr = raw
-    res._be = be
-    return res
+    return _wrap(be, raw)
 
 
 cdef object _MISSING = object()  # a lean path's shape not given
@@ -749,7 +743,6 @@ cdef object _asarray(object obj, object device):
     backend's lock where it has one); None for everything else, and for a plan not made
     yet, a float on a backend with a lock or more than one queue, and a failed
     allocation."""
-    cdef ArrayBase res
     t = type(obj)
     if t is not float and (t is not list or len(<list>obj) > _short_list):
         return None
@@ -783,10 +776,7 @@ cdef object _asarray(object obj, object device):
                                          queue=q)
     except Exception:  # the Python form names the failure
         return None
-    res = ArrayBase.__new__(_usm)
-    res._arr = raw
-    res._be = be
-    return res
+    return _wrap(be, raw)
 
 
 def asarray(obj=_MISSING, /, *rest, dtype=None, device=None, copy=None, usm_type=None,
@@ -827,18 +817,11 @@ cdef object _reshape(ArrayBase x, tuple shape):
     backend's reshape, as the Python form's first path calls it (under the namespace's
     lock where the backend's is that lock); None for everything else, and where the
     backend refuses."""
-    cdef ArrayBase res
     cdef Py_ssize_t v
     if len(shape) > _MAX_NDIM:
         return None
     for n in shape:
-        if type(n) is not int:
-            return None
-        try:
-            v = n
-        except OverflowError:
-            return None
-        if v < -1:
+        if not _plain_int(n, &v) or v < -1:
             return None
     be = x._be
     try:
@@ -851,10 +834,7 @@ cdef object _reshape(ArrayBase x, tuple shape):
             return None
     except Exception:  # the Python form says why, or finds another way
         return None
-    res = ArrayBase.__new__(_usm)
-    res._arr = raw
-    res._be = be
-    return res
+    return _wrap(be, raw)
 
 
 def reshape(x=_MISSING, /, shape=_MISSING, *rest, copy=None, **more):
@@ -876,7 +856,6 @@ def reshape(x=_MISSING, /, shape=_MISSING, *rest, copy=None, **more):
 cdef object _permute(ArrayBase x, tuple axes):
     """``permute_dims(x, axes)`` of a permutation of ``range(x.ndim)``: the backend's
     permutation, as the Python form's first path calls it; None for anything else."""
-    cdef ArrayBase res
     cdef Py_ssize_t nd, v
     cdef unsigned long long seen = 0
     a = x._arr
@@ -884,13 +863,7 @@ cdef object _permute(ArrayBase x, tuple axes):
     if len(axes) != nd or nd > 63:
         return None
     for e in axes:
-        if type(e) is not int:
-            return None
-        try:
-            v = e
-        except OverflowError:
-            return None
-        if v < 0 or v >= nd:
+        if not _plain_int(e, &v) or v < 0 or v >= nd:
             return None
         seen |= (<unsigned long long>1) << v
     if seen != ((<unsigned long long>1) << nd) - 1:
@@ -900,10 +873,7 @@ cdef object _permute(ArrayBase x, tuple axes):
         raw = be.permute_dims(a, axes)
     except Exception:  # the Python form raises it again
         return None
-    res = ArrayBase.__new__(_usm)
-    res._arr = raw
-    res._be = be
-    return res
+    return _wrap(be, raw)
 
 
 def permute_dims(x=_MISSING, /, axes=_MISSING, *rest, **more):
