@@ -52,6 +52,26 @@ def test_to_device_same_context_is_zero_copy():
     assert y.sycl_queue == q and y.sycl_queue != x.sycl_queue
 
 
+@pytest.mark.parametrize("in_order", [False, True])
+def test_to_device_same_context_waits_for_the_source_queues_work(in_order):
+    # the view on the new queue shares the memory: a read or a kernel there must see
+    # what the source queue's pending kernel writes (a large arange takes long enough
+    # that a read on an unordered queue saw unwritten memory about every other time)
+    dev = xp.Device.create_device("cpu")
+    n = 1 << 22
+    props = "in_order" if in_order else None
+    for _ in range(6):
+        x = xp.arange(n, dtype=xp.int32, device=dev)
+        q = (dpctl.SyclQueue(dev.sycl_device, property=props) if props
+             else dpctl.SyclQueue(dev.sycl_device))
+        y = x.to_device(q)
+        assert _ptr(y) == _ptr(x)
+        np.testing.assert_array_equal(xp.asnumpy(y), np.arange(n, dtype=np.int32))
+        x = xp.arange(n, dtype=xp.int32, device=dev)
+        z = x.to_device(q) + 1  # a kernel on the new queue
+        np.testing.assert_array_equal(xp.asnumpy(z), np.arange(1, n + 1, dtype=np.int32))
+
+
 def test_to_device_across_contexts_copies(other_context_device):
     x = xp.arange(10.0)
     y = x.to_device(other_context_device)

@@ -643,10 +643,18 @@ class SyclBackend(BackendBase):
         return super().array_attribute(raw, name)
 
     def to_queue(self, raw: Any, q: Any, stream: Any = None) -> Any:
-        """Same context: zero-copy view on ``q``.  Across contexts: one host-side copy
-        when both allocations are host-accessible (any USM kind on a CPU device),
-        else the provider's copy through host memory."""
+        """Same context: zero-copy view on ``q``, whose later work waits for the work
+        already submitted to ``raw``'s queue (the provider's view does not order the
+        two queues: a read on ``q`` could see memory that a kernel on the source queue
+        had not written yet).  Across contexts: one host-side copy when both
+        allocations are host-accessible (any USM kind on a CPU device), else the
+        provider's copy through host memory."""
         if raw.sycl_context == q.sycl_context or stream is not None:
+            src = raw.sycl_queue
+            if stream is None and src != q:
+                # a barrier on the source queue ends after its pending work; one on q
+                # that depends on it holds q's later work back: no host wait
+                q.submit_barrier([src.submit_barrier()])
             return raw.to_device(q, stream=stream)
         try:
             if not (raw.sycl_device.is_cpu and q.sycl_device.is_cpu):
