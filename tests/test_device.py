@@ -70,6 +70,10 @@ def test_to_device_same_context_waits_for_the_source_queues_work(in_order):
         x = xp.arange(n, dtype=xp.int32, device=dev)
         z = x.to_device(q) + 1  # a kernel on the new queue
         np.testing.assert_array_equal(xp.asnumpy(z), np.arange(1, n + 1, dtype=np.int32))
+        x = xp.arange(n, dtype=xp.int32, device=dev)
+        w = xp.asarray(x, device=xp.Device.create_device(q))  # the same move by asarray
+        assert w.sycl_queue == q
+        np.testing.assert_array_equal(xp.asnumpy(w), np.arange(n, dtype=np.int32))
 
 
 def test_to_device_across_contexts_copies(other_context_device):

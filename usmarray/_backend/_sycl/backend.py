@@ -590,7 +590,7 @@ class SyclBackend(BackendBase):
         there: zero-copy in the same context, else one copy (ValueError if ``copy=False``)."""
         if isinstance(obj, self.array_type) and queue is not None and obj.sycl_queue != queue:
             if obj.sycl_context == queue.sycl_context:
-                obj = obj.to_device(queue)
+                obj = self.to_queue(obj, queue)  # a view, ordered after obj's queue
             elif copy is False:
                 raise ValueError(
                     f"asarray: copy=False, but the array's memory belongs to another SYCL "
