@@ -21,6 +21,7 @@ lean paths read the same per-backend plans as the Python forms
 """
 
 cimport numpy as cnp
+from cpython.contextvars cimport get_value
 
 cnp.import_array()
 
@@ -611,8 +612,8 @@ def python_form(name):
     return _python[SLOTS.index(name)]
 
 
-# ---- lean fronts of namespace functions: zeros, empty, asarray, reshape, permute_dims --
-from cpython.contextvars cimport get_value
+# ---- lean fronts of namespace functions: zeros, empty, asarray, reshape, permute_dims,
+# ---- matmul ------------------------------------------------------------------------
 
 cdef tuple _FRONTS = ("zeros", "empty", "asarray", "reshape", "permute_dims", "matmul")
 cdef list _front_python = [None] * len(_FRONTS)  # index -> the function's Python form
@@ -705,7 +706,26 @@ cdef object _create(Py_ssize_t k, object shape, object dtype, object device,
     return _wrap(be, raw)
 
 
-cdef object _MISSING = object()  # a lean path's shape not given
+cdef object _MISSING = object()  # a front's argument not given
+
+
+cdef object _fallback(Py_ssize_t k, tuple names, tuple values, tuple rest, dict kw,
+                      dict more):
+    """The Python form of front ``k`` called as the front was: the leading given
+    ``values`` and ``rest`` by position, a value after a missing one (given by keyword)
+    by its name in ``names``, ``kw`` and ``more`` by keyword."""
+    cdef list args = []
+    cdef Py_ssize_t i, j
+    for i in range(len(values)):
+        if values[i] is _MISSING:
+            for j in range(i + 1, len(values)):
+                if values[j] is not _MISSING:
+                    kw[names[j]] = values[j]
+            break
+        args.append(values[i])
+    args.extend(rest)
+    kw.update(more)
+    return _front_python[k](*args, **kw)
 
 
 cdef object _regular(Py_ssize_t k, object shape, tuple rest, object dtype, object device,
@@ -713,9 +733,9 @@ cdef object _regular(Py_ssize_t k, object shape, tuple rest, object dtype, objec
     """The creation function ``k`` for a call of its signature, else its Python form
     (which words the TypeError for a call it refuses)."""
     if rest or more or shape is _MISSING or _tracing:
-        args = rest if shape is _MISSING else (shape,) + rest
-        return _front_python[k](*args, dtype=dtype, device=device, usm_type=usm_type,
-                                   sycl_queue=sycl_queue, **more)
+        return _fallback(k, ("shape",), (shape,), rest, {
+            "dtype": dtype, "device": device, "usm_type": usm_type,
+            "sycl_queue": sycl_queue}, more)
     return _create(k, shape, dtype, device, usm_type, sycl_queue)
 
 
@@ -787,9 +807,9 @@ def asarray(obj=_MISSING, /, *rest, dtype=None, device=None, copy=None, usm_type
         made = _asarray(obj, device)
         if made is not None:
             return made
-    args = rest if obj is _MISSING else (obj,) + rest
-    return _front_python[2](*args, dtype=dtype, device=device, copy=copy,
-                               usm_type=usm_type, sycl_queue=sycl_queue, **more)
+    return _fallback(2, ("obj",), (obj,), rest, {
+        "dtype": dtype, "device": device, "copy": copy, "usm_type": usm_type,
+        "sycl_queue": sycl_queue}, more)
 
 
 def bind_asarray(list_last, scalar_plans, short_list):
@@ -844,13 +864,7 @@ def reshape(x=_MISSING, /, shape=_MISSING, *rest, copy=None, **more):
         made = _reshape(<ArrayBase>x, <tuple>shape)
         if made is not None:
             return made
-    if x is _MISSING:  # then nothing was given by position
-        if shape is not _MISSING:
-            more["shape"] = shape
-        return _front_python[3](copy=copy, **more)
-    if shape is _MISSING:
-        return _front_python[3](x, copy=copy, **more)
-    return _front_python[3](x, shape, *rest, copy=copy, **more)
+    return _fallback(3, ("x", "shape"), (x, shape), rest, {"copy": copy}, more)
 
 
 cdef object _permute(ArrayBase x, tuple axes):
@@ -882,13 +896,7 @@ def permute_dims(x=_MISSING, /, axes=_MISSING, *rest, **more):
         made = _permute(<ArrayBase>x, <tuple>axes)
         if made is not None:
             return made
-    if x is _MISSING:
-        if axes is not _MISSING:
-            more["axes"] = axes
-        return _front_python[4](**more)
-    if axes is _MISSING:
-        return _front_python[4](x, **more)
-    return _front_python[4](x, axes, *rest, **more)
+    return _fallback(4, ("x", "axes"), (x, axes), rest, {}, more)
 
 
 cdef object _serial_lock = None  # usmarray._serial.LOCK
@@ -903,17 +911,16 @@ def matmul(x1=_MISSING, x2=_MISSING, /, *rest, **more):
         made = _lean_pair(<tuple>info, <ArrayBase>x1, x2)
         if made is not None:
             return made
-    args = tuple([v for v in (x1, x2) if v is not _MISSING]) + rest
-    return _front_python[5](*args, **more)
+    return _fallback(5, ("x1", "x2"), (x1, x2), rest, {}, more)
 
 
 def install_front(name, python_form, serial_lock=None):
     """The lean path of namespace function ``name`` (one of ``zeros``, ``empty``,
-    ``asarray``, ``reshape``, ``permute_dims``, ``matmul``), with ``python_form`` (the namespace's
-    function, as its wrapper gives it, if any) called for every call it leaves out: one
-    of another signature, every call while a trace runs, and those :func:`_create`,
-    :func:`_asarray`, :func:`_reshape` and :func:`_permute` leave out; so results and
-    errors are the Python form's.  ``serial_lock``: the namespace's lock
+    ``asarray``, ``reshape``, ``permute_dims``, ``matmul``), with ``python_form`` (the
+    namespace's function, as its wrapper gives it, if any) called for every call it
+    leaves out: one of another signature, every call while a trace runs, and those
+    :func:`_create`, :func:`_asarray`, :func:`_reshape`, :func:`_permute` and
+    :func:`_lean_pair` leave out; so results and errors are the Python form's.  ``serial_lock``: the namespace's lock
     (``usmarray._serial.LOCK``), which the wrapper of a serialized function takes."""
     global _serial_lock
     k = _FRONTS.index(name)
