@@ -45,7 +45,8 @@ cdef extern from *:
 
     /* _arr and _be as member descriptors, as __slots__ makes them: Python code reads
        and writes them as fast as a pure-Python class's slots */
-    static int usmarray_add_fields(PyTypeObject *t, Py_ssize_t arr, Py_ssize_t be) {
+    static int usmarray_add_fields(PyObject *type, Py_ssize_t arr, Py_ssize_t be) {
+        PyTypeObject *t = (PyTypeObject *)type;
         PyMemberDef a = {"_arr", USMARRAY_T_OBJECT_EX, arr, 0, NULL};
         PyMemberDef b = {"_be", USMARRAY_T_OBJECT_EX, be, 0, NULL};
         int i;
