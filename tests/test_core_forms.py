@@ -339,8 +339,8 @@ _ASARRAY_CALLS = [
     "xp.asarray([1.5], device=object())", "xp.asarray([1.5], dtype='float32', device=D)",
 ]
 
-#: calls of ``reshape``, ``permute_dims`` and ``matmul`` (``@``) on their lean paths and
-#: beside them
+#: calls of ``reshape``, ``permute_dims``, ``matmul`` (``@``) and ``asarray(x, copy=True)``
+#: on their lean paths and beside them
 #: (``X``: 12 floats, ``M``: X as 3x4, ``S``: a stepped view, ``Z``: a 0-D array)
 _VIEW_CALLS = [
     "xp.reshape(X, (3, 4))", "xp.reshape(X, (-1, 6))", "xp.reshape(X, shape=(2, 6))",
@@ -374,6 +374,11 @@ _VIEW_CALLS = [
     "M, (1, 0)), xp.bool))", "xp.matmul(M)", "xp.matmul(M, M, M)", "xp.matmul(x1=M, x2=M)",
     "xp.matmul(M, np.ones((4, 2)))", "M @ np.ones((4, 2))", "xp.matmul(S, S)",
     "xp.matmul(M[:, ::2], xp.permute_dims(M, (1, 0))[::2])",
+    "xp.asarray(X, copy=True)", "xp.asarray(M.mT, copy=True)", "xp.asarray(S, copy=True)",
+    "xp.asarray(Z, copy=True)", "xp.asarray(X, copy=True, device=D)",
+    "xp.asarray(X, copy=False)", "xp.asarray(M, copy=True, dtype=xp.float32)",
+    "xp.asarray(X, copy=1)", "xp.asarray(X[:0], copy=True)",
+    "xp.asarray(xp.astype(M, xp.complex128), copy=True)",
 ]
 
 _CREATION_CHILD = """
@@ -435,6 +440,7 @@ def test_lean_fronts_run_no_python_frame() -> None:
         m = xp.permute_dims(xp.reshape(x, (2, 3)), (1, 0))
         m @ xp.permute_dims(m, (1, 0))
         xp.matmul(m, xp.permute_dims(m, (1, 0)))
+        xp.asarray(m, copy=True)
 
     frames = _python_frames(calls, kernels=("product",))  # matmul's plan
     # the backend's methods only, and the Device a filter string made

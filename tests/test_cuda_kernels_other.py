@@ -351,6 +351,26 @@ def test_take_out_of_bounds_names_the_index_a_prior_check_names():
         [9.0, 0.0])
 
 
+def test_a_large_take_checks_the_range_of_the_indices_a_kernel_just_wrote():
+    n = (1 << 20) + 3
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal(n)
+    idx = rng.integers(-n, n, n)
+    x, i = xp.asarray(a, device="cuda:0"), xp.asarray(idx, device="cuda:0")
+    np.testing.assert_array_equal(xp.asnumpy(xp.take(x, i)), a[idx])
+    # an index array at an odd offset: the range pass reads it one index at a time
+    np.testing.assert_array_equal(xp.asnumpy(xp.take(x, i[1:])), a[idx[1:]])
+    bad = idx.copy()
+    bad[n // 2], bad[7] = n + 7, -n - 9
+    with pytest.raises(IndexError, match=rf"take: index {n + 7} is out of bounds"):
+        xp.take(x, xp.asarray(bad, device="cuda:0"))
+    # indices written by the kernel just before the take
+    late = xp.zeros(n, dtype=xp.int64, device="cuda:0") - (n + 1)
+    with pytest.raises(IndexError, match=rf"take: index {-(n + 1)} is out of bounds"):
+        xp.take(x, late)
+    np.testing.assert_array_equal(xp.asnumpy(xp.take(x, i)), a[idx])
+
+
 @settings(max_examples=40, deadline=None)
 @given(dtype=st.sampled_from(["bool", "int8", "int32", "uint64", "float32", "float64"]),
        shape=st.sampled_from([(7,), (5, 6), (3, 4, 5), (1000,), (2, 300, 3)]), data=st.data(),

@@ -800,14 +800,36 @@ cdef object _asarray(object obj, object device):
     return _wrap(be, raw)
 
 
+cdef object _copy(object obj):
+    """``asarray(x, copy=True)`` of a ``usm_ndarray``: the backend's compact copy on
+    ``x``'s queue and memory kind, under the backend's lock where it has one, as the
+    Python form's first path makes it; None where the copy fails (the Python form names
+    the failure)."""
+    be = (<ArrayBase>obj)._be
+    try:
+        if (<tuple>_facts(be))[2]:
+            raw = be.copy((<ArrayBase>obj)._arr)
+        else:
+            with be.lock:
+                raw = be.copy((<ArrayBase>obj)._arr)
+    except Exception:
+        return None
+    return _wrap(be, raw)
+
+
 def asarray(obj=_MISSING, /, *rest, dtype=None, device=None, copy=None, usm_type=None,
             sycl_queue=None, **more):
     """``usmarray.asarray``'s lean path (see :func:`install_front`)."""
-    if (not rest and not more and dtype is None and copy is None and usm_type is None
+    if (not rest and not more and dtype is None and usm_type is None
             and sycl_queue is None and not _tracing):
-        made = _asarray(obj, device)
-        if made is not None:
-            return made
+        if copy is None:
+            made = _asarray(obj, device)
+            if made is not None:
+                return made
+        elif copy is True and device is None and type(obj) is _usm:
+            made = _copy(obj)
+            if made is not None:
+                return made
     return _fallback(2, ("obj",), (obj,), rest, {
         "dtype": dtype, "device": device, "copy": copy, "usm_type": usm_type,
         "sycl_queue": sycl_queue}, more)

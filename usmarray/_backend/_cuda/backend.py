@@ -387,10 +387,11 @@ class CudaBackend(BackendBase):
         return self.multiply(raw, factor)
 
     def _engine_copy(self, fallback: Any) -> Any:
-        """``copy(a, order="K")``: one driver copy of the bytes of a C- or F-contiguous
-        array of plain device memory (it keeps the layout; the driver's copy outruns a
-        kernel's where the array fits the L2 cache), else on the engine (a broadcast
-        view of rows as rows of its tail), else ``fallback``."""
+        """``copy(a, order="K")``: on the engine, in ``a``'s own layout where it is C- or
+        F-contiguous (a real or bool dtype; the engine's vector copy outruns the driver's
+        copy where the array fits the L2 cache and matches it above); one driver copy of
+        the bytes of a contiguous array of another dtype; a broadcast view of rows as
+        rows of its tail; else ``fallback``."""
         rows = self.row_broadcast.copy_rows
         convert = self.convert
         is_fast = self._is_fast
@@ -399,13 +400,16 @@ class CudaBackend(BackendBase):
 
         def copy(a: Any, order: Any = "K") -> Any:
             if a.__class__ is _nd and order == "K":
-                if (a._c_contiguous or a._f_contiguous) and a.size and is_fast(a):
+                c = a._c_contiguous
+                if (c or a._f_contiguous) and a.size and is_fast(a):
+                    out = convert(a, a.dtype)
+                    if out is not None:
+                        return out
                     s = stream_ptr()
-                    c = a._c_contiguous
                     out = new_out(a.shape if c else a.shape[::-1], a.dtype, a.size, s)
                     _rt.memcpyAsync(out.data.ptr, a.data.ptr, a.nbytes, d2d, s)
                     return out if c else out.T
-                out = None if a._c_contiguous else rows(a)
+                out = None if c else rows(a)
                 if out is None:
                     out = convert(a, a.dtype)
                 if out is not None:

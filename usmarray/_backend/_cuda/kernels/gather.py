@@ -4,14 +4,18 @@ The source is viewed as (outer, n, inner) around the axis, the result as (outer,
 inner) for ``k`` indices; ``take`` reads index ``j`` for every (o, j, i),
 ``take_along_axis`` the index at the result's own position, and the scatter writes
 the value of (o, j, i) at (o, idx[j], i); an index ``t`` in ``[-n, n)`` means ``t``
-(``t + n`` when negative).  A call first runs a range pass over the indices into a
-per-thread, per-stream report of three int64 (a flag, the largest index ``>= n`` and
-the smallest ``< -n``, so the caller names the index a check on the host would name),
-copies it into pinned host memory and records an event; then it launches the gather
-or scatter and waits for the event only, so the GPU stays busy across back-to-back
-calls.  A scatter reads the flag and writes nothing where an index is out of range
-(the target is left as it was); a gather writes zero for such an index.  The device
-code is ``include/usmarray/gather.cuh``.
+(``t + n`` when negative).
+
+A call first runs a range pass over the indices: it reads each index once and writes
+only where one lies outside ``[-n, n)``, a flag into mapped host memory and the call's
+number into a per-thread, per-stream word on the device, so no zeroing pass and no copy
+back are queued, and the caller waits for an event after the pass alone.  The gather or
+scatter is queued before that wait, so the GPU stays busy across back-to-back calls.  A
+scatter
+reads the device word and writes nothing where an index is out of range (the target is
+left as it was); a gather writes zero for such an index.  Only after a pass has found
+one does an exact pass find the index to name (the largest ``>= n``, else the smallest
+``< -n``).  The device code is ``include/usmarray/gather.cuh``.
 """
 
 from __future__ import annotations
@@ -33,15 +37,22 @@ _nd = cupy.ndarray
 _rt: Any = cupy.cuda.runtime
 
 #: the entry points of ``include/usmarray/gather.cuh``'s take (its last field: 1 for
-#: take_along_axis), range check and scatter (its first field: 1 for a scalar value)
+#: take_along_axis), range pass (its last field: 1 where the indices load four at a
+#: time), exact range report and scatter (its first field: 1 for a scalar value)
 _TAKE = """typedef %s T; typedef %s I;
 extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ src,
-    const I* __restrict__ idx, T* __restrict__ out, long long* __restrict__ report,
-    const long long total, const long long outer, const long long n, const long long kk,
-    const long long inner) {
+    const I* __restrict__ idx, T* __restrict__ out, const long long total,
+    const long long outer, const long long n, const long long kk, const long long inner) {
   const long long step = (long long)gridDim.x * blockDim.x;
   for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += step)
-    usm_take<%d>(src, idx, out, report, e, outer, n, kk, inner);
+    usm_take<%d>(src, idx, out, e, outer, n, kk, inner);
+}
+"""
+_IN_RANGE = """typedef %s I;
+extern "C" __global__ void __launch_bounds__(256) k(const I* __restrict__ idx,
+    const long long total, const long long n, const long long gen,
+    long long* __restrict__ flag, long long* __restrict__ host) {
+  usm_in_range<%d>(idx, total, n, gen, flag, host);
 }
 """
 _RANGE = """typedef %s I;
@@ -53,10 +64,10 @@ extern "C" __global__ void __launch_bounds__(256) k(const I* __restrict__ idx,
 _PUT = """const bool S = %d; typedef %s T; typedef %s V; typedef %s I;
 extern "C" __global__ void __launch_bounds__(256) k(T* __restrict__ x,
     const I* __restrict__ idx, const V* __restrict__ v, const T s,
-    const long long* __restrict__ report, const long long total, const long long outer,
-    const long long n, const long long kk, const long long inner, const long long vo,
-    const long long vj, const long long vi) {
-  if (report[0]) return;
+    const long long* __restrict__ flag, const long long gen, const long long total,
+    const long long outer, const long long n, const long long kk, const long long inner,
+    const long long vo, const long long vj, const long long vi) {
+  if (*flag == gen) return;
   const long long step = (long long)gridDim.x * blockDim.x;
   for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += step)
     usm_put<S>(x, idx, v, s, e, outer, n, kk, inner, vo, vj, vi);
@@ -66,17 +77,19 @@ extern "C" __global__ void __launch_bounds__(256) k(T* __restrict__ x,
 _SIGNED: frozenset[np.dtype] = frozenset(np.dtype(c) for c in "bhiq")
 _SCALARS = (bool, int, float)
 _ALL = slice(None)
-_D2H = cupy.cuda.runtime.memcpyDeviceToHost
+_MAPPED = 3  # cudaHostAllocPortable | cudaHostAllocMapped
 
 
 class _Report:
-    """A report on the device, its pinned host copy (``host``: three int64) and the
-    event recorded after the copy."""
+    """One thread's range report on one stream: the mapped host word the range pass
+    flags (``host``), the device word it writes the call's number into (``flag``), the
+    number of the last call (``gen``) and the event after the pass."""
 
     def __init__(self) -> None:
-        self.dev = _nd((3,), np.int64)
-        self.mem = cupy.cuda.alloc_pinned_memory(24)
-        self.host = np.frombuffer(self.mem, np.int64, 3)
+        self.mem = cupy.cuda.PinnedMemoryPointer(cupy.cuda.PinnedMemory(8, _MAPPED), 0)
+        self.host = np.frombuffer(self.mem, np.int64, 1)
+        self.flag = cupy.zeros((1,), np.int64)
+        self.gen = 0
         self.event = cupy.cuda.Event(disable_timing=True)
 
 
@@ -96,30 +109,42 @@ class Gathers(Family):
         #: per thread: (device, stream) -> its _Report
         self._reports = threading.local()
 
-    def _check(self, i: Any, n: int, s: int) -> _Report:
-        """Enqueue the range pass of ``i`` against ``[-n, n)`` on stream ``s``, the copy
-        of its report and the event after it."""
-        key = (i.data.device_id if self._multi else 0, s)
+    def _report(self, i: Any) -> _Report:
+        """This thread's report for ``i``'s device and the current stream."""
+        key = (i.data.device_id if self._multi else 0, stream_ptr())
         reports = vars(self._reports).setdefault("reports", {})
         rep = reports.get(key)
         if rep is None:
-            rep = reports[key] = _Report()
-        ptr = rep.dev.data.ptr
-        _rt.memsetAsync(ptr, 0, 24, s)
-        f = self._cached(("range", i.dtype),
-                         lambda: header("gather.cuh") + _RANGE % CTYPES[i.dtype])
-        total = i.size
-        launch(f, grid_1d(total), (256, 1, 1), "QQqq", i.data.ptr, ptr, total, n, stream=s)
-        _rt.memcpyAsync(rep.mem.ptr, ptr, 24, _D2H, s)
-        _rt.eventRecord(rep.event.ptr, s)
+            with cupy.cuda.Device(i.data.device_id):
+                rep = reports[key] = _Report()
         return rep
 
-    @staticmethod
-    def _bad(rep: _Report, n: int) -> int | None:
+    def _range(self, i: Any, n: int, rep: _Report, s: int) -> None:
+        """Queue the range pass of ``i`` against ``[-n, n)`` on stream ``s``, and the
+        event after it."""
+        rep.host[0] = 0
+        rep.gen += 1
+        aligned = i.data.ptr % (4 * i.itemsize) == 0
+        f = self._cached(("in range", i.dtype, aligned),
+                         lambda: header("gather.cuh") + _IN_RANGE % (CTYPES[i.dtype], aligned))
+        total = i.size
+        launch(f, grid_1d(-(-total // 4)), (256, 1, 1), "QqqqQQ", i.data.ptr, total, n,
+               rep.gen, rep.flag.data.ptr, rep.mem.ptr, stream=s)
+        _rt.eventRecord(rep.event.ptr, s)
+
+    def _bad(self, rep: _Report, i: Any, n: int, s: int) -> int | None:
         """After the event of ``rep``: None where every index was in range, else the
-        largest index ``>= n``, else the smallest below ``-n``."""
+        largest index ``>= n``, else the smallest below ``-n`` (an exact pass on stream
+        ``s`` finds it)."""
         _rt.eventSynchronize(rep.event.ptr)
-        flag, hi, lo = (int(v) for v in rep.host)
+        if not rep.host[0]:
+            return None
+        report = cupy.zeros((3,), np.int64)
+        f = self._cached(("range", i.dtype),
+                         lambda: header("gather.cuh") + _RANGE % CTYPES[i.dtype])
+        launch(f, grid_1d(i.size), (256, 1, 1), "QQqq", i.data.ptr, report.data.ptr, i.size,
+               n, stream=s)
+        flag, hi, lo = (int(v) for v in report.get())
         if not flag:
             return None
         return hi if hi >= n else lo
@@ -145,15 +170,15 @@ class Gathers(Family):
         if not out.size:
             return out, None
         s = stream_ptr()
-        rep = self._check(i, n, s)
+        rep = self._report(i)
+        total = out.size
+        self._range(i, n, rep, s)
         f = self._cached((a.dtype, i.dtype, along),
                          lambda: header("gather.cuh") + _TAKE % (
                              CTYPES[a.dtype], CTYPES[i.dtype], along))
-        total = out.size
-        launch(f, grid_1d(total), (256, 1, 1), "QQQQqqqqq",
-               a.data.ptr, i.data.ptr, out.data.ptr, rep.dev.data.ptr, total, outer, n, k,
-               inner, stream=s)
-        return out, self._bad(rep, n)
+        launch(f, grid_1d(total), (256, 1, 1), "QQQqqqqq",
+               a.data.ptr, i.data.ptr, out.data.ptr, total, outer, n, k, inner, stream=s)
+        return out, self._bad(rep, i, n, s)
 
     def out_of_range(self, i: Any, n: int) -> bool | None:
         """Whether an element of the C-contiguous signed integer array ``i`` lies outside
@@ -161,7 +186,10 @@ class Gathers(Family):
         if not (i.__class__ is _nd and i.size and i._c_contiguous
                 and i.dtype in _SIGNED and self._is_fast(i)):
             return None
-        return self._bad(self._check(i, n, stream_ptr()), n) is not None
+        s = stream_ptr()
+        rep = self._report(i)
+        self._range(i, n, rep, s)
+        return self._bad(rep, i, n, s) is not None
 
     def scatter(self, x: Any, key: Any, value: Any) -> bool | None:
         """``x[key] = value`` for a key of one 1-D signed integer array (alone, or among
@@ -208,15 +236,16 @@ class Gathers(Family):
         else:
             return None
         s = stream_ptr()
-        rep = self._check(i, n, s)
+        rep = self._report(i)
+        self._range(i, n, rep, s)
         scalar = vptr == 0
         f = self._cached(("put", scalar, d, vd, i.dtype),
                          lambda: header("gather.cuh") + _PUT % (
                              scalar, CTYPES[d], CTYPES[vd], CTYPES[i.dtype]))
-        launch(f, grid_1d(total), (256, 1, 1), "QQQQQqqqqqqqq",
-               x.data.ptr, i.data.ptr, vptr, bits, rep.dev.data.ptr, total, outer, n, k, inner,
-               *vs, stream=s)
-        return self._bad(rep, n) is None
+        launch(f, grid_1d(total), (256, 1, 1), "QQQQQqqqqqqqqq",
+               x.data.ptr, i.data.ptr, vptr, bits, rep.flag.data.ptr, rep.gen, total, outer, n,
+               k, inner, *vs, stream=s)
+        return self._bad(rep, i, n, s) is None
 
 
 __all__ = ["Gathers"]

@@ -1,36 +1,70 @@
-// take and take_along_axis with the bounds check inside the gather, the check of an
-// index array alone, and the scatter of x[idx] = v (gather.py).  Templates over the
+// take and take_along_axis, the range pass of an index array with its exact report, and
+// the scatter of x[idx] = v (gather.py).  Templates over the
 // element type T, the value type V and the index type I; the includer defines nothing.
 
 // Element e of take's result: the source viewed as (outer, n, inner), the result as
 // (outer, kk, inner), e reads index j of idx (take) or index e (Along: take_along_axis).
-// An index outside [-n, n) writes zero and is reported: report[0] = 1, report[1] the
-// largest index >= n, report[2] the smallest below -n (both from a zeroed report).
+// An index outside [-n, n) writes zero: the range pass (usm_in_range) reports it.
 // One element, not the grid-stride loop: the loop in the entry point compiles as it
 // did when the kernel was written whole.
 template <bool Along, typename T, typename I>
 __device__ __forceinline__ void usm_take(const T* __restrict__ src, const I* __restrict__ idx,
-                                         T* __restrict__ out, long long* __restrict__ report,
-                                         const long long e, const long long outer,
-                                         const long long n, const long long kk,
-                                         const long long inner) {
+                                         T* __restrict__ out, const long long e,
+                                         const long long outer, const long long n,
+                                         const long long kk, const long long inner) {
   long long r = e, i = 0;
   if (inner != 1) { r = e / inner; i = e - r * inner; }
   long long o = 0, j = r;
   if (outer != 1) { o = r / kk; j = r - o * kk; }
   const long long t0 = (long long)idx[Along ? e : j];
   const long long t = t0 < 0 ? t0 + n : t0;
-  if (t < 0 || t >= n) {
-    report[0] = 1;
-    if (t0 >= n) atomicMax((unsigned long long*)&report[1], (unsigned long long)t0);
-    else atomicMin(&report[2], t0);
-    out[e] = (T)0;
-  } else {
-    out[e] = src[(o * n + t) * inner + i];
+  out[e] = (t < 0 || t >= n) ? (T)0 : src[(o * n + t) * inner + i];
+}
+
+// Four indices that move as one aligned load.
+template <typename I>
+struct alignas(4 * sizeof(I)) usm_quad {
+  I v[4];
+};
+
+// The range pass of a call: whether an index of idx lies outside [-n, n).  Each thread
+// reads four indices a step (one aligned load where Aligned); a block with such an index
+// writes the call's number gen into flag (device memory, read by the scatter) and 1 into
+// host (mapped host memory, read by the caller).  Neither is written otherwise, so a
+// call needs no zeroing pass: the caller zeroes host, and gen differs from every earlier
+// call's.
+template <bool Aligned, typename I>
+__device__ __forceinline__ void usm_in_range(const I* __restrict__ idx, const long long total,
+                                             const long long n, const long long gen,
+                                             long long* __restrict__ flag,
+                                             long long* __restrict__ host) {
+  bool bad = false;
+  const long long step = 4LL * gridDim.x * blockDim.x;
+  for (long long b = 4LL * ((long long)blockIdx.x * blockDim.x + threadIdx.x); b < total;
+       b += step) {
+    if (Aligned && b + 4 <= total) {
+      const usm_quad<I> q = *reinterpret_cast<const usm_quad<I>*>(idx + b);
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+        const long long t = (long long)q.v[k];
+        bad |= t < -n || t >= n;
+      }
+    } else {
+      for (long long e = b; e < b + 4 && e < total; ++e) {
+        const long long t = (long long)idx[e];
+        bad |= t < -n || t >= n;
+      }
+    }
+  }
+  if (__syncthreads_or(bad) && threadIdx.x == 0) {
+    *flag = gen;
+    *host = 1;
   }
 }
 
-// The report of idx against [-n, n), as usm_take writes it for the indices it reads.
+// The exact report of idx against [-n, n), run once a range pass has found an index
+// outside: report[0] = 1, report[1] the largest index >= n, report[2] the smallest below
+// -n (both from a zeroed report).
 template <typename I>
 __device__ __forceinline__ void usm_out_of_range(const I* __restrict__ idx,
                                                  long long* __restrict__ report,
@@ -48,7 +82,7 @@ __device__ __forceinline__ void usm_out_of_range(const I* __restrict__ idx,
 
 // Element e of x[..., idx, ...] = v: the target viewed as (outer, n, inner), the value
 // as (outer, kk, inner) with element strides (vo, vj, vi), 0 where it broadcasts, or the
-// scalar s (Scalar).  The caller writes nothing where the range check reported.
+// scalar s (Scalar).  The entry point writes nothing where the range pass reported.
 template <bool Scalar, typename T, typename V, typename I>
 __device__ __forceinline__ void usm_put(T* __restrict__ x, const I* __restrict__ idx,
                                         const V* __restrict__ v, const T s,
