@@ -339,6 +339,21 @@ _ASARRAY_CALLS = [
     "xp.asarray([1.5], device=object())", "xp.asarray([1.5], dtype='float32', device=D)",
 ]
 
+#: calls of ``full`` on its lean path (a Python float) and beside it
+_FULL_CALLS = [
+    "xp.full(3, 1.5, device=D)", "xp.full((2, 3), -0.0, device=D)", "xp.full((), 2.5, device=D)",
+    "xp.full(4, 1.5, dtype=xp.float32, device=D)", "xp.full(2, 1e300, dtype=xp.float32, device=D)",
+    "xp.full(2, float('nan'), dtype=xp.complex64, device=D)", "xp.full(3, 1.5, dtype=xp.int64, device=D)",
+    "xp.full(3, 1.5, dtype=xp.bool, device=D)", "xp.full(3, 2, device=D)", "xp.full(3, True, device=D)",
+    "xp.full(3, 1.5j, device=D)", "xp.full(-1, 1.5, device=D)", "xp.full((2, -3), 1.5, device=D)",
+    "xp.full(2.0, 1.5, device=D)", "xp.full((2, np.int64(3)), 1.5, device=D)", "xp.full(2**62, 1.5, device=D)",
+    "xp.full(3, 1.5, device=D, usm_type='host')", "xp.full(3, 1.5, D)", "xp.full(3)", "xp.full()",
+    "xp.full(shape=3, fill_value=1.5, device=D)", "xp.full(3, fill_value=1.5, device=D)",
+    "xp.full(fill_value=1.5, device=D)", "xp.full(3, 1.5, dtype='float32', device=D)",
+    "xp.full(3, 1.5, device='no-such-device')", "xp.full(3, 1.5, order='C', device=D)",
+    "xp.full([2, 3], 1.5, device=D)", "xp.full(3, Z, device=D)", "xp.full(3, 1.5, dtype=xp.float64)",
+]
+
 #: calls of ``reshape``, ``permute_dims``, ``matmul`` (``@``) and ``asarray(x, copy=True)``
 #: on their lean paths and beside them
 #: (``X``: 12 floats, ``M``: X as 3x4, ``S``: a stepped view, ``Z``: a 0-D array)
@@ -410,7 +425,7 @@ def _creation_outcomes(device: str, pure: bool) -> list:
         env[_form.PURE_ENV] = "1"
     calls = [c.format(f=f) for f in ("xp.zeros", "xp.empty") for c in _CREATION_CALLS]
     r = subprocess.run([sys.executable, "-c", _CREATION_CHILD, device,
-                        json.dumps(calls + _ASARRAY_CALLS + _VIEW_CALLS)], env=env,
+                        json.dumps(calls + _ASARRAY_CALLS + _VIEW_CALLS + _FULL_CALLS)], env=env,
                        capture_output=True,
                        text=True, timeout=300, check=True)
     return json.loads(r.stdout.splitlines()[-1])
@@ -420,7 +435,8 @@ def _creation_outcomes(device: str, pure: bool) -> list:
 @pytest.mark.parametrize("device", DEVICES)
 def test_lean_fronts_give_the_python_forms_results_and_errors(device: str) -> None:
     compiled, pure = _creation_outcomes(device, False), _creation_outcomes(device, True)
-    assert len(compiled) == 2 * len(_CREATION_CALLS) + len(_ASARRAY_CALLS) + len(_VIEW_CALLS)
+    assert len(compiled) == (2 * len(_CREATION_CALLS) + len(_ASARRAY_CALLS) + len(_VIEW_CALLS)
+                             + len(_FULL_CALLS))
     for c, p in zip(compiled, pure, strict=True):
         assert c == p, (c, p)
     assert sum(got[0] == "ok" for _, got in compiled) >= 50  # both kinds of outcome
@@ -441,6 +457,7 @@ def test_lean_fronts_run_no_python_frame() -> None:
         m @ xp.permute_dims(m, (1, 0))
         xp.matmul(m, xp.permute_dims(m, (1, 0)))
         xp.asarray(m, copy=True)
+        xp.full((2, 2), 0.5, device=d)
 
     frames = _python_frames(calls, kernels=("product",))  # matmul's plan
     # the backend's methods only, and the Device a filter string made
@@ -504,6 +521,9 @@ def test_lean_creation_is_its_python_form(device, shape, dtype, values) -> None:
     if values:
         assert _outcome(xp.asarray, values[0], device=device) == _outcome(
             _migration.asarray, values[0], device=device)
+        for v in (values[0], values[-1] * 1e300):  # float32 overflows to inf
+            assert _outcome(xp.full, shape, v, dtype=d, device=device) == _outcome(
+                _creation.full, shape, v, dtype=d, device=device)
 
 
 @pytest.mark.skipif(_form.FORM != "compiled", reason="the pure-Python form runs")

@@ -614,11 +614,13 @@ def python_form(name):
 
 
 # ---- lean fronts of namespace functions: zeros, empty, asarray, reshape, permute_dims,
-# ---- matmul ------------------------------------------------------------------------
+# ---- matmul, full --------------------------------------------------------------------
 
-cdef tuple _FRONTS = ("zeros", "empty", "asarray", "reshape", "permute_dims", "matmul")
+cdef tuple _FRONTS = ("zeros", "empty", "asarray", "reshape", "permute_dims", "matmul",
+                      "full")
+cdef Py_ssize_t _FULL = 6  # the index of full in _FRONTS
 cdef list _front_python = [None] * len(_FRONTS)  # index -> the function's Python form
-cdef list _last_made = [None, None]  # index -> (queue, dtype argument, plan, Device)
+cdef list _last_made = [None] * len(_FRONTS)  # index -> (queue, dtype argument, plan, Device)
 cdef dict _made = None                     # usmarray._creation._MADE
 cdef object _Device = None                 # usmarray.Device
 cdef object _override = None               # usmarray._device._override
@@ -641,22 +643,33 @@ cdef object _device_of(object device):
     return None
 
 
-cdef object _create(Py_ssize_t k, object shape, object dtype, object device,
-                    object usm_type, object sycl_queue):
-    """``zeros`` (``k`` 0) or ``empty`` (1) by the plan the Python form made for this
-    queue and dtype argument, under the backend's lock where it has one: the Python
-    form for a usm_type or sycl_queue, a device other than a Device, a filter string
-    that made one, or None, a shape other than a non-negative int or a tuple of at most
-    64 of them, a plan not made yet, more bytes than the plan's cap, and a failed
-    allocation."""
-    cdef Py_ssize_t size, v, itemsize, cap
+cdef object _python_create(Py_ssize_t k, object shape, object value, object dtype,
+                           object device, object usm_type, object sycl_queue):
+    """The Python form of creation function ``k`` (``full`` with its fill ``value``)."""
     python = _front_python[k]
-    if usm_type is not None or sycl_queue is not None:
-        return python(shape, dtype=dtype, device=device, usm_type=usm_type,
+    if k == _FULL:
+        return python(shape, value, dtype=dtype, device=device, usm_type=usm_type,
                       sycl_queue=sycl_queue)
+    return python(shape, dtype=dtype, device=device, usm_type=usm_type,
+                  sycl_queue=sycl_queue)
+
+
+cdef object _create(Py_ssize_t k, object shape, object dtype, object device,
+                    object usm_type, object sycl_queue, object value=None):
+    """``zeros`` (``k`` 0), ``empty`` (1) or ``full`` (``_FULL``, of the Python float
+    ``value``) by the plan the Python form made for this queue and dtype argument,
+    under the backend's lock where it has one: the Python form for a usm_type or
+    sycl_queue, a device other than a Device, a filter string that made one, or None, a
+    shape other than a non-negative int or a tuple of at most 64 of them, a plan not
+    made yet, more bytes than the plan's cap, and a failed allocation; for ``full``
+    also a backend with a lock or more than one queue, and a dtype that is not
+    floating (the Python form's lean path takes the same)."""
+    cdef Py_ssize_t size, v, itemsize, cap
+    if usm_type is not None or sycl_queue is not None:
+        return _python_create(k, shape, value, dtype, device, usm_type, sycl_queue)
     dev = _device_of(device)
     if dev is None:
-        return python(shape, dtype=dtype, device=device, usm_type=None, sycl_queue=None)
+        return _python_create(k, shape, value, dtype, device, None, None)
     last = _last_made[k]
     if last is not None and (<tuple>last)[3] is dev and (<tuple>last)[1] is dtype:
         plan = (<tuple>last)[2]  # the same Device object: its queue is the same
@@ -667,11 +680,14 @@ cdef object _create(Py_ssize_t k, object shape, object dtype, object device,
         else:
             plan = _made.get((_FRONTS[k], id(q), id(dtype), None))
             if plan is None:  # the Python form makes it
-                return python(shape, dtype=dtype, device=device, usm_type=None,
-                              sycl_queue=None)
+                return _python_create(k, shape, value, dtype, device, None, None)
         _last_made[k] = (q, dtype, plan, dev)
     be = (<tuple>plan)[0]
     d = (<tuple>plan)[2]
+    if k == _FULL:
+        facts = _facts(be)
+        if (<tuple>facts)[0] or not (<tuple>facts)[2] or (<cnp.dtype>d).kind not in "fc":
+            return _python_create(k, shape, value, dtype, device, None, None)
     ts = type(shape)
     dims = shape
     size = 1
@@ -695,15 +711,17 @@ cdef object _create(Py_ssize_t k, object shape, object dtype, object device,
     itemsize = (<cnp.dtype>d).itemsize
     if (size < 0 or (itemsize != 0 and size > _SSIZE_MAX // itemsize)
             or size * itemsize > cap):
-        return python(shape, dtype=dtype, device=device, usm_type=None, sycl_queue=None)
+        return _python_create(k, shape, value, dtype, device, None, None)
     try:
-        if (<tuple>_facts(be))[2]:
+        if k == _FULL:
+            raw = (<tuple>plan)[4](dims, value, d)
+        elif (<tuple>_facts(be))[2]:
             raw = (<tuple>plan)[4](dims, d)
         else:
             with be.lock:  # the Python form's lock, around the allocation only
                 raw = (<tuple>plan)[4](dims, d)
     except Exception:  # the Python form names the failure
-        return python(shape, dtype=dtype, device=device, usm_type=None, sycl_queue=None)
+        return _python_create(k, shape, value, dtype, device, None, None)
     return _wrap(be, raw)
 
 
@@ -750,6 +768,17 @@ def empty(shape=_MISSING, *rest, dtype=None, device=None, usm_type=None, sycl_qu
           **more):
     """``usmarray.empty``'s lean path (see :func:`install_front`)."""
     return _regular(1, shape, rest, dtype, device, usm_type, sycl_queue, more)
+
+
+def full(shape=_MISSING, fill_value=_MISSING, *rest, dtype=None, device=None,
+         usm_type=None, sycl_queue=None, **more):
+    """``usmarray.full``'s lean path (see :func:`install_front`): a Python float fill."""
+    if (rest or more or shape is _MISSING or type(fill_value) is not float
+            or _tracing):
+        return _fallback(_FULL, ("shape", "fill_value"), (shape, fill_value), rest, {
+            "dtype": dtype, "device": device, "usm_type": usm_type,
+            "sycl_queue": sycl_queue}, more)
+    return _create(_FULL, shape, dtype, device, usm_type, sycl_queue, fill_value)
 
 
 cdef list _list_last = None     # usmarray._migration._LIST_LAST
@@ -939,7 +968,7 @@ def matmul(x1=_MISSING, x2=_MISSING, /, *rest, **more):
 
 def install_front(name, python_form, serial_lock=None):
     """The lean path of namespace function ``name`` (one of ``zeros``, ``empty``,
-    ``asarray``, ``reshape``, ``permute_dims``, ``matmul``), with ``python_form`` (the
+    ``asarray``, ``reshape``, ``permute_dims``, ``matmul``, ``full``), with ``python_form`` (the
     namespace's function, as its wrapper gives it, if any) called for every call it
     leaves out: one of another signature, every call while a trace runs, and those
     :func:`_create`, :func:`_asarray`, :func:`_reshape`, :func:`_permute` and
@@ -950,4 +979,4 @@ def install_front(name, python_form, serial_lock=None):
     _front_python[k] = python_form
     if serial_lock is not None:
         _serial_lock = serial_lock
-    return (zeros, empty, asarray, reshape, permute_dims, matmul)[k]
+    return (zeros, empty, asarray, reshape, permute_dims, matmul, full)[k]

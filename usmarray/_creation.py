@@ -509,6 +509,11 @@ def _full_float(shape: Any, fill_value: float, dtype: Any, device: Any) -> usm_n
     return out
 
 
+if _form.core is not None:
+    # the compiled core's lean full of a Python float, by the plans _full_float makes
+    full._usmarray_front = functools.partial(_form.core.install_front, "full")  # type: ignore[attr-defined]
+
+
 def _full(shape: Any, fill_value: Any, dtype: Any, device: Any, usm_type: Any, sycl_queue: Any
           ) -> usm_ndarray:
     """``full`` by the general path: any fill value, device and keyword."""
