@@ -339,7 +339,8 @@ _ASARRAY_CALLS = [
     "xp.asarray([1.5], device=object())", "xp.asarray([1.5], dtype='float32', device=D)",
 ]
 
-#: calls of ``full`` on its lean path (a Python float) and beside it
+#: calls of ``full`` (on its lean path: a Python float) and ``ones`` on their lean paths and
+#: beside them
 _FULL_CALLS = [
     "xp.full(3, 1.5, device=D)", "xp.full((2, 3), -0.0, device=D)", "xp.full((), 2.5, device=D)",
     "xp.full(4, 1.5, dtype=xp.float32, device=D)", "xp.full(2, 1e300, dtype=xp.float32, device=D)",
@@ -352,6 +353,12 @@ _FULL_CALLS = [
     "xp.full(fill_value=1.5, device=D)", "xp.full(3, 1.5, dtype='float32', device=D)",
     "xp.full(3, 1.5, device='no-such-device')", "xp.full(3, 1.5, order='C', device=D)",
     "xp.full([2, 3], 1.5, device=D)", "xp.full(3, Z, device=D)", "xp.full(3, 1.5, dtype=xp.float64)",
+    "xp.ones(3, device=D)", "xp.ones((2, 3), dtype=xp.float32, device=D)", "xp.ones((), device=D)",
+    "xp.ones(3, dtype=xp.complex64, device=D)", "xp.ones(3, dtype=xp.int8, device=D)",
+    "xp.ones(3, dtype=xp.bool, device=D)", "xp.ones(-1, device=D)", "xp.ones(2.0, device=D)",
+    "xp.ones(3, dtype='float32', device=D)", "xp.ones(3, device='no-such-device')",
+    "xp.ones(3, device=D, usm_type='host')", "xp.ones(3, D)", "xp.ones()", "xp.ones(shape=3)",
+    "xp.ones([2, 3], device=D)", "xp.ones(2**62, device=D)", "xp.ones(3, order='C', device=D)",
 ]
 
 #: calls of ``reshape``, ``permute_dims``, ``matmul`` (``@``) and ``asarray(x, copy=True)``
@@ -458,6 +465,7 @@ def test_lean_fronts_run_no_python_frame() -> None:
         xp.matmul(m, xp.permute_dims(m, (1, 0)))
         xp.asarray(m, copy=True)
         xp.full((2, 2), 0.5, device=d)
+        xp.ones(3, device=d)
 
     frames = _python_frames(calls, kernels=("product",))  # matmul's plan
     # the backend's methods only, and the Device a filter string made
@@ -524,6 +532,8 @@ def test_lean_creation_is_its_python_form(device, shape, dtype, values) -> None:
         for v in (values[0], values[-1] * 1e300):  # float32 overflows to inf
             assert _outcome(xp.full, shape, v, dtype=d, device=device) == _outcome(
                 _creation.full, shape, v, dtype=d, device=device)
+    assert _outcome(xp.ones, shape, dtype=d, device=device) == _outcome(
+        _creation.ones, shape, dtype=d, device=device)
 
 
 @pytest.mark.skipif(_form.FORM != "compiled", reason="the pure-Python form runs")

@@ -617,8 +617,8 @@ def python_form(name):
 # ---- matmul, full --------------------------------------------------------------------
 
 cdef tuple _FRONTS = ("zeros", "empty", "asarray", "reshape", "permute_dims", "matmul",
-                      "full")
-cdef Py_ssize_t _FULL = 6  # the index of full in _FRONTS
+                      "full", "ones")
+cdef Py_ssize_t _FULL = 6  # the index of full in _FRONTS, then ones: the filled ones
 cdef list _front_python = [None] * len(_FRONTS)  # index -> the function's Python form
 cdef list _last_made = [None] * len(_FRONTS)  # index -> (queue, dtype argument, plan, Device)
 cdef dict _made = None                     # usmarray._creation._MADE
@@ -656,14 +656,14 @@ cdef object _python_create(Py_ssize_t k, object shape, object value, object dtyp
 
 cdef object _create(Py_ssize_t k, object shape, object dtype, object device,
                     object usm_type, object sycl_queue, object value=None):
-    """``zeros`` (``k`` 0), ``empty`` (1) or ``full`` (``_FULL``, of the Python float
-    ``value``) by the plan the Python form made for this queue and dtype argument,
+    """``zeros`` (``k`` 0), ``empty`` (1), ``full`` (``_FULL``, of the Python float
+    ``value``) or ``ones`` (``value`` 1.0) by the plan the Python form made for this queue and dtype argument,
     under the backend's lock where it has one: the Python form for a usm_type or
     sycl_queue, a device other than a Device, a filter string that made one, or None, a
     shape other than a non-negative int or a tuple of at most 64 of them, a plan not
-    made yet, more bytes than the plan's cap, and a failed allocation; for ``full``
-    also a backend with a lock or more than one queue, and a dtype that is not
-    floating (the Python form's lean path takes the same)."""
+    made yet, more bytes than the plan's cap, and a failed allocation; for ``full`` and
+    ``ones`` also a backend with a lock, and a dtype that is not floating (the Python
+    form's lean path takes the same)."""
     cdef Py_ssize_t size, v, itemsize, cap
     if usm_type is not None or sycl_queue is not None:
         return _python_create(k, shape, value, dtype, device, usm_type, sycl_queue)
@@ -684,10 +684,8 @@ cdef object _create(Py_ssize_t k, object shape, object dtype, object device,
         _last_made[k] = (q, dtype, plan, dev)
     be = (<tuple>plan)[0]
     d = (<tuple>plan)[2]
-    if k == _FULL:
-        facts = _facts(be)
-        if (<tuple>facts)[0] or not (<tuple>facts)[2] or (<cnp.dtype>d).kind not in "fc":
-            return _python_create(k, shape, value, dtype, device, None, None)
+    if k >= _FULL and (not (<tuple>_facts(be))[2] or (<cnp.dtype>d).kind not in "fc"):
+        return _python_create(k, shape, value, dtype, device, None, None)
     ts = type(shape)
     dims = shape
     size = 1
@@ -713,7 +711,7 @@ cdef object _create(Py_ssize_t k, object shape, object dtype, object device,
             or size * itemsize > cap):
         return _python_create(k, shape, value, dtype, device, None, None)
     try:
-        if k == _FULL:
+        if k >= _FULL:
             raw = (<tuple>plan)[4](dims, value, d)
         elif (<tuple>_facts(be))[2]:
             raw = (<tuple>plan)[4](dims, d)
@@ -748,14 +746,14 @@ cdef object _fallback(Py_ssize_t k, tuple names, tuple values, tuple rest, dict 
 
 
 cdef object _regular(Py_ssize_t k, object shape, tuple rest, object dtype, object device,
-                     object usm_type, object sycl_queue, dict more):
+                     object usm_type, object sycl_queue, dict more, object value=None):
     """The creation function ``k`` for a call of its signature, else its Python form
     (which words the TypeError for a call it refuses)."""
     if rest or more or shape is _MISSING or _tracing:
         return _fallback(k, ("shape",), (shape,), rest, {
             "dtype": dtype, "device": device, "usm_type": usm_type,
             "sycl_queue": sycl_queue}, more)
-    return _create(k, shape, dtype, device, usm_type, sycl_queue)
+    return _create(k, shape, dtype, device, usm_type, sycl_queue, value)
 
 
 def zeros(shape=_MISSING, *rest, dtype=None, device=None, usm_type=None, sycl_queue=None,
@@ -768,6 +766,12 @@ def empty(shape=_MISSING, *rest, dtype=None, device=None, usm_type=None, sycl_qu
           **more):
     """``usmarray.empty``'s lean path (see :func:`install_front`)."""
     return _regular(1, shape, rest, dtype, device, usm_type, sycl_queue, more)
+
+
+def ones(shape=_MISSING, *rest, dtype=None, device=None, usm_type=None, sycl_queue=None,
+         **more):
+    """``usmarray.ones``'s lean path (see :func:`install_front`)."""
+    return _regular(_FULL + 1, shape, rest, dtype, device, usm_type, sycl_queue, more, 1.0)
 
 
 def full(shape=_MISSING, fill_value=_MISSING, *rest, dtype=None, device=None,
@@ -968,7 +972,7 @@ def matmul(x1=_MISSING, x2=_MISSING, /, *rest, **more):
 
 def install_front(name, python_form, serial_lock=None):
     """The lean path of namespace function ``name`` (one of ``zeros``, ``empty``,
-    ``asarray``, ``reshape``, ``permute_dims``, ``matmul``, ``full``), with ``python_form`` (the
+    ``asarray``, ``reshape``, ``permute_dims``, ``matmul``, ``full``, ``ones``), with ``python_form`` (the
     namespace's function, as its wrapper gives it, if any) called for every call it
     leaves out: one of another signature, every call while a trace runs, and those
     :func:`_create`, :func:`_asarray`, :func:`_reshape`, :func:`_permute` and
@@ -979,4 +983,4 @@ def install_front(name, python_form, serial_lock=None):
     _front_python[k] = python_form
     if serial_lock is not None:
         _serial_lock = serial_lock
-    return (zeros, empty, asarray, reshape, permute_dims, matmul, full)[k]
+    return (zeros, empty, asarray, reshape, permute_dims, matmul, full, ones)[k]

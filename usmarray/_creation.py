@@ -156,17 +156,17 @@ _MADE: dict[tuple[str, int, int, Any], tuple[Any, Any, np.dtype, int, Any, Any, 
 #: kernel name -> (queue, dtype argument, plan) of its last call by a Device or None with
 #: no usm_type or sycl_queue: two identity tests where the ``_MADE`` lookup builds and
 #: hashes a key (0.13 us of a 0.74 us ``zeros`` on the NumPy backend)
-_LAST: dict[str, tuple[Any, Any, Any]] = dict.fromkeys(("zeros", "empty", "full"),
+_LAST: dict[str, tuple[Any, Any, Any]] = dict.fromkeys(("zeros", "empty", "full", "ones"),
                                                         (object(), None, None))
 
 
-def _made(fname: str, device: Any, dtype: Any, usm_type: Any, sycl_queue: Any
-          ) -> tuple[Any, Any, np.dtype, int, Any, Any, Any]:
-    """The plan of ``zeros``/``empty``/``full`` (``fname``) for these keywords, from
-    ``_MADE`` where the device is a Device or None and usm_type None or a str; else made
-    by ``_plan``, with its errors.  The allocator takes NumPy's positional arguments:
-    ``(shape, dtype)``, for ``full`` ``(shape, fill_value, dtype)`` (``creator`` of the
-    backend protocol)."""
+def _made(fname: str, device: Any, dtype: Any, usm_type: Any, sycl_queue: Any,
+          kernel: str | None = None) -> tuple[Any, Any, np.dtype, int, Any, Any, Any]:
+    """The plan of ``zeros``/``empty``/``full``/``ones`` (``fname``) for these keywords,
+    from ``_MADE`` where the device is a Device or None and usm_type None or a str; else
+    made by ``_plan``, with its errors.  The allocator (``creator`` of the backend
+    protocol, for ``kernel``, default ``fname``) takes NumPy's positional arguments:
+    ``(shape, dtype)``, for ``full`` ``(shape, fill_value, dtype)``."""
     dev = (device if type(device) is Device else default_device() if device is None
            else made_from(device))
     key = None
@@ -177,7 +177,9 @@ def _made(fname: str, device: Any, dtype: Any, usm_type: Any, sycl_queue: Any
             return hit
     be, q, ut, d, cap = _plan(device, dtype, usm_type, sycl_queue, fname)
     creator = getattr(be, "creator", None)  # a backend may implement the protocol bare
-    make = creator(fname, q, ut) if creator is not None else BackendBase.creator(be, fname, q, ut)
+    kernel = kernel or fname
+    make = (creator(kernel, q, ut) if creator is not None
+            else BackendBase.creator(be, kernel, q, ut))
     plan = (be, q, d, cap, make, dev, dtype)
     if key is not None:
         if len(_MADE) >= 64:  # queues of short-lived streams: hold few of them
@@ -388,6 +390,10 @@ def ones(shape: Any, *, dtype: Any = None, device: Any = None, usm_type: Any = N
     --------
     [array_api.ones](https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.ones.html): the standard's specification.
     """
+    if usm_type is None and sycl_queue is None:
+        made = _full_float(shape, 1.0, dtype, device, "ones")
+        if made is not None:
+            return made
     return _filled("ones", shape, 1, dtype, device, usm_type, sycl_queue)
 
 
@@ -472,22 +478,25 @@ def full(
         return _full(shape, fill_value, dtype, device, usm_type, sycl_queue)
 
 
-def _full_float(shape: Any, fill_value: float, dtype: Any, device: Any) -> usm_ndarray | None:
+def _full_float(shape: Any, fill_value: float, dtype: Any, device: Any, fname: str = "full"
+                ) -> usm_ndarray | None:
     """``full`` of a Python float on a Device (or the default device) of a lock-free
-    one-queue backend, by its plan (:func:`_made`), where the dtype is floating (no
-    integer conversion to check); None elsewhere: the general path decides.  The checks
-    in the general path's order: device and dtype (the plan), then shape."""
+    backend, by its plan (:func:`_made`: the Device's queue), where the dtype is
+    floating (no integer conversion to check); None elsewhere: the general path decides.
+    The checks in the general path's order: device and dtype (the plan), then shape.
+    ``fname``: the function whose plan and messages these are (``ones`` fills 1.0)."""
     dev = (device if type(device) is Device else default_device() if device is None
            else made_from(device))
-    if dev is None or dev._be.lock is not None or dev._be.multi_queue:
+    if dev is None or dev._be.lock is not None:
         return None
     q = dev._q
-    last = _LAST["full"]
+    last = _LAST[fname]
     if last[0] is q and last[1] is dtype:
         plan = last[2]
     else:
-        plan = _MADE.get(("full", id(q), id(dtype), None)) or _made("full", dev, dtype, None, None)
-        _LAST["full"] = (q, dtype, plan)
+        plan = (_MADE.get((fname, id(q), id(dtype), None))
+                or _made(fname, dev, dtype, None, None, "full"))
+        _LAST[fname] = (q, dtype, plan)
     be, q, d, cap, make = plan[:5]
     if d.kind not in "fc":
         return None
@@ -495,7 +504,7 @@ def _full_float(shape: Any, fill_value: float, dtype: Any, device: Any) -> usm_n
         shape = (shape,)
         nbytes = shape[0] * d.itemsize
     else:
-        shape = _shape(shape, "full")
+        shape = _shape(shape, fname)
         nbytes = math.prod(shape) * d.itemsize
     if nbytes > cap:
         raise be.memory_error(nbytes, q)
@@ -510,8 +519,10 @@ def _full_float(shape: Any, fill_value: float, dtype: Any, device: Any) -> usm_n
 
 
 if _form.core is not None:
-    # the compiled core's lean full of a Python float, by the plans _full_float makes
+    # the compiled core's lean full of a Python float and ones, by the plans _full_float
+    # makes
     full._usmarray_front = functools.partial(_form.core.install_front, "full")  # type: ignore[attr-defined]
+    ones._usmarray_front = functools.partial(_form.core.install_front, "ones")  # type: ignore[attr-defined]
 
 
 def _full(shape: Any, fill_value: Any, dtype: Any, device: Any, usm_type: Any, sycl_queue: Any

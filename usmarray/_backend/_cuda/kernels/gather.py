@@ -11,11 +11,10 @@ only where one lies outside ``[-n, n)``, a flag into mapped host memory and the 
 number into a per-thread, per-stream word on the device, so no zeroing pass and no copy
 back are queued, and the caller waits for an event after the pass alone.  The gather or
 scatter is queued before that wait, so the GPU stays busy across back-to-back calls.  A
-scatter
-reads the device word and writes nothing where an index is out of range (the target is
-left as it was); a gather writes zero for such an index.  Only after a pass has found
-one does an exact pass find the index to name (the largest ``>= n``, else the smallest
-``< -n``).  The device code is ``include/usmarray/gather.cuh``.
+scatter reads the device word and writes nothing where an index is out of range (the
+target is left as it was); a gather writes zero for such an index.  Only after a pass
+has found one does an exact pass find the index to name (the largest ``>= n``, else the
+smallest ``< -n``).  The device code is ``include/usmarray/gather.cuh``.
 """
 
 from __future__ import annotations
@@ -109,19 +108,17 @@ class Gathers(Family):
         #: per thread: (device, stream) -> its _Report
         self._reports = threading.local()
 
-    def _report(self, i: Any) -> _Report:
-        """This thread's report for ``i``'s device and the current stream."""
-        key = (i.data.device_id if self._multi else 0, stream_ptr())
+    def _range(self, i: Any, n: int) -> tuple[_Report, int]:
+        """Queue the range pass of ``i`` against ``[-n, n)`` on the current stream, and
+        the event after it: this thread's report for ``i``'s device and that stream, and
+        the stream."""
+        s = stream_ptr()
+        key = (i.data.device_id if self._multi else 0, s)
         reports = vars(self._reports).setdefault("reports", {})
         rep = reports.get(key)
         if rep is None:
             with cupy.cuda.Device(i.data.device_id):
                 rep = reports[key] = _Report()
-        return rep
-
-    def _range(self, i: Any, n: int, rep: _Report, s: int) -> None:
-        """Queue the range pass of ``i`` against ``[-n, n)`` on stream ``s``, and the
-        event after it."""
         rep.host[0] = 0
         rep.gen += 1
         aligned = i.data.ptr % (4 * i.itemsize) == 0
@@ -131,6 +128,7 @@ class Gathers(Family):
         launch(f, grid_1d(-(-total // 4)), (256, 1, 1), "QqqqQQ", i.data.ptr, total, n,
                rep.gen, rep.flag.data.ptr, rep.mem.ptr, stream=s)
         _rt.eventRecord(rep.event.ptr, s)
+        return rep, s
 
     def _bad(self, rep: _Report, i: Any, n: int, s: int) -> int | None:
         """After the event of ``rep``: None where every index was in range, else the
@@ -169,10 +167,8 @@ class Gathers(Family):
         out = _nd(ish if along else sh[:axis] + ish + sh[axis + 1:], a.dtype)
         if not out.size:
             return out, None
-        s = stream_ptr()
-        rep = self._report(i)
         total = out.size
-        self._range(i, n, rep, s)
+        rep, s = self._range(i, n)
         f = self._cached((a.dtype, i.dtype, along),
                          lambda: header("gather.cuh") + _TAKE % (
                              CTYPES[a.dtype], CTYPES[i.dtype], along))
@@ -186,9 +182,7 @@ class Gathers(Family):
         if not (i.__class__ is _nd and i.size and i._c_contiguous
                 and i.dtype in _SIGNED and self._is_fast(i)):
             return None
-        s = stream_ptr()
-        rep = self._report(i)
-        self._range(i, n, rep, s)
+        rep, s = self._range(i, n)
         return self._bad(rep, i, n, s) is not None
 
     def scatter(self, x: Any, key: Any, value: Any) -> bool | None:
@@ -235,9 +229,7 @@ class Gathers(Family):
             vs = (vo, st[axis], vi)
         else:
             return None
-        s = stream_ptr()
-        rep = self._report(i)
-        self._range(i, n, rep, s)
+        rep, s = self._range(i, n)
         scalar = vptr == 0
         f = self._cached(("put", scalar, d, vd, i.dtype),
                          lambda: header("gather.cuh") + _PUT % (
