@@ -14,7 +14,8 @@ scatter is queued before that wait, so the GPU stays busy across back-to-back ca
 scatter reads the device word and writes nothing where an index is out of range (the
 target is left as it was); a gather writes zero for such an index.  Only after a pass
 has found one does an exact pass find the index to name (the largest ``>= n``, else the
-smallest ``< -n``).  The device code is ``include/usmarray/gather.cuh``.
+smallest ``< -n``).  The device code is ``include/usmarray/gather.cuh``, its entry points
+:mod:`.gather_source`.
 """
 
 from __future__ import annotations
@@ -30,48 +31,10 @@ import numpy as np
 from ..layout import Operand, broadcast_strides, merge_axes
 from ._launch import Family, grid_1d, launch, stream_ptr
 from .c_types import CTYPES
-from .headers import header
+from .gather_source import in_range_source, put_source, range_source, take_source
 
 _nd = cupy.ndarray
 _rt: Any = cupy.cuda.runtime
-
-#: the entry points of ``include/usmarray/gather.cuh``'s take (its last field: 1 for
-#: take_along_axis), range pass (its last field: 1 where the indices load four at a
-#: time), exact range report and scatter (its first field: 1 for a scalar value)
-_TAKE = """typedef %s T; typedef %s I;
-extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ src,
-    const I* __restrict__ idx, T* __restrict__ out, const long long total,
-    const long long outer, const long long n, const long long kk, const long long inner) {
-  const long long step = (long long)gridDim.x * blockDim.x;
-  for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += step)
-    usm_take<%d>(src, idx, out, e, outer, n, kk, inner);
-}
-"""
-_IN_RANGE = """typedef %s I;
-extern "C" __global__ void __launch_bounds__(256) k(const I* __restrict__ idx,
-    const long long total, const long long n, const long long gen,
-    long long* __restrict__ flag, long long* __restrict__ host) {
-  usm_in_range<%d>(idx, total, n, gen, flag, host);
-}
-"""
-_RANGE = """typedef %s I;
-extern "C" __global__ void __launch_bounds__(256) k(const I* __restrict__ idx,
-    long long* __restrict__ report, const long long total, const long long n) {
-  usm_out_of_range(idx, report, total, n);
-}
-"""
-_PUT = """const bool S = %d; typedef %s T; typedef %s V; typedef %s I;
-extern "C" __global__ void __launch_bounds__(256) k(T* __restrict__ x,
-    const I* __restrict__ idx, const V* __restrict__ v, const T s,
-    const long long* __restrict__ flag, const long long gen, const long long total,
-    const long long outer, const long long n, const long long kk, const long long inner,
-    const long long vo, const long long vj, const long long vi) {
-  if (*flag == gen) return;
-  const long long step = (long long)gridDim.x * blockDim.x;
-  for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += step)
-    usm_put<S>(x, idx, v, s, e, outer, n, kk, inner, vo, vj, vi);
-}
-"""
 
 _SIGNED: frozenset[np.dtype] = frozenset(np.dtype(c) for c in "bhiq")
 _SCALARS = (bool, int, float)
@@ -123,7 +86,7 @@ class Gathers(Family):
         rep.gen += 1
         aligned = i.data.ptr % (4 * i.itemsize) == 0
         f = self._cached(("in range", i.dtype, aligned),
-                         lambda: header("gather.cuh") + _IN_RANGE % (CTYPES[i.dtype], aligned))
+                         lambda: in_range_source(CTYPES[i.dtype], aligned))
         total = i.size
         launch(f, grid_1d(-(-total // 4)), (256, 1, 1), "QqqqQQ", i.data.ptr, total, n,
                rep.gen, rep.flag.data.ptr, rep.mem.ptr, stream=s)
@@ -139,7 +102,7 @@ class Gathers(Family):
             return None
         report = cupy.zeros((3,), np.int64)
         f = self._cached(("range", i.dtype),
-                         lambda: header("gather.cuh") + _RANGE % CTYPES[i.dtype])
+                         lambda: range_source(CTYPES[i.dtype]))
         launch(f, grid_1d(i.size), (256, 1, 1), "QQqq", i.data.ptr, report.data.ptr, i.size,
                n, stream=s)
         flag, hi, lo = (int(v) for v in report.get())
@@ -170,8 +133,7 @@ class Gathers(Family):
         total = out.size
         rep, s = self._range(i, n)
         f = self._cached((a.dtype, i.dtype, along),
-                         lambda: header("gather.cuh") + _TAKE % (
-                             CTYPES[a.dtype], CTYPES[i.dtype], along))
+                         lambda: take_source(CTYPES[a.dtype], CTYPES[i.dtype], along))
         launch(f, grid_1d(total), (256, 1, 1), "QQQqqqqq",
                a.data.ptr, i.data.ptr, out.data.ptr, total, outer, n, k, inner, stream=s)
         return out, self._bad(rep, i, n, s)
@@ -232,8 +194,7 @@ class Gathers(Family):
         rep, s = self._range(i, n)
         scalar = vptr == 0
         f = self._cached(("put", scalar, d, vd, i.dtype),
-                         lambda: header("gather.cuh") + _PUT % (
-                             scalar, CTYPES[d], CTYPES[vd], CTYPES[i.dtype]))
+                         lambda: put_source(scalar, CTYPES[d], CTYPES[vd], CTYPES[i.dtype]))
         launch(f, grid_1d(total), (256, 1, 1), "QQQQQqqqqqqqqq",
                x.data.ptr, i.data.ptr, vptr, bits, rep.flag.data.ptr, rep.gen, total, outer, n,
                k, inner, *vs, stream=s)
