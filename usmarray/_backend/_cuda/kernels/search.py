@@ -8,7 +8,8 @@ comparisons); ``side="left"`` gives the first position whose element is not belo
 the value, ``"right"`` the first whose element is above it.  Both run the same loop of
 ``ceil(log2(n + 1))`` steps per value.  CuPy's own ``searchsorted`` costs about 16 us of
 host time per call (its kernel, a ``digitize`` implementation, is built per call).
-The device code is ``include/usmarray/search.cuh``.
+The device code is ``include/usmarray/search.cuh``, the kernel's source
+:mod:`.search_source`.
 """
 
 from __future__ import annotations
@@ -19,22 +20,11 @@ import cupy
 import numpy as np
 
 from ._launch import Family, grid_1d, launch, stream_ptr
-from .headers import header
-from .keys import key_source
+from .search_source import source
 
 _nd = cupy.ndarray
 _I64 = np.dtype(np.int64)
 _REAL: frozenset[np.dtype] = frozenset(np.dtype(c) for c in "bBhHiIqQfd")
-
-#: the kernel's entry point, after keys.py's key_source and search.cuh
-_ENTRY = r"""
-extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ x,
-    const long long* __restrict__ sorter, const T* __restrict__ v,
-    long long* __restrict__ out, const long long n, const long long m,
-    const long long xs, const long long right) {
-  usm_search(x, sorter, v, out, n, m, xs, right);
-}
-"""
 
 
 class Searches(Family):
@@ -44,7 +34,7 @@ class Searches(Family):
     goes to the fallback."""
 
     def _function(self, d: np.dtype) -> Any:
-        return self._cached(d, lambda: key_source(d) + header("search.cuh") + _ENTRY)
+        return self._cached(d, lambda: source(d))
 
     def _takes(self, x1: Any, x2: Any, sorter: Any) -> bool:
         is_fast = self._is_fast
