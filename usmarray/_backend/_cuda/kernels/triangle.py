@@ -3,8 +3,9 @@ direct solvers return (a factor read through any strides: transposed, column-maj
 
 Element ``(b, i, j)`` of the C-contiguous result is ``src[b*sb + i*si + j*sj]`` (strides
 in elements, any sign) where ``j - i <= k`` (lower) or ``j - i >= k`` (upper), else
-zero (``include/usmarray/triangle.cuh``).  CuPy's ``tril``/``triu`` build a mask with
-``tri`` and then ``where``: two launches and a temporary.
+zero (``include/usmarray/triangle.cuh``; the kernel's source is
+:mod:`.triangle_source`).  CuPy's ``tril``/``triu`` build a mask with ``tri`` and then
+``where``: two launches and a temporary.
 """
 
 from __future__ import annotations
@@ -15,19 +16,9 @@ import cupy
 
 from ._launch import cached, grid_1d, launch, stream_ptr
 from .c_types import CTYPES
-from .headers import header
+from .triangle_source import source
 
 _nd = cupy.ndarray
-
-#: the entry point of ``include/usmarray/triangle.cuh``'s kernel
-_ENTRY = """typedef %s T;
-extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ src,
-    T* __restrict__ dst, const long long total, const long long rows, const long long cols,
-    const long long sb, const long long si, const long long sj, const long long diag,
-    const long long lower) {
-  usm_triangle(src, dst, total, rows, cols, sb, si, sj, diag, lower);
-}
-"""
 
 _fns: dict[Any, Any] = {}
 
@@ -42,7 +33,7 @@ def triangle(src: Any, shape: tuple[int, ...], strides: tuple[int, int, int], k:
     if total:
         rows, cols = shape[-2], shape[-1]
         f = cached(_fns, src.dtype, multi_gpu,
-                   lambda: header("triangle.cuh") + _ENTRY % CTYPES[src.dtype])
+                   lambda: source(CTYPES[src.dtype]))
         launch(f, grid_1d(total), (256, 1, 1), "QQqqqqqqqq", src.data.ptr, out.data.ptr,
                total, rows, cols, *strides, k, int(lower), stream=stream_ptr())
     return out
