@@ -6,7 +6,8 @@ input ``i`` at column offset ``off_i``.  One launch copies them all: grid row ``
 is input ``i``, and the pointers, widths and offsets travel by value in one kernel
 parameter (a table of at most :data:`MAX_INPUTS` entries).  Where outer is 1 (a join
 along the first axis) each input is one contiguous run, copied by a grid-stride loop;
-otherwise blocks take rows and threads stride along them (``include/usmarray/join.cuh``).
+otherwise blocks take rows and threads stride along them (``include/usmarray/join.cuh``;
+the kernel's source is :mod:`.join_source`).
 """
 
 from __future__ import annotations
@@ -21,19 +22,9 @@ from typing import Any
 import cupy
 
 from ._launch import WORDS, Family, driver_launch, sm_count, stream_ptr
-from .headers import header
+from .join_source import MAX_INPUTS, source
 
 _nd = cupy.ndarray
-MAX_INPUTS = 64
-
-#: the entry point of ``include/usmarray/join.cuh``'s copy (T: the word that moves an
-#: element or several, :data:`.WORDS`; the table of at most :data:`MAX_INPUTS` inputs)
-_ENTRY = """typedef %s T;
-extern "C" __global__ void __launch_bounds__(256) k(const usm_join_tab<T, %d> tab,
-    T* __restrict__ out, const long long outer, const long long total) {
-  usm_join(tab, out, outer, total);
-}
-"""
 
 
 class _Params(threading.local):
@@ -64,7 +55,7 @@ class Joins(Family):
         self._packs: dict[int, Any] = {}
 
     def _function(self, size: int) -> Any:
-        return self._cached(size, lambda: header("join.cuh") + _ENTRY % (WORDS[size], MAX_INPUTS))
+        return self._cached(size, lambda: source(WORDS[size]))
 
     def _target(self) -> int:
         return 8 * sm_count()
