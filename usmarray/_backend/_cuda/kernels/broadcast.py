@@ -8,7 +8,8 @@ broadcast operands, ``where`` among them, run on the elementwise engine).
   (outer, n, inner) -> (outer, n * r, inner).
 * ``roll`` of a C-contiguous array, flattened or along one axis.
 
-The device code is ``include/usmarray/copy.cuh``.
+The device code is ``include/usmarray/copy.cuh``, the kernels' sources
+:mod:`.copy_source`.
 """
 
 from __future__ import annotations
@@ -21,37 +22,14 @@ import cupy
 import numpy as np
 
 from ._launch import WORDS, Family, grid_1d, launch, stream_ptr
-from .headers import header
+from .copy_source import REPEAT, ROLL, ROWS_OF, source
 
 _nd = cupy.ndarray
 
 
-#: the entry points of ``include/usmarray/copy.cuh``'s copies (T: the word that moves an
-#: element, :data:`.WORDS`)
-_ROWS_OF = """typedef %s T;
-extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ src,
-    T* __restrict__ out, const long long rows, const long long m) {
-  usm_rows_of(src, out, rows, m);
-}
-"""
-_REPEAT = """typedef %s T;
-extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ src,
-    T* __restrict__ out, const long long total, const long long inner, const long long reps) {
-  usm_repeat(src, out, total, inner, reps);
-}
-"""
-_ROLL = """typedef %s T;
-extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ src,
-    T* __restrict__ out, const long long total, const long long n, const long long inner,
-    const long long s) {
-  usm_roll(src, out, total, n, inner, s);
-}
-"""
-
-
 def _source(entry: str, size: int) -> str:
     """The kernel ``entry`` moving elements of ``size`` bytes."""
-    return header("copy.cuh") + entry % WORDS[size]
+    return source(entry, WORDS[size])
 
 
 def _c_order(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int) -> bool:
@@ -86,7 +64,7 @@ class RowBroadcast(Family):
             if w > width and not row_bytes % w and not (src_ptr | out.data.ptr) % w:
                 width, m = w, row_bytes // w
                 break
-        f = self._cached(("rows", width), lambda: _source(_ROWS_OF, width))
+        f = self._cached(("rows", width), lambda: _source(ROWS_OF, width))
         gx = max(1, min(-(-m // 256), 1024))
         gy = max(1, min(rows, 65535, -(-4096 // gx)))
         launch(f, (gx, gy, 1), (256, 1, 1), "QQqq", src_ptr, out.data.ptr, rows, m,
@@ -145,7 +123,7 @@ class RowBroadcast(Family):
                     return fallback(a, shift, axis=axis)
                 out = _nd(a.shape, a.dtype)
                 f = self._cached(("roll", a.dtype.itemsize),
-                                 lambda: _source(_ROLL, a.dtype.itemsize))
+                                 lambda: _source(ROLL, a.dtype.itemsize))
                 total = a.size
                 launch(f, grid_1d(total), (256, 1, 1),
                        "QQqqqq", a.data.ptr, out.data.ptr, total, n, inner, shift % n,
@@ -165,7 +143,7 @@ class RowBroadcast(Family):
                 n, inner = sh[ax], math.prod(sh[ax + 1:])
                 out = _nd(sh[:ax] + (n * repeats,) + sh[ax + 1:], a.dtype)
                 f = self._cached(("repeat", a.dtype.itemsize),
-                                 lambda: _source(_REPEAT, a.dtype.itemsize))
+                                 lambda: _source(REPEAT, a.dtype.itemsize))
                 total = out.size
                 launch(f, grid_1d(total), (256, 1, 1), "QQqqq",
                        a.data.ptr, out.data.ptr, total, inner, repeats, stream=stream_ptr())
