@@ -20,25 +20,9 @@ import numpy as np
 
 from ._launch import Family, grid_1d, launch, stream_ptr
 from .c_types import CTYPES
-from .headers import header
-from .ramp_source import linspace_arguments, linspace_source
+from .ramp_source import arange_source, eye_source, linspace_arguments, linspace_source
 
 _nd = cupy.ndarray
-
-#: the entry points of ``include/usmarray/ramp.cuh``'s arange (T computed in W from
-#: arguments of type P) and eye
-_ARANGE = """typedef %s T; typedef %s W; typedef %s P;
-extern "C" __global__ void __launch_bounds__(256) k(T* __restrict__ out, const long long n,
-    const P start_p, const P step_p) {
-  usm_arange<W>(out, n, start_p, step_p);
-}
-"""
-_EYE = """typedef %s T;
-extern "C" __global__ void __launch_bounds__(256) k(T* __restrict__ out, const long long rows,
-    const long long cols, const long long diag) {
-  usm_eye(out, rows, cols, diag);
-}
-"""
 
 _FLOATS = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
 #: arange dtypes: the C type its formula runs in (CuPy's: the dtype itself) and the
@@ -87,7 +71,7 @@ class Ramps(Family):
         out = _nd((n,), d)
         if not n:
             return out
-        f = self._cached(("arange", d), lambda: header("ramp.cuh") + _ARANGE % (CTYPES[d], w, p))
+        f = self._cached(("arange", d), lambda: arange_source(CTYPES[d], w, p))
         launch(f, grid_1d(n), (256, 1, 1), "Qq" + code * 2, out.data.ptr, n, *args,
                stream=stream_ptr())
         return out
@@ -100,7 +84,7 @@ class Ramps(Family):
         if d not in CTYPES or d.kind == "c" or n_rows * m == 0:
             return cupy.eye(n_rows, n_cols, k=k, dtype=d)
         out = _nd((n_rows, m), d)
-        f = self._cached(("eye", d), lambda: header("ramp.cuh") + _EYE % CTYPES[d])
+        f = self._cached(("eye", d), lambda: eye_source(CTYPES[d]))
         k = max(-n_rows, min(k, m))  # a diagonal outside the matrix: all zeros (int64 k)
         gx = -(-m // 256)
         # a block takes several rows: one short row a block ran at half the write speed

@@ -1,5 +1,6 @@
-"""The source and scalar arguments of ``linspace``'s CUDA kernel, without CuPy (tests
-compile and run the formula without a GPU).
+"""The source and scalar arguments of ``linspace``'s CUDA kernel, and the sources of
+``arange``'s and ``eye``'s (``include/usmarray/ramp.cuh``), without CuPy (tests compile
+and run them without a GPU).
 
 The kernel (``include/usmarray/linspace.cuh``) computes each value as NumPy does: in
 the computation dtype the namespace passes (NumPy's for the bounds, NEP 50), real or
@@ -27,6 +28,33 @@ extern "C" __global__ void __launch_bounds__(256) k(P* __restrict__ out, const l
                           last_is_stop);
 }
 """
+
+
+#: the entry points of ``include/usmarray/ramp.cuh``'s arange (T computed in W from
+#: arguments of type P) and eye
+ARANGE = """typedef %s T; typedef %s W; typedef %s P;
+extern "C" __global__ void __launch_bounds__(256) k(T* __restrict__ out, const long long n,
+    const P start_p, const P step_p) {
+  usm_arange<W>(out, n, start_p, step_p);
+}
+"""
+EYE = """typedef %s T;
+extern "C" __global__ void __launch_bounds__(256) k(T* __restrict__ out, const long long rows,
+    const long long cols, const long long diag) {
+  usm_eye(out, rows, cols, diag);
+}
+"""
+
+
+def arange_source(t: str, w: str, p: str) -> str:
+    """``arange`` into elements of C type ``t``, computed in ``w`` from arguments of
+    ``p``."""
+    return header("ramp.cuh") + ARANGE % (t, w, p)
+
+
+def eye_source(t: str) -> str:
+    """``eye`` into elements of C type ``t``."""
+    return header("ramp.cuh") + EYE % t
 
 
 def _part(d: np.dtype) -> np.dtype:
@@ -61,4 +89,5 @@ def linspace_arguments(start: Any, stop: Any, num: int, endpoint: bool,
             float(m.real), float(m.imag), int(by_div), int(endpoint and num > 1))
 
 
-__all__ = ["linspace_arguments", "linspace_source"]
+__all__ = ["ARANGE", "EYE", "arange_source", "eye_source", "linspace_arguments",
+           "linspace_source"]
