@@ -19,6 +19,22 @@ ARCH = "90"
 CXX = shutil.which("g++") or shutil.which("c++") or shutil.which("clang++")
 
 
+#: the start of a host C++ program that runs generated kernels as one thread of one
+#: block: the CUDA qualifiers defined away, and the grid's built-in variables (x and y)
+#: set for a grid of one block of one thread, so that a grid-stride loop walks it all
+ONE_THREAD = """
+#include <cstdio>
+#include <cstring>
+#include <vector>
+#define __global__
+#define __device__
+#define __forceinline__ inline
+#define __launch_bounds__(n)
+struct Dim { long long x, y; };
+static Dim blockIdx = {0, 0}, threadIdx = {0, 0}, gridDim = {1, 1}, blockDim = {1, 1};
+"""
+
+
 def run_host(source: str, stdin: bytes, tmp_path: Path) -> bytes:
     """The standard output of ``source`` compiled as host C++ (no contraction into FMA,
     as the generated CUDA) and run with ``stdin``; skipped without a C++ compiler."""

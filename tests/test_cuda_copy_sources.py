@@ -9,19 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from cuda_compile import assert_sources_compile, run_host
+from cuda_compile import ONE_THREAD, assert_sources_compile, run_host
 
 from usmarray._backend._cuda.kernels import copy_source as S
 
-_HOST = """
-#include <cstdio>
-#include <vector>
-#define __global__
-#define __device__
-#define __forceinline__ inline
-#define __launch_bounds__(n)
-struct Dim { long long x, y; };
-static Dim blockIdx = {0, 0}, threadIdx = {0, 0}, gridDim = {1, 1}, blockDim = {1, 1};
+_HOST = ONE_THREAD + """
 typedef long long T;
 """
 

@@ -18,21 +18,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cuda_compile import assert_sources_compile, run_host
+from cuda_compile import ONE_THREAD, assert_sources_compile, run_host
 
 from usmarray._backend._cuda.kernels import gather_source as G
 from usmarray._backend._cuda.kernels.c_types import CTYPES
 
-_HOST = """
-#include <cstdio>
-#include <cstring>
-#include <vector>
-#define __global__
-#define __device__
-#define __forceinline__ inline
-#define __launch_bounds__(n)
-struct Dim { long long x; };
-static Dim blockIdx = {0}, threadIdx = {0}, gridDim = {1}, blockDim = {1};
+_HOST = ONE_THREAD + """
 static bool __syncthreads_or(bool b) { return b; }
 static unsigned long long atomicMax(unsigned long long* p, unsigned long long v) {
   unsigned long long o = *p; if (v > o) *p = v; return o; }

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cuda_compile import assert_sources_compile, run_host
+from cuda_compile import ONE_THREAD, assert_sources_compile, run_host
 
 from usmarray._backend._cuda.kernels import join_source as S
 
@@ -19,15 +19,7 @@ from usmarray._backend._cuda.kernels import join_source as S
 _WORDS = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int",
           8: "unsigned long long", 16: "ulonglong2"}
 
-_HOST = """
-#include <cstdio>
-#include <vector>
-#define __global__
-#define __device__
-#define __forceinline__ inline
-#define __launch_bounds__(n)
-struct Dim { long long x, y; };
-static Dim blockIdx = {0, 0}, threadIdx = {0, 0}, gridDim = {1, 1}, blockDim = {1, 1};
+_HOST = ONE_THREAD + """
 struct ulonglong2 { unsigned long long x, y; };
 """
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cuda_compile import assert_sources_compile, run_host
+from cuda_compile import ONE_THREAD, assert_sources_compile, run_host
 
 from usmarray._backend._cuda.kernels import ramp_source as S
 from usmarray._backend._cuda.kernels.c_types import CTYPES
@@ -20,16 +20,7 @@ from usmarray._backend._cuda.kernels.c_types import CTYPES
 _INTS = [np.dtype(f"{u}int{b}") for u in ("", "u") for b in (8, 16, 32, 64)]
 _U64 = "unsigned long long"
 
-_HOST = """
-#include <cstdio>
-#include <vector>
-#define __global__
-#define __device__
-#define __forceinline__ inline
-#define __launch_bounds__(n)
-struct Dim { long long x, y; };
-static Dim blockIdx = {0, 0}, threadIdx = {0, 0}, gridDim = {1, 1}, blockDim = {1, 1};
-"""
+_HOST = ONE_THREAD
 
 _ARANGE_DRIVER = """
 int main() {

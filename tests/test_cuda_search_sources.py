@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cuda_compile import assert_sources_compile, run_host
+from cuda_compile import ONE_THREAD, assert_sources_compile, run_host
 from test_cuda_unique_sources import special_values
 
 from usmarray._backend._cuda.kernels import search_source as S
@@ -20,16 +20,7 @@ from usmarray._backend._cuda.kernels import search_source as S
 _REAL = [np.dtype(d) for d in ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32",
                                 "int64", "uint64", "float32", "float64")]
 
-_HOST = """
-#include <cstdio>
-#include <cstring>
-#include <vector>
-#define __global__
-#define __device__
-#define __forceinline__ inline
-#define __launch_bounds__(n)
-struct Dim { long long x; };
-static Dim blockIdx = {0}, threadIdx = {0}, gridDim = {1}, blockDim = {1};
+_HOST = ONE_THREAD + """
 static unsigned int __float_as_uint(float f) { unsigned int i; std::memcpy(&i, &f, 4); return i; }
 static long long __double_as_longlong(double f) { long long i; std::memcpy(&i, &f, 8); return i; }
 """

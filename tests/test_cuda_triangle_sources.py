@@ -10,21 +10,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cuda_compile import assert_sources_compile, run_host
+from cuda_compile import ONE_THREAD, assert_sources_compile, run_host
 
 from usmarray._backend._cuda.kernels import triangle_source as S
 from usmarray._backend._cuda.kernels.c_types import CTYPES
 
-_HOST = """
-#include <cstdio>
-#include <vector>
-#define __global__
-#define __device__
-#define __forceinline__ inline
-#define __launch_bounds__(n)
-struct Dim { long long x; };
-static Dim blockIdx = {0}, threadIdx = {0}, gridDim = {1}, blockDim = {1};
-"""
+_HOST = ONE_THREAD
 
 _DRIVER = """
 int main() {
