@@ -614,7 +614,7 @@ def python_form(name):
 
 
 # ---- lean fronts of namespace functions: zeros, empty, asarray, reshape, permute_dims,
-# ---- matmul, full --------------------------------------------------------------------
+# ---- matmul, full, ones --------------------------------------------------------------
 
 cdef tuple _FRONTS = ("zeros", "empty", "asarray", "reshape", "permute_dims", "matmul",
                       "full", "ones")
@@ -657,13 +657,13 @@ cdef object _python_create(Py_ssize_t k, object shape, object value, object dtyp
 cdef object _create(Py_ssize_t k, object shape, object dtype, object device,
                     object usm_type, object sycl_queue, object value=None):
     """``zeros`` (``k`` 0), ``empty`` (1), ``full`` (``_FULL``, of the Python float
-    ``value``) or ``ones`` (``value`` 1.0) by the plan the Python form made for this queue and dtype argument,
-    under the backend's lock where it has one: the Python form for a usm_type or
-    sycl_queue, a device other than a Device, a filter string that made one, or None, a
-    shape other than a non-negative int or a tuple of at most 64 of them, a plan not
-    made yet, more bytes than the plan's cap, and a failed allocation; for ``full`` and
-    ``ones`` also a backend with a lock, and a dtype that is not floating (the Python
-    form's lean path takes the same)."""
+    ``value``) or ``ones`` (``value`` 1.0) by the plan the Python form made for this
+    queue and dtype argument, under the backend's lock where it has one: the Python
+    form for a usm_type or sycl_queue, a device other than a Device, a filter string
+    that made one, or None, a shape other than a non-negative int or a tuple of at most
+    64 of them, a plan not made yet, more bytes than the plan's cap, and a failed
+    allocation; for ``full`` and ``ones`` also a backend with a lock, and a dtype that
+    is not floating (the Python form's lean path takes the same)."""
     cdef Py_ssize_t size, v, itemsize, cap
     if usm_type is not None or sycl_queue is not None:
         return _python_create(k, shape, value, dtype, device, usm_type, sycl_queue)
@@ -972,12 +972,13 @@ def matmul(x1=_MISSING, x2=_MISSING, /, *rest, **more):
 
 def install_front(name, python_form, serial_lock=None):
     """The lean path of namespace function ``name`` (one of ``zeros``, ``empty``,
-    ``asarray``, ``reshape``, ``permute_dims``, ``matmul``, ``full``, ``ones``), with ``python_form`` (the
-    namespace's function, as its wrapper gives it, if any) called for every call it
-    leaves out: one of another signature, every call while a trace runs, and those
-    :func:`_create`, :func:`_asarray`, :func:`_reshape`, :func:`_permute` and
-    :func:`_lean_pair` leave out; so results and errors are the Python form's.  ``serial_lock``: the namespace's lock
-    (``usmarray._serial.LOCK``), which the wrapper of a serialized function takes."""
+    ``asarray``, ``reshape``, ``permute_dims``, ``matmul``, ``full``, ``ones``), with
+    ``python_form`` (the namespace's function, as its wrapper gives it, if any) called
+    for every call it leaves out: one of another signature, every call while a trace
+    runs, and those :func:`_create`, :func:`_asarray`, :func:`_copy`, :func:`_reshape`,
+    :func:`_permute` and :func:`_lean_pair` leave out; so results and errors are the
+    Python form's.  ``serial_lock``: the namespace's lock (``usmarray._serial.LOCK``),
+    which the wrapper of a serialized function takes."""
     global _serial_lock
     k = _FRONTS.index(name)
     _front_python[k] = python_form
