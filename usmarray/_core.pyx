@@ -618,7 +618,9 @@ def python_form(name):
 
 cdef tuple _FRONTS = ("zeros", "empty", "asarray", "reshape", "permute_dims", "matmul",
                       "full", "ones")
-cdef Py_ssize_t _FULL = 6  # the index of full in _FRONTS, then ones: the filled ones
+# the fronts' indices in _FRONTS (full and ones, the filled ones, last)
+cdef Py_ssize_t _ZEROS = 0, _EMPTY = 1, _ASARRAY = 2, _RESHAPE = 3, _PERMUTE = 4
+cdef Py_ssize_t _MATMUL = 5, _FULL = 6, _ONES = 7
 cdef list _front_python = [None] * len(_FRONTS)  # index -> the function's Python form
 cdef list _last_made = [None] * len(_FRONTS)  # index -> (queue, dtype argument, plan, Device)
 cdef dict _made = None                     # usmarray._creation._MADE
@@ -656,8 +658,8 @@ cdef object _python_create(Py_ssize_t k, object shape, object value, object dtyp
 
 cdef object _create(Py_ssize_t k, object shape, object dtype, object device,
                     object usm_type, object sycl_queue, object value=None):
-    """``zeros`` (``k`` 0), ``empty`` (1), ``full`` (``_FULL``, of the Python float
-    ``value``) or ``ones`` (``value`` 1.0) by the plan the Python form made for this
+    """Creation front ``k``: ``zeros``, ``empty``, ``full`` (of the Python float
+    ``value``) or ``ones`` (``value`` 1.0), by the plan the Python form made for this
     queue and dtype argument, under the backend's lock where it has one: the Python
     form for a usm_type or sycl_queue, a device other than a Device, a filter string
     that made one, or None, a shape other than a non-negative int or a tuple of at most
@@ -759,19 +761,19 @@ cdef object _regular(Py_ssize_t k, object shape, tuple rest, object dtype, objec
 def zeros(shape=_MISSING, *rest, dtype=None, device=None, usm_type=None, sycl_queue=None,
           **more):
     """``usmarray.zeros``'s lean path (see :func:`install_front`)."""
-    return _regular(0, shape, rest, dtype, device, usm_type, sycl_queue, more)
+    return _regular(_ZEROS, shape, rest, dtype, device, usm_type, sycl_queue, more)
 
 
 def empty(shape=_MISSING, *rest, dtype=None, device=None, usm_type=None, sycl_queue=None,
           **more):
     """``usmarray.empty``'s lean path (see :func:`install_front`)."""
-    return _regular(1, shape, rest, dtype, device, usm_type, sycl_queue, more)
+    return _regular(_EMPTY, shape, rest, dtype, device, usm_type, sycl_queue, more)
 
 
 def ones(shape=_MISSING, *rest, dtype=None, device=None, usm_type=None, sycl_queue=None,
          **more):
     """``usmarray.ones``'s lean path (see :func:`install_front`)."""
-    return _regular(_FULL + 1, shape, rest, dtype, device, usm_type, sycl_queue, more, 1.0)
+    return _regular(_ONES, shape, rest, dtype, device, usm_type, sycl_queue, more, 1.0)
 
 
 def full(shape=_MISSING, fill_value=_MISSING, *rest, dtype=None, device=None,
@@ -863,7 +865,7 @@ def asarray(obj=_MISSING, /, *rest, dtype=None, device=None, copy=None, usm_type
             made = _copy(obj)
             if made is not None:
                 return made
-    return _fallback(2, ("obj",), (obj,), rest, {
+    return _fallback(_ASARRAY, ("obj",), (obj,), rest, {
         "dtype": dtype, "device": device, "copy": copy, "usm_type": usm_type,
         "sycl_queue": sycl_queue}, more)
 
@@ -920,7 +922,7 @@ def reshape(x=_MISSING, /, shape=_MISSING, *rest, copy=None, **more):
         made = _reshape(<ArrayBase>x, <tuple>shape)
         if made is not None:
             return made
-    return _fallback(3, ("x", "shape"), (x, shape), rest, {"copy": copy}, more)
+    return _fallback(_RESHAPE, ("x", "shape"), (x, shape), rest, {"copy": copy}, more)
 
 
 cdef object _permute(ArrayBase x, tuple axes):
@@ -952,7 +954,7 @@ def permute_dims(x=_MISSING, /, axes=_MISSING, *rest, **more):
         made = _permute(<ArrayBase>x, <tuple>axes)
         if made is not None:
             return made
-    return _fallback(4, ("x", "axes"), (x, axes), rest, {}, more)
+    return _fallback(_PERMUTE, ("x", "axes"), (x, axes), rest, {}, more)
 
 
 cdef object _serial_lock = None  # usmarray._serial.LOCK
@@ -967,7 +969,7 @@ def matmul(x1=_MISSING, x2=_MISSING, /, *rest, **more):
         made = _lean_pair(<tuple>info, <ArrayBase>x1, x2)
         if made is not None:
             return made
-    return _fallback(5, ("x1", "x2"), (x1, x2), rest, {}, more)
+    return _fallback(_MATMUL, ("x1", "x2"), (x1, x2), rest, {}, more)
 
 
 def install_front(name, python_form, serial_lock=None):

@@ -397,15 +397,6 @@ def ones(shape: Any, *, dtype: Any = None, device: Any = None, usm_type: Any = N
     return _filled("ones", shape, 1, dtype, device, usm_type, sycl_queue)
 
 
-if _form.core is not None:
-    # the compiled core's lean zeros and empty (usmarray/_core.pyx): the namespace puts
-    # them before its wrappers of these functions, which they call for what they leave
-    # out; they read _MADE's plans
-    _form.core.bind_creation(_MADE, _device)
-    zeros._usmarray_front = functools.partial(_form.core.install_front, "zeros")  # type: ignore[attr-defined]
-    empty._usmarray_front = functools.partial(_form.core.install_front, "empty")  # type: ignore[attr-defined]
-
-
 @locks_itself
 def full(
     shape: Any,
@@ -519,10 +510,15 @@ def _full_float(shape: Any, fill_value: float, dtype: Any, device: Any, fname: s
 
 
 if _form.core is not None:
-    # the compiled core's lean full of a Python float and ones, by the plans _full_float
-    # makes
-    full._usmarray_front = functools.partial(_form.core.install_front, "full")  # type: ignore[attr-defined]
-    ones._usmarray_front = functools.partial(_form.core.install_front, "ones")  # type: ignore[attr-defined]
+    # the compiled core's lean zeros, empty, full of a Python float and ones
+    # (usmarray/_core.pyx): the namespace puts them before its wrappers of these
+    # functions, which they call for what they leave out; they read _MADE's plans (those
+    # of _make and _full_float)
+    _form.core.bind_creation(_MADE, _device)
+    for _f in (zeros, empty, full, ones):
+        _f._usmarray_front = functools.partial(  # type: ignore[attr-defined, union-attr]
+            _form.core.install_front, _f.__name__)
+    del _f
 
 
 def _full(shape: Any, fill_value: Any, dtype: Any, device: Any, usm_type: Any, sycl_queue: Any
