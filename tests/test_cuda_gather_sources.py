@@ -8,7 +8,9 @@ of one block walking the whole grid-stride loop) give NumPy's answers.
   tail; it writes the call's number into the device word and 1 into the host word, and
   nothing where every index is in range.
 - The exact report names the largest index ``>= n``, else the smallest below ``-n``.
-- ``take`` and ``take_along_axis`` read NumPy's elements, zero for an index out of range.
+- ``take`` and ``take_along_axis`` read NumPy's elements, zero for an index out of range;
+  so does the take of one axis four elements a thread, at an aligned start of the
+  indices and an unaligned one, for every length of the tail.
 - The scatter writes NumPy's elements, and nothing where the device word holds its
   call's number."""
 
@@ -70,6 +72,9 @@ def test_a_sample_of_the_gather_sources_compiles(tmp_path: Path) -> None:
     sources = [G.take_source(CTYPES[np.dtype(t)], CTYPES[np.dtype(i)], along)
                for t, i, along in (("float32", "int64", False), ("float64", "int32", True),
                                    ("bool", "int8", False), ("uint64", "int16", True))]
+    sources += [G.take4_source(CTYPES[np.dtype(t)], CTYPES[np.dtype(i)], a)
+                for t, i, a in (("float32", "int64", True), ("float64", "int32", False),
+                                ("bool", "int8", True), ("int16", "int16", False))]
     sources += [G.in_range_source(CTYPES[i], a) for i in _SAMPLE[::3] for a in (False, True)]
     sources += [G.range_source(CTYPES[np.dtype("int64")])]
     sources += [G.put_source(s, CTYPES[np.dtype(t)], CTYPES[np.dtype(v)], CTYPES[np.dtype(i)])
@@ -167,6 +172,53 @@ def test_take_reads_numpys_elements_and_zero_out_of_range(along: bool, tmp_path:
         wants.append(want)
     out = np.frombuffer(run_host(prog, stdin, tmp_path), t)
     np.testing.assert_array_equal(out, np.concatenate([w.reshape(-1) for w in wants]))
+
+
+_TAKE4_DRIVER = """
+#include <cstdlib>
+int main() {
+  long long head[3];  // a case: the number of indices m, the axis length n, their offset
+  while (fread(head, 8, 3, stdin) == 3) {
+    const long long m = head[0], n = head[1], off = head[2];
+    // the buffers aligned as the device's (a quad of indices or elements moves at once)
+    T* src = (T*)aligned_alloc(64, 64 * (n / 8 + 1) * sizeof(T));
+    I* idx = (I*)aligned_alloc(64, 64 * ((m + off) / 8 + 1) * sizeof(I));
+    T* out = (T*)aligned_alloc(64, 64 * (m / 8 + 1) * sizeof(T));
+    memset(src, 0x5a, 64 * (n / 8 + 1) * sizeof(T));  // past the axis: not zero
+    if (fread(src, sizeof(T), n, stdin) != (size_t)n) return 1;
+    if (fread(idx, sizeof(I), m + off, stdin) != (size_t)(m + off)) return 1;
+    take4::k(src, idx + off, out, m, n);
+    fwrite(out, sizeof(T), m, stdout);
+    free(src); free(idx); free(out);
+  }
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize(("t", "i"), [("float32", "int64"), ("float64", "int32"),
+                                      ("bool", "int16"), ("uint8", "int8")])
+def test_the_take_of_one_axis_four_a_thread_reads_numpys_elements(
+        t: str, i: str, tmp_path: Path) -> None:
+    td, id_ = np.dtype(t), np.dtype(i)
+    rng = np.random.default_rng(5)
+    n = 40
+    src = (rng.standard_normal(n) * 50).astype(td)
+    for aligned in (True, False):
+        prog = (_HOST + "namespace take4 {\n"
+                + G.take4_source(CTYPES[td], CTYPES[id_], aligned).replace('extern "C" ', "")
+                + f"\n}}\ntypedef {CTYPES[td]} T; typedef {CTYPES[id_]} I;\n"
+                + _TAKE4_DRIVER)
+        stdin, wants = b"", []
+        for m in range(0, 14):  # every tail length after whole quads
+            for off in ((0, 4) if aligned else (1, 2, 3)):
+                idx = rng.integers(-n - 3, n + 3, m).astype(id_)
+                ok = (idx >= -n) & (idx < n)
+                wants.append(np.where(ok, src[np.where(ok, idx, 0)], np.zeros((), td)))
+                stdin += (np.array([m, n, off], np.int64).tobytes() + src.tobytes()
+                          + np.concatenate([np.zeros(off, id_), idx]).tobytes())
+        out = np.frombuffer(run_host(prog, stdin, tmp_path), td)
+        np.testing.assert_array_equal(out, np.concatenate(wants))
 
 
 _PUT_DRIVER = """

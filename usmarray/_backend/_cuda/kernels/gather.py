@@ -31,7 +31,13 @@ import numpy as np
 from ..layout import Operand, broadcast_strides, merge_axes
 from ._launch import Family, grid_1d, launch, stream_ptr
 from .c_types import CTYPES
-from .gather_source import in_range_source, put_source, range_source, take_source
+from .gather_source import (
+    in_range_source,
+    put_source,
+    range_source,
+    take4_source,
+    take_source,
+)
 
 _nd = cupy.ndarray
 _rt: Any = cupy.cuda.runtime
@@ -132,10 +138,17 @@ class Gathers(Family):
             return out, None
         total = out.size
         rep, s = self._range(i, n)
-        f = self._cached((a.dtype, i.dtype, along),
-                         lambda: take_source(CTYPES[a.dtype], CTYPES[i.dtype], along))
-        launch(f, grid_1d(total), (256, 1, 1), "QQQqqqqq",
-               a.data.ptr, i.data.ptr, out.data.ptr, total, outer, n, k, inner, stream=s)
+        if outer == 1 and inner == 1 and not along:  # four elements a thread
+            aligned = i.data.ptr % (4 * i.itemsize) == 0
+            f = self._cached(("take4", a.dtype, i.dtype, aligned),
+                             lambda: take4_source(CTYPES[a.dtype], CTYPES[i.dtype], aligned))
+            launch(f, grid_1d(-(-total // 4)), (256, 1, 1), "QQQqq",
+                   a.data.ptr, i.data.ptr, out.data.ptr, total, n, stream=s)
+        else:
+            f = self._cached((a.dtype, i.dtype, along),
+                             lambda: take_source(CTYPES[a.dtype], CTYPES[i.dtype], along))
+            launch(f, grid_1d(total), (256, 1, 1), "QQQqqqqq",
+                   a.data.ptr, i.data.ptr, out.data.ptr, total, outer, n, k, inner, stream=s)
         return out, self._bad(rep, i, n, s)
 
     def out_of_range(self, i: Any, n: int) -> bool | None:

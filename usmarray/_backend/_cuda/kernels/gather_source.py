@@ -8,7 +8,8 @@ from __future__ import annotations
 from .headers import header
 
 #: the entry points of ``include/usmarray/gather.cuh``'s take (its last field: 1 for
-#: take_along_axis), range pass (its last field: 1 where the indices load four at a
+#: take_along_axis), take of one axis four elements a thread (its last field: 1 where
+#: the indices load four at a time), range pass (its last field: 1 where the indices load four at a
 #: time), exact range report and scatter (its first field: 1 for a scalar value)
 TAKE = """typedef %s T; typedef %s I;
 extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ src,
@@ -17,6 +18,16 @@ extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ src,
   const long long step = (long long)gridDim.x * blockDim.x;
   for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += step)
     usm_take<%d>(src, idx, out, e, outer, n, kk, inner);
+}
+"""
+TAKE4 = """typedef %s T; typedef %s I;
+extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ src,
+    const I* __restrict__ idx, T* __restrict__ out, const long long total,
+    const long long n) {
+  const long long step = 4LL * gridDim.x * blockDim.x;
+  for (long long b = 4LL * ((long long)blockIdx.x * blockDim.x + threadIdx.x); b < total;
+       b += step)
+    usm_take4<%d>(src, idx, out, b, total, n);
 }
 """
 IN_RANGE = """typedef %s I;
@@ -53,6 +64,12 @@ def take_source(t: str, i: str, along: bool) -> str:
     return header("gather.cuh") + TAKE % (t, i, along)
 
 
+def take4_source(t: str, i: str, aligned: bool) -> str:
+    """``take`` of one axis (outer and inner 1) four elements a thread, of elements of C
+    type ``t`` at indices of C type ``i`` (``aligned``: the four load at once)."""
+    return header("gather.cuh") + TAKE4 % (t, i, aligned)
+
+
 def in_range_source(i: str, aligned: bool) -> str:
     """The range pass of indices of C type ``i`` (``aligned``: four load at a time)."""
     return header("gather.cuh") + IN_RANGE % (i, aligned)
@@ -69,4 +86,4 @@ def put_source(scalar: bool, t: str, v: str, i: str) -> str:
     return header("gather.cuh") + PUT % (scalar, t, v, i)
 
 
-__all__ = ["in_range_source", "put_source", "range_source", "take_source"]
+__all__ = ["in_range_source", "put_source", "range_source", "take4_source", "take_source"]

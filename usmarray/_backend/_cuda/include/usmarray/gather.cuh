@@ -21,11 +21,40 @@ __device__ __forceinline__ void usm_take(const T* __restrict__ src, const I* __r
   out[e] = (t < 0 || t >= n) ? (T)0 : src[(o * n + t) * inner + i];
 }
 
-// Four indices that move as one aligned load.
+// Four indices, or four elements, that move as one aligned load or store.
 template <typename I>
 struct alignas(4 * sizeof(I)) usm_quad {
   I v[4];
 };
+
+// Elements b to b + 3 of a take of one axis (outer and inner 1): the four indices are
+// read first (one aligned load where Aligned), then the four gathers issue together,
+// and the four elements go out as one store (out is a new array, aligned to a quad).
+// An index outside [-n, n) writes zero, as usm_take.
+template <bool Aligned, typename T, typename I>
+__device__ __forceinline__ void usm_take4(const T* __restrict__ src, const I* __restrict__ idx,
+                                          T* __restrict__ out, const long long b,
+                                          const long long total, const long long n) {
+  if (b + 4 <= total) {
+    usm_quad<I> q;
+    if (Aligned) {
+      q = *reinterpret_cast<const usm_quad<I>*>(idx + b);
+    } else {
+#pragma unroll
+      for (int k = 0; k < 4; ++k) q.v[k] = idx[b + k];
+    }
+    usm_quad<T> w;
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      const long long t0 = (long long)q.v[k];
+      const long long t = t0 < 0 ? t0 + n : t0;
+      w.v[k] = (t < 0 || t >= n) ? (T)0 : src[t];
+    }
+    *reinterpret_cast<usm_quad<T>*>(out + b) = w;
+  } else {
+    for (long long e = b; e < total; ++e) usm_take<false>(src, idx, out, e, 1, n, total, 1);
+  }
+}
 
 // The range pass of a call: whether an index of idx lies outside [-n, n).  Each thread
 // reads four indices a step (one aligned load where Aligned); a block with such an index
