@@ -372,22 +372,14 @@ class usm_ndarray(_Base):  # noqa: N801 - the name the design gives the type
         self._arr = prev
         self._writable_raw = None
 
-    @property
-    def mT(self) -> usm_ndarray:  # noqa: N802 - the standard's name
-        if self._arr.ndim < 2:
-            raise ValueError(
-                f"x.mT needs an array of at least 2 dimensions, got {self._arr.ndim}"
-            )
-        return wrap_with(self._be, self._arr.mT)
+    if _core is None or TYPE_CHECKING:  # else the compiled base's (usmarray/_core.pyx)
+        @property
+        def mT(self) -> usm_ndarray:  # noqa: N802 - the standard's name
+            return _matrix_transpose(self)
 
-    @property
-    def T(self) -> usm_ndarray:  # noqa: N802 - the standard's name
-        if self._arr.ndim != 2:
-            raise ValueError(
-                f"x.T is defined for 2-D arrays only (got {self._arr.ndim}-D); use "
-                "permute_dims() or x.mT for other ranks"
-            )
-        return wrap_with(self._be, self._arr.T)
+        @property
+        def T(self) -> usm_ndarray:  # noqa: N802 - the standard's name
+            return _transpose(self)
 
     # ---- protocols -------------------------------------------------------------
     def __dlpack__(
@@ -634,6 +626,25 @@ def _check_dlpack_args(max_version: Any, dl_device: Any, copy: Any,
 new_array: Any = object.__new__ if _core is None else _core.ArrayBase.__new__
 
 
+def _matrix_transpose(x: usm_ndarray) -> usm_ndarray:
+    """``x.mT``: a view with the last two axes swapped."""
+    raw = x._arr
+    if raw.ndim < 2:
+        raise ValueError(f"x.mT needs an array of at least 2 dimensions, got {raw.ndim}")
+    return wrap_with(x._be, raw.mT)
+
+
+def _transpose(x: usm_ndarray) -> usm_ndarray:
+    """``x.T``: the transposed view of a 2-D array."""
+    raw = x._arr
+    if raw.ndim != 2:
+        raise ValueError(
+            f"x.T is defined for 2-D arrays only (got {raw.ndim}-D); use "
+            "permute_dims() or x.mT for other ranks"
+        )
+    return wrap_with(x._be, raw.T)
+
+
 def wrap_with(be: Any, raw: Any) -> usm_ndarray:
     """A new array of ``raw``, an array of backend ``be``."""
     out = new_array(usm_ndarray)
@@ -645,6 +656,8 @@ def wrap_with(be: Any, raw: Any) -> usm_ndarray:
 if _core is not None:
     wrap_with = _core.wrap_with  # noqa: F811 - the same function, compiled
     _core.bind(usm_ndarray, _trace)
+    _core.install("mT", _matrix_transpose)  # the compiled properties' error paths
+    _core.install("T", _transpose)
 
 
 def _constructor_placement(buffer: Any, kwargs: dict | None) -> tuple[Any, Any]:

@@ -90,7 +90,7 @@ SLOTS = (
     "__matmul__", "__rmatmul__", "__imatmul__",
     "__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__",
     "__neg__", "__pos__", "__abs__", "__invert__",
-    "__getitem__", "__setitem__",
+    "__getitem__", "__setitem__", "mT", "T",
 )
 
 cdef list _python = [None] * len(SLOTS)  # slot index -> its pure-Python form
@@ -260,6 +260,20 @@ cdef class ArrayBase:
 
     def __invert__(self):
         return _unary(48, self)
+
+    @property
+    def mT(self):
+        a = self._arr
+        if a.ndim >= 2:
+            return _wrap(self._be, a.mT)
+        return _python[51](self)  # the Python form names the error
+
+    @property
+    def T(self):
+        a = self._arr
+        if a.ndim == 2:
+            return _wrap(self._be, a.T)
+        return _python[52](self)  # the Python form names the error
 
     def __getitem__(self, key):
         cdef ArrayBase out
