@@ -20,7 +20,7 @@ from usmarray import _form
 from usmarray._backend._cuda import layout as L
 
 SOURCE = Path(L.__file__).with_name("_engine_calls.pyx")
-calls_module, REASON = _form.compiled_module("_backend._cuda._engine_calls", SOURCE, 2)
+calls_module, REASON = _form.compiled_module("_backend._cuda._engine_calls", SOURCE, 3)
 pytestmark = pytest.mark.skipif(calls_module is None, reason=REASON)
 
 ALIGN = L.ALIGN_KEY
@@ -53,6 +53,7 @@ class Raw:
         self.data = Data(ptr, mem_cls())
         self.ndim = len(shape)
         self.transposed: Any = None
+        self.order = "C"
 
     def transpose(self, axes: tuple) -> Any:
         self.transposed = axes
@@ -63,11 +64,12 @@ class Plan:
     """A stand-in for the engine's planned call (``elementwise._Call``)."""
 
     def __init__(self, n: int, blocks: int = 3, layout: bytes = b"",
-                 inverse: Any = None, fn: Any = "kernel") -> None:
+                 inverse: Any = None, fn: Any = "kernel", f_shape: Any = None) -> None:
         self.n = n
         self.blocks = blocks
         self.mem_shape = (n,)
         self.inverse = inverse
+        self.f_shape = f_shape
         self.layout = layout
         self.fn = None if fn is None else type("Fn", (), {"ptr": 0xF00D})()
 
@@ -94,8 +96,9 @@ class Setup:
 
         self._cb = _LAUNCH(launch)  # kept alive while the call may run
 
-        def new_out(shape: tuple, d: Any, n: int, stream: int) -> Raw:
+        def new_out(shape: tuple, d: Any, n: int, stream: int, order: str = "C") -> Raw:
             out = Raw(shape, d, 0x7000 + 256 * len(self.outs))
+            out.order = order
             self.outs.append(out)
             return out
 
@@ -190,6 +193,18 @@ def test_a_strided_plans_layout_follows_the_count_and_an_inverse_transposes():
     out = s.call(a)
     assert out.transposed == (1, 0) and s.stats["launched"] == 1
     want = struct.pack(L.pack_format(1, []), 0x1008, out.data.ptr, 12) + layout
+    assert s.launches[0]["bytes"][: len(want)] == want
+
+
+def test_a_result_in_f_order_is_allocated_so_and_not_transposed():
+    s = Setup("negative", binary=False)
+    a = Raw((4, 3), "float64", 0x1008)
+    sig = ("negative", "d", "cuda")
+    s.entry(sig, [], "float64")
+    s.plan(sig, a, plan=Plan(12, inverse=(1, 0), f_shape=(4, 3)))
+    out = s.call(a)
+    assert (out.shape, out.order, out.transposed) == ((4, 3), "F", None)
+    want = struct.pack(L.pack_format(1, []), 0x1008, out.data.ptr, 12)
     assert s.launches[0]["bytes"][: len(want)] == want
 
 

@@ -30,7 +30,7 @@ cdef extern from *:
 #: the SHA-256 of the .pyx this module was built from (the build passes it)
 SOURCE_SHA256 = USMARRAY_SOURCE_SHA256.decode("ascii")
 #: the contract with elementwise.py
-API = 2
+API = 3
 
 ctypedef int (*launch_t)(void* f, unsigned int gx, unsigned int gy, unsigned int gz,
                          unsigned int bx, unsigned int by, unsigned int bz,
@@ -215,7 +215,11 @@ cdef class EngineCall:
                 return None
             at += 1
         s = self.stream_ptr()
-        out = self.new_out(c.mem_shape, e[3], n, s)
+        fs = c.f_shape
+        if fs is None:
+            out = self.new_out(c.mem_shape, e[3], n, s)
+        else:
+            out = self.new_out(fs, e[3], n, s, "F")
         _args[at] = <uint64_t>(<uintptr_t>out.data.ptr)
         (<int64_t*>&_args[at + 1])[0] = <int64_t>n
         lay = c.layout
@@ -228,7 +232,7 @@ cdef class EngineCall:
         st = self.stats
         st["launched"] += 1
         inv = c.inverse
-        return out if inv is None else out.transpose(inv)
+        return out if fs is not None or inv is None else out.transpose(inv)
 
 
 cdef class ScalarStore:

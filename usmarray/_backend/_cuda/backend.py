@@ -283,6 +283,7 @@ class CudaBackend(BackendBase):
                     and single)
 
         self.row_broadcast = RowBroadcast(is_fast, single, readable)
+        self._convert_run = self._convert_call()
         ks["copy"] = self._engine_copy(ks["copy"])
         placed_reshape = ks["reshape"]
 
@@ -367,12 +368,28 @@ class CudaBackend(BackendBase):
         """``raw`` converted to dtype ``d`` (copied where ``d`` is its own) on the engine,
         a new array on ``raw``'s queue in ``raw``'s memory order (``c_order``: in C
         order); None where the engine does not take it (a complex dtype, a layout its
-        loops refuse, the engine off)."""
+        loops refuse, the engine off).  A repeated conversion launches in the engine's
+        compiled form where there is one."""
         s = raw.dtype
         if not self.elementwise_engine or s.kind not in "biuf" or d.kind not in "biuf":
             return None
-        return self.elementwise(("convert", s.char, d.char, c_order), convert_body(s, d),
-                                ["a0"], [raw], [], d, c_order)
+        return self._convert_run(("convert", s.char, d.char, c_order), (raw,), ())
+
+    def _convert_call(self) -> Any:
+        """``run(sig, arrays, scalars)`` of :meth:`convert`'s signatures: the compiled
+        engine's, which takes a repeated call, where there is one; the Python form
+        (which records each signature's body for it) takes the others."""
+        bodies: dict[tuple, tuple] = {}
+
+        def slow(sig: tuple, arrays: Any, scalars: Any) -> Any:
+            _, s, d, c_order = sig
+            e = bodies.get(sig)
+            if e is None:
+                e = bodies[sig] = (convert_body(np.dtype(s), np.dtype(d)), ["a0"], (),
+                                   np.dtype(d))
+            return self.elementwise(sig, e[0], e[1], list(arrays), [], e[3], c_order)
+
+        return self.compiled_engine(slow, bodies, {"launched": 0})
 
     def scaled(self, raw: Any, factor: float) -> Any:
         """``raw * factor`` for a real floating ``raw``, the factor rounded to ``raw``'s

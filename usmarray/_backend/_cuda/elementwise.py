@@ -34,7 +34,7 @@ from .kernels._launch import (
 
 #: the compiled form of a repeated call (``_engine_calls.pyx``), or None; and why
 calls_module, CALLS_REASON = compiled_module(
-    "_backend._cuda._engine_calls", Path(__file__).with_name("_engine_calls.pyx"), 2)
+    "_backend._cuda._engine_calls", Path(__file__).with_name("_engine_calls.pyx"), 3)
 
 #: plans kept (a dict: cleared when full)
 MAX_PLANS = 4096
@@ -47,8 +47,8 @@ class _Call:
     """A planned call: its kernel (once compiled), the result's memory shape and axis
     order, the launch geometry, the argument packer and the packed layout."""
 
-    __slots__ = ("source", "kernel_key", "mem_shape", "inverse", "blocks", "n", "pack",
-                 "layout", "layout_at", "fn")
+    __slots__ = ("source", "kernel_key", "mem_shape", "inverse", "f_shape", "blocks", "n",
+                 "pack", "layout", "layout_at", "fn")
 
     def __init__(self, p: _layout.LayoutPlan, source: str, kernel_key: tuple,
                  narrays: int, scalars: list[np.dtype]) -> None:
@@ -56,6 +56,10 @@ class _Call:
         self.kernel_key = kernel_key
         self.mem_shape = p.mem_shape
         self.inverse = p.inverse
+        #: the result's shape where its memory order reverses every axis (the result is
+        #: allocated in F order, no transposed view made), else None
+        self.f_shape = p.mem_shape[::-1] if p.inverse is not None and tuple(
+            p.inverse) == tuple(range(len(p.inverse) - 1, -1, -1)) else None
         self.blocks = p.blocks
         self.n = p.n
         self.pack = struct.Struct(_layout.pack_format(narrays, scalars)).pack_into
@@ -76,8 +80,8 @@ class ElementwiseEngine:
     name of the body (its operation and operand types) and of the result's order,
     ``names`` the generator's name of each array operand, ``arrays`` raw CuPy arrays,
     ``consts`` the scalar arguments as (value, dtype), ``alloc(shape, dtype, size,
-    stream)`` the result's allocator (on the operands' queue and memory kind, under the
-    caller's placement); ``shape`` the result's shape where ``arrays`` is empty (a
+    stream, order="C")`` the result's allocator (on the operands' queue and memory kind,
+    under the caller's placement); ``shape`` the result's shape where ``arrays`` is empty (a
     fill); ``c_order``: a C-order result (else the operands' memory order).  Returns
     the raw result, or None where the layout is outside what the loops take (then the
     caller computes it another way).
@@ -121,7 +125,9 @@ class ElementwiseEngine:
         if c is _REFUSED:
             return None
         s = stream_ptr()
-        out = alloc(c.mem_shape, out_dtype, c.n, s)
+        fs = c.f_shape
+        out = alloc(c.mem_shape, out_dtype, c.n, s) if fs is None else alloc(
+            fs, out_dtype, c.n, s, "F")
         if c.n:
             f = c.fn or self._kernel(c)
             t = SLOTS
@@ -135,7 +141,7 @@ class ElementwiseEngine:
                 raw_launch(f.ptr, c.blocks, 1, 1, _BLOCK, 1, 1, 0, s, t.pp, 0)
             except Exception:  # no context current on this thread, or a failed launch
                 driver_launch(f.ptr, c.blocks, 1, 1, _BLOCK, 1, 1, 0, s, t.pp, 0)
-        return out if c.inverse is None else out.transpose(c.inverse)
+        return out if fs is not None or c.inverse is None else out.transpose(c.inverse)
 
     def compiled_call(self, name: str, fam: str, binary: bool, slow: Callable[..., Any],
                       bodies: dict, stats: dict, device_memory: frozenset,

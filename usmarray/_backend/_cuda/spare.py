@@ -27,10 +27,10 @@ SPARE_KEYS = 8
 SPARE_PER_KEY = 2
 
 
-def plain_out(shape: tuple, d: np.dtype, n: int, stream: int) -> Any:
-    """``new_out`` without spares: a new C-contiguous result from the current allocator
-    (the caller's placement)."""
-    return _nd(shape, d)
+def plain_out(shape: tuple, d: np.dtype, n: int, stream: int, order: str = "C") -> Any:
+    """``new_out`` without spares: a new result in memory order ``order`` ("C" or "F")
+    from the current allocator (the caller's placement)."""
+    return _nd(shape, d, order=order)
 
 
 def _free_refcounts() -> tuple[int, int]:
@@ -46,8 +46,9 @@ def _free_refcounts() -> tuple[int, int]:
 
 
 class SpareOutputs:
-    """``new_out(shape, dtype, size, stream)``: a C-contiguous result for the current
-    device and allocator, a spare one where one is free.
+    """``new_out(shape, dtype, size, stream, order="C")``: a result in memory order
+    ``order`` ("C" or "F") for the current device and allocator, a spare one where one
+    is free.
 
     On (``on``) with one GPU, a GIL and the reference counts this code knows; off with
     ``USMARRAY_CUDA_LEAN=0``."""
@@ -62,20 +63,20 @@ class SpareOutputs:
         getrc = sys.getrefcount
         enabled = self.on
 
-        def new_out(shape: tuple, d: np.dtype, n: int, stream: int) -> Any:
+        def new_out(shape: tuple, d: np.dtype, n: int, stream: int, order: str = "C") -> Any:
             if not enabled or n * d.itemsize > SPARE_BYTES:
-                return _nd(shape, d)
-            key = (shape, d, stream)
+                return _nd(shape, d, order=order)
+            key = (shape, d, stream, order)
             lst = spare.get(key)
             if lst is not None:
                 for r in lst:
                     if getrc(r) <= free_rc and getrc(r.data.mem) <= mem_rc and r.shape == shape:
                         return r
-                r = _nd(shape, d)
+                r = _nd(shape, d, order=order)
                 if len(lst) < SPARE_PER_KEY:
                     lst.append(r)
                 return r
-            r = _nd(shape, d)
+            r = _nd(shape, d, order=order)
             if len(spare) >= SPARE_KEYS:  # the oldest key makes room
                 del spare[next(iter(spare))]
             spare[key] = [r]
