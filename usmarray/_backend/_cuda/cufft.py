@@ -115,9 +115,7 @@ class DirectFFT:
             src = self._scaled(a, scale) if scale != 1.0 else a.copy()
             scale = 1.0
         self._plan((pts,), t, a.size // m).fft(src, out, direction)
-        if scale != 1.0:
-            return self._scaled(out, scale)
-        return out
+        return self._scaled(out, scale) if scale != 1.0 else out
 
     def run_nd(self, kind: str, a: Any, s: Any, axes: Any, norm: str) -> Any:
         """The n-dimensional transform over the last two or three axes of a C-ordered
@@ -150,22 +148,19 @@ class DirectFFT:
         real = z.view(_F32 if z.dtype == _C64 else _F64)
         return self._multiply(real, scale).view(z.dtype)
 
-    def wrap_nd(self, kind: str, fallback: Any) -> Any:
-        """``kind(a, s=None, axes=None, norm="backward")`` on the direct path where it
-        takes the call, else ``fallback``."""
-        def fn(a: Any, s: Any = None, axes: Any = None, norm: Any = "backward") -> Any:
-            out = self.run_nd(kind, a, s, axes, norm or "backward")
-            return fallback(a, s=s, axes=axes, norm=norm) if out is None else out
-
-        fn.__name__ = kind
-        return fn
-
     def wrap(self, kind: str, fallback: Any) -> Any:
-        """``kind(a, n=None, axis=-1, norm="backward")`` on the direct path where it
+        """``kind(a, n=None, axis=-1, norm="backward")`` (of :data:`ND_KINDS`:
+        ``kind(a, s=None, axes=None, norm="backward")``) on the direct path where it
         takes the call, else ``fallback``."""
-        def fn(a: Any, n: Any = None, axis: int = -1, norm: Any = "backward") -> Any:
-            out = self.run(kind, a, n, axis, norm or "backward")
-            return fallback(a, n=n, axis=axis, norm=norm) if out is None else out
+        if kind in ND_KINDS:
+            def fn(a: Any, s: Any = None, axes: Any = None, norm: Any = "backward") -> Any:
+                out = self.run_nd(kind, a, s, axes, norm or "backward")
+                return fallback(a, s=s, axes=axes, norm=norm) if out is None else out
+        else:
+            def fn(a: Any, n: Any = None, axis: int = -1,  # type: ignore[misc]
+                   norm: Any = "backward") -> Any:
+                out = self.run(kind, a, n, axis, norm or "backward")
+                return fallback(a, n=n, axis=axis, norm=norm) if out is None else out
 
         fn.__name__ = kind
         return fn

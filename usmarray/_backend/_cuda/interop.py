@@ -190,8 +190,7 @@ def import_cai(obj: Any, iface: dict, wait_on: Any, queue_for: Any) -> tuple[Any
     if stream is not None and (type(stream) is not int or stream == 0 or stream < 0):
         raise ValueError(f"{what}: stream must be None or a positive handle, got {stream!r}")
     ptr = data[0]
-    size = math.prod(shape)
-    if size == 0:
+    if math.prod(shape) == 0:
         q = queue_for(cupy.cuda.runtime.getDevice())
         return cupy.ndarray(shape, dtype), q
     st = strides or tuple(s * itemsize for s in contiguous_strides(shape, "C"))
@@ -207,8 +206,7 @@ def import_cai(obj: Any, iface: dict, wait_on: Any, queue_for: Any) -> tuple[Any
     q = queue_for(dev)
     if stream is not None:
         wait_on(q, stream)
-    raw = view(ptr, shape, dtype, st, Placed(q, usm, obj), dev)
-    return raw, q
+    return view(ptr, shape, dtype, st, Placed(q, usm, obj), dev), q
 
 
 # ---- DLPack export ---------------------------------------------------------------------

@@ -36,6 +36,7 @@ from __future__ import annotations
 import math
 import re
 import struct
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -205,20 +206,17 @@ def plan(operands: list[Operand], out_itemsize: int, shape: tuple[int, ...] | No
     sizes = [op.itemsize for op in operands] + [out_itemsize]
     w = VECTOR_BYTES // max(sizes) * (BYTE_VECTORS if min(sizes) == 1 < max(sizes)
                                       else per_thread)
-    if len(mshape) == 1 and all(s[0] in (0, 1) for s in mst):
-        loop = "flat"
+    flat = len(mshape) == 1 and all(s[0] in (0, 1) for s in mst)
+    if flat or (len(mshape) == 2 and all(tuple(s) in ((mshape[1], 1), (0, 1), (1, 0), (0, 0))
+                                         for s in mst)):
+        # the vector or rows loop where w (halved until it fits) divides a row and every
+        # pointer read by vectors (along an axis of stride 1) is aligned to it
+        loop = "flat" if flat else "strided"
         while w > 1:
-            if all(b or op.ptr % (w * op.itemsize) == 0
-                   for op, b in zip(operands, broadcast, strict=True)):
-                loop, width = "vector", w
-                break
-            w //= 2
-    elif len(mshape) == 2 and all(tuple(s) in ((mshape[1], 1), (0, 1), (1, 0), (0, 0))
-                                  for s in mst):
-        while w > 1:
-            if mshape[1] % w == 0 and all(s[1] == 0 or op.ptr % (w * op.itemsize) == 0
-                                          for op, s in zip(operands, mst, strict=True)):
-                loop, width = "rows", w
+            if (flat or mshape[1] % w == 0) and all(
+                    s[-1] == 0 or op.ptr % (w * op.itemsize) == 0
+                    for op, s in zip(operands, mst, strict=True)):
+                loop, width = ("vector" if flat else "rows"), w
                 break
             w //= 2
     per = BLOCK * (width if loop in ("vector", "rows") else UNROLL)
@@ -346,10 +344,22 @@ def kernel_source(body: str, names: list[str], arrays: list[np.dtype],
     def op(vals: list[str]) -> str:
         return f"usm_op({', '.join(vals + call_scalars)})"
 
-    if loop == "vector":
+    def loads(element: Sequence[bool], words: bool = False) -> str:
+        """The line that reads each operand that is one element (``element``) once, and
+        with ``words`` makes its word of four bools."""
+        return "  " + " ".join(
+            f"const {_tname(d)} b{k} = p{k}[0];"
+            + (f" const uint32 w{k} = (uint32)b{k} * {_ONES};" if words else "")
+            for k, d in enumerate(arrays) if element[k]) + "\n"
+
+    if loop in ("vector", "rows"):
+        # whole vectors of ``e`` elements a thread: each operand the whole array, one
+        # element, or (``rows``) a row broadcast down the rows or a column along them
+        rows = loop == "rows"
+        kinds = row_kinds(plan) if rows else tuple("element" if b else "full" for b in broadcast)
         # on words of four bools where every value is a bool and the body is lane-wise
-        words = (all(d.kind == "b" for d in (*arrays, *scalars, out)) and width % 4 == 0
-                 and word_body(body))
+        words = (not rows and all(d.kind == "b" for d in (*arrays, *scalars, out))
+                 and width % 4 == 0 and word_body(body))
         e, vt, ot_v, wop = width, _tname, ot, "usm_op"
         if words:
             e, vt, ot_v, wop = width // 4, (lambda d: "uint32"), "uint32", "usm_word"
@@ -357,108 +367,63 @@ def kernel_source(body: str, names: list[str], arrays: list[np.dtype],
                                + [f"const uint32 s{j}" for j in range(len(scalars))])
             src.append(f"__device__ __forceinline__ uint32 usm_word({w_args}) {{\n"
                        f"  uint32 z;\n  {{\n{words};\n  }}\n  return z;\n}}\n")
-        loads = []
-        vals = []
-        for k, d in enumerate(arrays):
-            if broadcast[k]:
-                loads.append(f"const {_tname(d)} b{k} = p{k}[0];")
-                if words:
-                    loads.append(f"const uint32 w{k} = (uint32)b{k} * {_ONES};")
-                vals.append(f"w{k}" if words else f"b{k}")
-            else:
-                vals.append(f"r{k}.v[t]")
+        vals = [{"element": f"w{k}" if words else f"b{k}", "column": f"c{k}"}.get(
+            kinds[k], f"r{k}.v[t]") for k in range(na)]
         v_scalars = [f"(uint32)s{j} * {_ONES}" if words else f"s{j}"
                      for j in range(len(scalars))]
+        reads = []
+        for k, d in enumerate(arrays):
+            if kinds[k] == "column":
+                reads.append(f"    const {_tname(d)} c{k} = p{k}[r];\n")
+            elif kinds[k] != "element":  # a row's vector: at its position in the row
+                at = "v" if kinds[k] == "full" else "v - r * mv"
+                reads.append(f"    const usm_vec<{vt(d)}, {e}> r{k} = "
+                             f"reinterpret_cast<const usm_vec<{vt(d)}, {e}>*>(p{k})[{at}];\n")
+        # the vector loop's elements after the last whole vector, one a thread
+        tail = ("" if rows else
+                f"#pragma unroll 1\n"
+                f"  for ({I} i = nv * {width} + usm_first<{I}>(); i < ({I})n; "
+                f"i += usm_step<{I}>()) {{\n"
+                f"    pz[i] = {op([f'b{k}' if broadcast[k] else f'p{k}[i]' for k in range(na)])};\n"
+                "  }\n")
         body_src = (
-            head + "  " + " ".join(loads) + "\n"
-            f"  const {I} nv = ({I})(n / {width});\n"
-            f"#pragma unroll 1\n"
+            head + loads([kind == "element" for kind in kinds], bool(words))
+            + f"  const {I} nv = ({I})(n / {width});\n"
+            + (f"  const {I} mv = ({I})(m / {width});\n" if rows else "")
+            + "#pragma unroll 1\n"
             f"  for ({I} v = usm_first<{I}>(); v < nv; v += usm_step<{I}>()) {{\n"
-            + "".join(f"    const usm_vec<{vt(d)}, {e}> r{k} = "
-                      f"reinterpret_cast<const usm_vec<{vt(d)}, {e}>*>(p{k})[v];\n"
-                      for k, d in enumerate(arrays) if not broadcast[k])
+            + (f"    const {I} r = v / mv;\n" if rows else "") + "".join(reads)
             + f"    usm_vec<{ot_v}, {e}> rz;\n"
             f"#pragma unroll\n    for (int t = 0; t < {e}; ++t) "
             f"rz.v[t] = {wop}({', '.join(vals + v_scalars)});\n"
-            f"    reinterpret_cast<usm_vec<{ot_v}, {e}>*>(pz)[v] = rz;\n  }}\n"
-            f"#pragma unroll 1\n"
-            f"  for ({I} i = nv * {width} + usm_first<{I}>(); i < ({I})n; "
-            f"i += usm_step<{I}>()) {{\n"
-            f"    pz[i] = {op([f'b{k}' if broadcast[k] else f'p{k}[i]' for k in range(na)])};\n"
-            "  }\n}\n")
-    elif loop == "rows":
-        kinds = row_kinds(plan)
-        loads, vals = [], []
-        for k, d in enumerate(arrays):
-            if kinds[k] == "element":
-                loads.append(f"const {_tname(d)} b{k} = p{k}[0];")
-                vals.append(f"b{k}")
-            else:
-                vals.append(f"c{k}" if kinds[k] == "column" else f"r{k}.v[t]")
-        reads = []
-        for k, d in enumerate(arrays):
-            at = {"full": "v", "row": "v - r * mv"}.get(kinds[k])
-            if kinds[k] == "column":
-                reads.append(f"    const {_tname(d)} c{k} = p{k}[r];\n")
-            elif at is not None:
-                reads.append(f"    const usm_vec<{_tname(d)}, {width}> r{k} = "
-                             f"reinterpret_cast<const usm_vec<{_tname(d)}, {width}>*>"
-                             f"(p{k})[{at}];\n")
-        body_src = (
-            head + "  " + " ".join(loads) + "\n"
-            f"  const {I} nv = ({I})(n / {width});\n"
-            f"  const {I} mv = ({I})(m / {width});\n"
-            "#pragma unroll 1\n"
-            f"  for ({I} v = usm_first<{I}>(); v < nv; v += usm_step<{I}>()) {{\n"
-            f"    const {I} r = v / mv;\n" + "".join(reads)
-            + f"    usm_vec<{ot}, {width}> rz;\n"
-            f"#pragma unroll\n    for (int t = 0; t < {width}; ++t) rz.v[t] = {op(vals)};\n"
-            f"    reinterpret_cast<usm_vec<{ot}, {width}>*>(pz)[v] = rz;\n  }}\n}}\n")
-    elif loop == "flat":
-        u = UNROLL
-        regs = "".join(f"    {_tname(d)} r{k}[{u}];\n" for k, d in enumerate(arrays)
-                       if not broadcast[k])
-        loads = []
-        vals = []
-        for k, d in enumerate(arrays):
-            if broadcast[k]:
-                loads.append(f"const {_tname(d)} b{k} = p{k}[0];")
-                vals.append(f"b{k}")
-            else:
-                vals.append(f"r{k}[t]")
-        body_src = (
-            head + "  " + " ".join(loads) + "\n"
-            f"  const {I} span = ({I})blockDim.x * {u};\n"
-            "#pragma unroll 1\n"
-            f"  for ({I} base = ({I})blockIdx.x * span; base < ({I})n; "
-            f"base += ({I})gridDim.x * span) {{\n" + regs
-            + f"#pragma unroll\n    for (int t = 0; t < {u}; ++t) {{\n"
-            f"      const {I} i = base + t * ({I})blockDim.x + threadIdx.x;\n"
-            f"      if (i < ({I})n) {{ "
-            + " ".join(f"r{k}[t] = p{k}[i];" for k in range(na) if not broadcast[k])
-            + " }\n    }\n"
-            f"#pragma unroll\n    for (int t = 0; t < {u}; ++t) {{\n"
-            f"      const {I} i = base + t * ({I})blockDim.x + threadIdx.x;\n"
-            f"      if (i < ({I})n) pz[i] = {op(vals)};\n    }}\n  }}\n}}\n")
+            f"    reinterpret_cast<usm_vec<{ot_v}, {e}>*>(pz)[v] = rz;\n  }}\n" + tail + "}\n")
     else:
+        # UNROLL elements a thread in flight, read into registers, then computed: the
+        # flat loop reads a broadcast operand's element once, the strided loop reads
+        # every operand at its offsets in the layout
         u = UNROLL
-        regs = "".join(f"    {_tname(d)} r{k}[{u}];\n" for k, d in enumerate(arrays))
+        flat = loop == "flat"
+        once = broadcast if flat else (False,) * na
+        if flat:
+            read = "{ " + " ".join(f"r{k}[t] = p{k}[i];" for k in range(na) if not once[k]) + " }"
+        else:
+            read = (f"{{\n        {I} off[{na}];\n"
+                    f"        usm_offsets<{I}, {ndim}, {na}>(lay, i, off);\n        "
+                    + " ".join(f"r{k}[t] = p{k}[off[{k}]];" for k in range(na)) + "\n      }")
+        # the loop over a thread's elements, up to the statement each element runs
+        each = (f"#pragma unroll\n    for (int t = 0; t < {u}; ++t) {{\n"
+                f"      const {I} i = base + t * ({I})blockDim.x + threadIdx.x;\n"
+                f"      if (i < ({I})n) ")
+        vals = [f"b{k}" if once[k] else f"r{k}[t]" for k in range(na)]
         body_src = (
-            head
+            head + (loads(once) if flat else "")
             + f"  const {I} span = ({I})blockDim.x * {u};\n"
             "#pragma unroll 1\n"
             f"  for ({I} base = ({I})blockIdx.x * span; base < ({I})n; "
-            f"base += ({I})gridDim.x * span) {{\n" + regs
-            + f"#pragma unroll\n    for (int t = 0; t < {u}; ++t) {{\n"
-            f"      const {I} i = base + t * ({I})blockDim.x + threadIdx.x;\n"
-            f"      if (i < ({I})n) {{\n        {I} off[{na}];\n"
-            f"        usm_offsets<{I}, {ndim}, {na}>(lay, i, off);\n        "
-            + " ".join(f"r{k}[t] = p{k}[off[{k}]];" for k in range(na))
-            + "\n      }\n    }\n"
-            f"#pragma unroll\n    for (int t = 0; t < {u}; ++t) {{\n"
-            f"      const {I} i = base + t * ({I})blockDim.x + threadIdx.x;\n"
-            f"      if (i < ({I})n) pz[i] = {op([f'r{k}[t]' for k in range(na)])};\n"
-            "    }\n  }\n}\n")
+            f"base += ({I})gridDim.x * span) {{\n"
+            + "".join(f"    {_tname(d)} r{k}[{u}];\n" for k, d in enumerate(arrays) if not once[k])
+            + each + read + "\n    }\n"
+            + each + f"pz[i] = {op(vals)};\n    }}\n  }}\n}}\n")
     src.append(body_src)
     return "".join(src)
 

@@ -38,9 +38,6 @@ class CupyLinalgKernels:
             call.__name__ = getattr(fn, "__name__", "call")
             return call
 
-        def raising(fn: Any) -> Any:
-            return placed(strict(fn))
-
         def finite(fn: Any) -> Any:
             """``fn`` of general square matrices (cuSOLVER's geev through
             ``cupy.linalg``), refusing matrices with an infinity or a NaN."""
@@ -73,29 +70,19 @@ class CupyLinalgKernels:
             return la.solve(a, b)
 
         def inv(a: Any) -> Any:
-            if one(a):
-                return _solver.inv(cupy.ascontiguousarray(a))
-            return la.inv(a)
+            return _solver.inv(cupy.ascontiguousarray(a)) if one(a) else la.inv(a)
 
         def det(a: Any) -> Any:
-            if one(a):
-                return _solver.slogdet(cupy.ascontiguousarray(a))[2]
-            return la.det(a)
+            return _solver.slogdet(cupy.ascontiguousarray(a))[2] if one(a) else la.det(a)
 
         def slogdet(a: Any) -> Any:
-            if one(a):
-                return _solver.slogdet(cupy.ascontiguousarray(a))[:2]
-            return la.slogdet(a)
+            return _solver.slogdet(cupy.ascontiguousarray(a))[:2] if one(a) else la.slogdet(a)
 
         def eigh(a: Any) -> Any:
-            if one(a):
-                return _solver.eigh(a, True)
-            return la.eigh(a)
+            return _solver.eigh(a, True) if one(a) else la.eigh(a)
 
         def eigvalsh(a: Any) -> Any:
-            if one(a):
-                return _solver.eigh(a, False)
-            return la.eigvalsh(a)
+            return _solver.eigh(a, False) if one(a) else la.eigvalsh(a)
 
         def qr(a: Any, mode: str = "reduced") -> Any:
             if one(a) and mode in ("reduced", "complete"):
@@ -111,16 +98,15 @@ class CupyLinalgKernels:
         self.linalg = SimpleNamespace(
             cholesky=placed(cholesky), det=placed(det), slogdet=placed(slogdet),
             # gesvdj's convergence flag is read by CuPy under errstate (gesvd then)
-            inv=placed(inv), solve=placed(solve), svd=raising(svd),
+            inv=placed(inv), solve=placed(solve), svd=placed(strict(svd)),
             # QR cannot fail (cuSOLVER's info flags only report bad arguments): no
             # errstate, so CuPy reads no flag back and the call does not wait
             qr=placed(qr), eigh=placed(eigh), eigvalsh=placed(eigvalsh),
-            eig=finite(raising(cl.eig)), eigvals=finite(raising(cl.eigvals)),
+            eig=finite(placed(strict(cl.eig))), eigvals=finite(placed(strict(cl.eigvals))),
         )
         direct = DirectFFT(be._is_fast, be._single, be.scaled)
         self.fft = SimpleNamespace(**{
-            n: placed(direct.wrap(n, getattr(cupy.fft, n)) if n in FFT_KINDS
-                      else direct.wrap_nd(n, getattr(cupy.fft, n)) if n in FFT_ND_KINDS
+            n: placed(direct.wrap(n, getattr(cupy.fft, n)) if n in FFT_KINDS or n in FFT_ND_KINDS
                       else getattr(cupy.fft, n)) for n in (
                 "fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft",
                 "ihfft", "fft2", "ifft2", "rfft2", "irfft2")

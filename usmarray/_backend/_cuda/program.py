@@ -90,7 +90,6 @@ _SCALAR = {
     "uint16": np.uint16, "int32": np.int32, "uint32": np.uint32, "int64": np.int64,
     "uint64": np.uint64, "float32": np.float32, "float64": np.float64,
 }
-_I64 = np.int64
 
 
 def _grid(gsize: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -107,7 +106,7 @@ class Launcher(Packer):
     is asynchronous on the queue's stream (stream order is the only order CUDA needs)."""
 
     __slots__ = ("kernel",)
-    int64 = _I64
+    int64 = np.int64
     strides = staticmethod(strides)
 
     def __init__(self, kernel: Any, params: tuple[tuple, ...], error_record: bool,

@@ -203,7 +203,7 @@ def qr(a: Any, mode: str) -> tuple[Any, Any]:
     lwork = size(h, m, n, buf.data.ptr, m)
     work = cupy.empty(max(lwork, 1), a.dtype)
     geqrf(h, m, n, buf.data.ptr, m, tau.data.ptr, work.data.ptr, lwork, info.data.ptr)
-    r = triangle(buf, (qc if mode == "complete" else k, n), (0, 1, m), 0, False, _MULTI_GPU)
+    r = triangle(buf, (qc, n), (0, 1, m), 0, False, _MULTI_GPU)
     size, orgqr = _ORGQR[c]
     lwork2 = size(h, m, qc, k, buf.data.ptr, m, tau.data.ptr)
     if lwork2 > lwork:
@@ -436,9 +436,7 @@ def svd_applies(a: Any) -> bool:
     """Whether :func:`svd` takes ``a``: real, and one matrix or a stack of small ones."""
     if a.dtype not in REAL or 0 in a.shape:
         return False
-    if a.ndim == 2:
-        return True
-    return a.ndim == 3 and max(a.shape[-2:]) <= BATCHED_SVD_MAX
+    return a.ndim == 2 or (a.ndim == 3 and max(a.shape[-2:]) <= BATCHED_SVD_MAX)
 
 
 __all__ = ["BATCHED_SVD_MAX", "CHOLQR_DEFECT_MAX", "CHOLQR_MIN_ELEMENTS", "CHOLQR_RESIDUAL",

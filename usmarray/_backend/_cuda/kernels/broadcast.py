@@ -27,11 +27,6 @@ from .copy_source import REPEAT, ROLL, ROWS_OF, source
 _nd = cupy.ndarray
 
 
-def _source(entry: str, size: int) -> str:
-    """The kernel ``entry`` moving elements of ``size`` bytes."""
-    return source(entry, WORDS[size])
-
-
 def _c_order(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int) -> bool:
     """Whether ``shape``/``strides`` (bytes) lay elements out in C order, without gaps
     (length-1 axes may have any stride)."""
@@ -52,6 +47,10 @@ class RowBroadcast(Family):
         #: what a kernel may read: is_fast, or also read-only views of such memory
         self._readable = readable
 
+    def _kernel(self, entry: str, size: int) -> Any:
+        """The kernel ``entry`` moving elements of ``size`` bytes."""
+        return self._cached((entry, size), lambda: source(entry, WORDS[size]))
+
     def _rows_of(self, src_ptr: int, d: np.dtype, out: Any, rows: int, m: int) -> Any:
         """``out`` (C order, ``rows`` rows of ``m`` elements of dtype ``d``) filled with
         ``rows`` copies of the ``m`` elements at ``src_ptr``; moved in the widest words
@@ -64,7 +63,7 @@ class RowBroadcast(Family):
             if w > width and not row_bytes % w and not (src_ptr | out.data.ptr) % w:
                 width, m = w, row_bytes // w
                 break
-        f = self._cached(("rows", width), lambda: _source(ROWS_OF, width))
+        f = self._kernel(ROWS_OF, width)
         gx = max(1, min(-(-m // 256), 1024))
         gy = max(1, min(rows, 65535, -(-4096 // gx)))
         launch(f, (gx, gy, 1), (256, 1, 1), "QQqq", src_ptr, out.data.ptr, rows, m,
@@ -122,8 +121,7 @@ class RowBroadcast(Family):
                 else:
                     return fallback(a, shift, axis=axis)
                 out = _nd(a.shape, a.dtype)
-                f = self._cached(("roll", a.dtype.itemsize),
-                                 lambda: _source(ROLL, a.dtype.itemsize))
+                f = self._kernel(ROLL, a.dtype.itemsize)
                 total = a.size
                 launch(f, grid_1d(total), (256, 1, 1),
                        "QQqqqq", a.data.ptr, out.data.ptr, total, n, inner, shift % n,
@@ -142,8 +140,7 @@ class RowBroadcast(Family):
                 sh = flat.shape
                 n, inner = sh[ax], math.prod(sh[ax + 1:])
                 out = _nd(sh[:ax] + (n * repeats,) + sh[ax + 1:], a.dtype)
-                f = self._cached(("repeat", a.dtype.itemsize),
-                                 lambda: _source(REPEAT, a.dtype.itemsize))
+                f = self._kernel(REPEAT, a.dtype.itemsize)
                 total = out.size
                 launch(f, grid_1d(total), (256, 1, 1), "QQqqq",
                        a.data.ptr, out.data.ptr, total, inner, repeats, stream=stream_ptr())

@@ -31,19 +31,13 @@ _I64 = np.dtype(np.int64)
 MAX_NDIM = 6
 
 
-#: the kernels' entry points, after the headers and typedefs of :func:`_source`
+#: the kernels' entry points, after the headers and typedefs of :func:`_source` (the
+#: count's: with the type of its warp totals and the suffix of its device function)
 _COUNT = r"""
 extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ x,
     long long* __restrict__ s, const long long N, const long long tile) {
-  __shared__ long long wt[8];
-  usm_compact_count(x, s, N, tile, wt);
-}
-"""
-_COUNT_BYTES = r"""
-extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ x,
-    long long* __restrict__ s, const long long N, const long long tile) {
-  __shared__ int wt[8];
-  usm_compact_count_bytes(x, s, N, tile, wt);
+  __shared__ %s wt[8];
+  usm_compact_count%s(x, s, N, tile, wt);
 }
 """
 _WRITE_HEAD = r"""
@@ -75,8 +69,8 @@ extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ x,
 }
 """
 #: kind -> entry point ("1": of one-byte flags)
-_ENTRIES = {"count": _COUNT, "count1": _COUNT_BYTES, "values": _WRITE, "coords": _WRITE,
-            "values1": _WRITE_BYTES, "coords1": _WRITE_BYTES}
+_ENTRIES = {"count": _COUNT % ("long long", ""), "count1": _COUNT % ("int", "_bytes"),
+            "values": _WRITE, "coords": _WRITE, "values1": _WRITE_BYTES, "coords1": _WRITE_BYTES}
 _ONE_BYTE: frozenset[np.dtype] = frozenset(np.dtype(c) for c in "?bB")
 
 

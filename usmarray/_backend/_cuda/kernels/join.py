@@ -13,6 +13,7 @@ the kernel's source is :mod:`.join_source`).
 from __future__ import annotations
 
 import ctypes
+import itertools
 import math
 import struct
 import threading
@@ -57,9 +58,6 @@ class Joins(Family):
     def _function(self, size: int) -> Any:
         return self._cached(size, lambda: source(WORDS[size]))
 
-    def _target(self) -> int:
-        return 8 * sm_count()
-
     def _takes(self, arrays: Any) -> bool:
         if not 1 < len(arrays) <= MAX_INPUTS:
             return False
@@ -67,12 +65,8 @@ class Joins(Family):
         if a0.__class__ is not _nd or not a0.ndim or a0.dtype.itemsize not in WORDS:
             return False
         d, nd = a0.dtype, a0.ndim
-        is_fast = self._is_fast
-        for a in arrays:
-            if not (a.__class__ is _nd and a.dtype == d and a.ndim == nd and a._c_contiguous
-                    and is_fast(a)):
-                return False
-        return True
+        return all(a.__class__ is _nd and a.dtype == d and a.ndim == nd and a._c_contiguous
+                   and self._is_fast(a) for a in arrays)
 
     def join(self, arrays: list[Any], ax: int) -> Any:
         """The concatenation of ``arrays`` (C-contiguous, one dtype, shapes agreeing
@@ -97,11 +91,7 @@ class Joins(Family):
             return out
         size = d.itemsize
         ptrs = [a.data.ptr for a in arrays]
-        offs = []
-        off = 0
-        for inner in inners:
-            offs.append(off)
-            off += inner
+        offs = list(itertools.accumulate(inners[:-1], initial=0))
         if 0 in inners:  # empty inputs take no grid row
             keep = [i for i, inner in enumerate(inners) if inner]
             ptrs = [ptrs[i] for i in keep]
@@ -109,12 +99,8 @@ class Joins(Family):
             inners = [inners[i] for i in keep]
         # the widest word (up to 16 bytes) that divides every pointer, run and offset
         bits = out.data.ptr | total * size
-        for v in ptrs:
+        for v in [*ptrs, *(x * size for x in inners + offs)]:
             bits |= v
-        for v in inners:
-            bits |= v * size
-        for v in offs:
-            bits |= v * size
         word = min(bits & -bits, 16)
         f = word // size if word > size else 1
         if f > 1:
@@ -135,7 +121,7 @@ class Joins(Family):
         slots[2] = total // f
         most = max(inners)
         gx = min(outer, 4096) if outer > 1 else max(1, min(-(-most // 1024),
-                                                          max(1, self._target() // k)))
+                                                          max(1, 8 * sm_count() // k)))
         driver_launch(self._function(size * f).ptr, gx, k, 1, 256, 1, 1, 0, stream, p.pp, 0)
         return out
 

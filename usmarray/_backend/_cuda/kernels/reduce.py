@@ -156,9 +156,6 @@ class Reductions(Family):
         self._new_out = new_out
         self.enabled = True
 
-    def _blocks_target(self) -> int:
-        return BLOCKS_PER_SM * sm_count()
-
     def _function(self, key: tuple) -> Any:
         return self._cached(key, lambda: kernel_source(*key))
 
@@ -169,7 +166,7 @@ class Reductions(Family):
         elements, or accumulators where ``in_acc``) over R, and its number of splits
         (a later step finishes the splits where it is above 1)."""
         t, s, o = dts
-        target = self._blocks_target()
+        target = BLOCKS_PER_SM * sm_count()
         vec = 1
         if inner == 1:
             tpr = 256 if R >= 4096 else min(32, _pow2(R))
@@ -178,19 +175,16 @@ class Reductions(Family):
                 if R % v == 0 and R // v >= min(tpr, 8):
                     vec = v
             blocks = -(-outer // (_BLOCK // tpr))
-            splits = 1
-            if tpr == 256 and blocks < target:
-                splits = max(1, min(-(-target // blocks), R // (tpr * 16), 65535))
-            kind, width = "row", tpr
+            kind, width, along = "row", tpr, tpr
         else:
             bx = min(32, _pow2(inner))
-            by = _BLOCK // bx
             nbx = -(-inner // bx)
             blocks = nbx * outer
-            splits = 1
-            if blocks < target:
-                splits = max(1, min(-(-target // blocks), R // (by * 16), 65535))
-            kind, width = "col", bx
+            kind, width, along = "col", bx, _BLOCK // bx
+        splits = 1
+        # too few blocks (of a row pass: whole blocks a row): R in chunks, 16 steps or more
+        if blocks < target and (kind == "col" or width == _BLOCK):
+            splits = max(1, min(-(-target // blocks), R // (along * 16), 65535))
         chunk = -(-R // splits)
         chunk = -(-chunk // vec) * vec
         splits = -(-R // chunk)
@@ -223,9 +217,7 @@ class Reductions(Family):
         groups = _groups(shape, axes)
         if not any(r for _, r in groups):
             return None
-        n = 1
-        for ax in axes:
-            n *= shape[ax]
+        n = math.prod(shape[ax] for ax in axes)
         dts = (dtype, accum_dtype(name, dtype, out_dtype), out_dtype)
         steps: list[_Step] = []
         in_acc = False
@@ -272,15 +264,13 @@ class Reductions(Family):
                 return out
             part = self._scratch.get(dev, stream, i & 1, st.nbytes)
             keep.append(part)
+            fused: tuple = ()
             if i == last:  # a fused pass: partials to scratch, its rows' results to out
-                cnt = self._scratch.counters(dev, stream, st.fused)
-                launch(st.f, st.grid, st.block, st.fmt, *src, part.data.ptr, *st.args,
-                       out.data.ptr, cnt.data.ptr, stream=stream)
-                return out
-            launch(st.f, st.grid, st.block, st.fmt, *src, part.data.ptr, *st.args,
+                fused = (out.data.ptr, self._scratch.counters(dev, stream, st.fused).data.ptr)
+            launch(st.f, st.grid, st.block, st.fmt, *src, part.data.ptr, *st.args, *fused,
                    stream=stream)
             src = (part.data.ptr,)
-        raise AssertionError("a plan ends with its result")  # pragma: no cover
+        return out
 
     def run_fused(self, name: str, body: str, inputs: list[tuple[int, Any]],
                   consts: list[tuple[Any, np.dtype]], t: np.dtype, axes: tuple[int, ...],
@@ -297,13 +287,10 @@ class Reductions(Family):
             return None
         a0 = inputs[0][1]
         shape = a0.shape
-        size = a0.size
-        if not 0 < size < _MAX_SIZE:
+        if not 0 < a0.size < _MAX_SIZE or not all(
+                a.__class__ is _nd and a.shape == shape and a._c_contiguous and self._is_fast(a)
+                for _, a in inputs):
             return None
-        for _, a in inputs:
-            if a.__class__ is not _nd or a.shape != shape or not a._c_contiguous \
-                    or not self._is_fast(a):
-                return None
         elem = Elem(body, tuple((p, a.dtype, not a.data.ptr & 15) for p, a in inputs),
                     tuple(d for _, d in consts))
         key = (name, elem, shape, t, axes, out_dtype, keepdims,
@@ -371,47 +358,36 @@ class Reductions(Family):
             plans[key] = p
             return p
 
-        def lookup(a: Any, axis: Any, keepdims: bool, extra: Any, corr: float) -> _Plan | None:
-            if a.__class__ is not _nd or not self.enabled or not a._c_contiguous:
-                return None
-            key = (a.shape, a.dtype, axis, keepdims, extra, corr,
-                   get_device() if multi else 0, not a.data.ptr & 15)
-            try:
-                p = plans[key]
-            except KeyError:
-                p = build(key, a, axis, keepdims, extra, corr)
-            except TypeError:  # an unhashable axis: the fallback's error
-                return None
-            if p is None or not self._is_fast(a):
-                return None
-            return p
+        def run(a: Any, axis: Any, keepdims: bool, extra: Any, corr: float, **kw: Any) -> Any:
+            """``a`` reduced by its plan where the kernels take it, else by ``fallback``
+            (``kw``: the fallback's other arguments)."""
+            if a.__class__ is _nd and self.enabled and a._c_contiguous:
+                key = (a.shape, a.dtype, axis, keepdims, extra, corr,
+                       get_device() if multi else 0, not a.data.ptr & 15)
+                try:
+                    p = plans[key]
+                except KeyError:
+                    p = build(key, a, axis, keepdims, extra, corr)
+                except TypeError:  # an unhashable axis: the fallback's error
+                    p = None
+                if p is not None and self._is_fast(a):
+                    return execute(p, a)
+            return fallback(a, axis=axis, keepdims=keepdims, **kw)
 
         if name in ("sum", "prod"):
             def kernel(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
-                p = lookup(a, axis, keepdims, dtype, 0.0)
-                if p is not None:
-                    return execute(p, a)
-                return fallback(a, axis=axis, dtype=dtype, keepdims=keepdims)
+                return run(a, axis, keepdims, dtype, 0.0, dtype=dtype)
         elif name in ("var", "std"):
             def kernel(a: Any, axis: Any = None, correction: float = 0.0,  # type: ignore[misc]
                        keepdims: bool = False) -> Any:
-                p = lookup(a, axis, keepdims, None, float(correction))
-                if p is not None:
-                    return execute(p, a)
-                return fallback(a, axis=axis, correction=correction, keepdims=keepdims)
+                return run(a, axis, keepdims, None, float(correction), correction=correction)
         elif name == "reduce_hypot":
             def kernel(a: Any, axis: Any = None, keepdims: bool = False,  # type: ignore[misc]
                        dtype: Any = None) -> Any:
-                p = lookup(a, axis, keepdims, dtype, 0.0)
-                if p is not None:
-                    return execute(p, a)
-                return fallback(a, axis=axis, keepdims=keepdims, dtype=dtype)
+                return run(a, axis, keepdims, dtype, 0.0, dtype=dtype)
         else:
             def kernel(a: Any, axis: Any = None, keepdims: bool = False) -> Any:  # type: ignore[misc]
-                p = lookup(a, axis, keepdims, None, 0.0)
-                if p is not None:
-                    return execute(p, a)
-                return fallback(a, axis=axis, keepdims=keepdims)
+                return run(a, axis, keepdims, None, 0.0)
 
         kernel.__name__ = name
         return kernel

@@ -88,12 +88,11 @@ class Scans(Family):
         #: CUB's include options (None: no chained scan)
         self.cub = cub_options()
 
-    def chained(self, name: str, a: Any, out: Any, off: int,
-                tile: tuple[int, int] | None = None) -> None:
-        """The chained scan of ``a``'s rows into ``out`` from column ``off`` (``tile``:
-        threads and elements a thread, else :data:`CHAINED_TILE`'s)."""
+    def chained(self, name: str, a: Any, out: Any, off: int) -> None:
+        """The chained scan of ``a``'s rows into ``out`` from column ``off``, in tiles of
+        :data:`CHAINED_TILE`'s shape."""
         o = out.dtype
-        bt, ipt = tile or CHAINED_TILE[o.itemsize]
+        bt, ipt = CHAINED_TILE[o.itemsize]
         R = a.shape[-1]
         rows = a.size // R
         ntiles = -(-R // (bt * ipt))
