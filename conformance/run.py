@@ -25,8 +25,10 @@ DEFAULT_DIR = ROOT / ".array-api-tests"
 REPORTS = Path(__file__).resolve().parent / "reports"
 
 
-def read_skips(path: Path) -> list[tuple[str, str]]:
-    """(test id, reason) pairs; an entry without a reason is an error."""
+def read_skips(path: Path, device: str | None = None) -> list[tuple[str, str]]:
+    """(test id, reason) pairs of the entries that apply to ``device`` (the default
+    device's filter string); an entry without a reason is an error.  An entry that
+    starts with ``@KIND `` applies only where the device's filter starts with KIND."""
     entries = []
     for lineno, line in enumerate(path.read_text().splitlines(), 1):
         line = line.strip()
@@ -35,7 +37,11 @@ def read_skips(path: Path) -> list[tuple[str, str]]:
         test_id, sep, reason = line.partition("  # ")
         if not sep or not reason.strip():
             raise SystemExit(f"{path}:{lineno}: skip entry {test_id!r} has no '  # reason'")
-        entries.append((test_id.strip(), reason.strip()))
+        kind = None
+        if test_id.startswith("@"):
+            kind, _, test_id = test_id[1:].partition(" ")
+        if kind is None or (device or "").startswith(kind):
+            entries.append((test_id.strip(), reason.strip()))
     return entries
 
 
@@ -91,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     args, extra = p.parse_known_args(argv)
 
     suite = locate_suite()
-    skips = read_skips(Path(args.skips))
+    skips = read_skips(Path(args.skips), args.device or os.environ.get("USMARRAY_DEFAULT_DEVICE"))
     REPORTS.mkdir(exist_ok=True)
     stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     json_path = REPORTS / f"{stamp}.json"
