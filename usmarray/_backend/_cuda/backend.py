@@ -294,6 +294,8 @@ class CudaBackend(BackendBase):
             return placed_reshape(a, shape, copy=copy, order=order)
 
         ks["reshape"] = reshape
+        # a view: no kernel to place, and the method, not CuPy's two Python wrappers
+        ks["permute_dims"] = _nd.transpose
         ks["tile"] = self.row_broadcast.wrap_tile(ks["tile"])
         ks["repeat"] = self.row_broadcast.wrap_repeat(ks["repeat"])
         ks["roll"] = self.row_broadcast.wrap_roll(ks["roll"])
