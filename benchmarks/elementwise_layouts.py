@@ -59,7 +59,7 @@ def _cases(n: int) -> list[tuple[str, Callable[[Any, Any], Callable[[], Any]], i
         c("A + row", lambda k, a: lambda: k.add(a["A"], a["row"]), m * 8),
         c("A + column", lambda k, a: lambda: k.add(a["A"], a["col"]), m * 8),
         c("x + 0-D", lambda k, a: lambda: k.add(a["x"], a["zero_d"]), n * 8),
-        c("x32 + x64 (promotes)", lambda k, a: lambda: k.add(a["x"], a["x64"]), n * 16),
+        c("x32 + x64 (promotes)", lambda k, a: lambda: k.add(a["x"], a["x64"]), n * 20),
         c("i32 == j32 (int -> bool)", lambda k, a: lambda: k.eq(a["i"], a["j"]), n * 9),
         c("sin(x) (f32)", lambda k, a: lambda: k.sin(a["x"]), n * 8),
         c("sin(x[1:]) (f32, offset)", lambda k, a: lambda: k.sin(a["x"][1:]), n * 8),
