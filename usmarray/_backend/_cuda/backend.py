@@ -36,6 +36,7 @@ import math
 import operator
 import os
 from collections.abc import Iterator
+from functools import cache
 from typing import Any
 
 import cupy
@@ -96,26 +97,29 @@ def _view_of(raw: Any, owner: Any) -> Any:
                     owner, owner.queue.device_id)
 
 
+def _zeroed(shape: tuple, d: np.dtype) -> Any:
+    """A new C-order array of zero bits: CuPy's allocation and one memset."""
+    out = _nd(shape, d)
+    if out.size:
+        out.data.memset_async(0, out.nbytes)
+    return out
+
+
 def _marked(raw: Any) -> bool:
     m = raw.data.mem
     return m.__class__ is _Unowned and m._owner.__class__ is _Placed and m._owner.read_only
 
 
-_PEERS: set[tuple[int, int]] = set()
-
-
+@cache
 def _enable_peer_access(dst: int, src: int) -> None:
     """Let GPU ``dst`` reach ``src``'s memory directly (NVLink or PCIe peer-to-peer), once
     per pair; without it a peer copy is staged by the driver through the host."""
-    if (dst, src) in _PEERS:
-        return
     with cupy.cuda.Device(dst):
         try:
             _rt.deviceEnablePeerAccess(src)
         except _rt.CUDARuntimeError as exc:  # already enabled (by CuPy or the user)
             if "PeerAccessAlreadyEnabled" not in str(exc):
                 raise
-    _PEERS.add((dst, src))
 
 
 class CudaQueue:
@@ -152,7 +156,7 @@ class _PinnedHost:
     """Pinned host memory mapped into every device's address space; freed when
     collected (``cudaFreeHost`` waits for the work that uses it)."""
 
-    __slots__ = ("ptr", "size")
+    __slots__ = ("ptr",)
 
     def __init__(self, size: int) -> None:
         try:
@@ -160,7 +164,6 @@ class _PinnedHost:
         except _rt.CUDARuntimeError as exc:
             raise MemoryError(f"could not allocate {size} bytes of pinned host memory "
                               f"({exc})") from None
-        self.size = size
 
     def __del__(self) -> None:
         ptr, self.ptr = getattr(self, "ptr", 0), 0
@@ -176,9 +179,7 @@ def _flat_arrays(args: tuple, kw: dict) -> Iterator[Any]:
         if a.__class__ is _nd:
             yield a
         elif isinstance(a, (list, tuple)):
-            for b in a:
-                if b.__class__ is _nd:
-                    yield b
+            yield from (b for b in a if b.__class__ is _nd)
 
 
 def _without_negative_strides(matmul: Any) -> Any:
@@ -275,12 +276,8 @@ class CudaBackend(BackendBase):
             default queue of the current device: memory a kernel may read."""
             if is_fast(raw):
                 return True
-            m = raw.data.mem
-            if not (m.__class__ is _Unowned and m._owner.__class__ is _Placed):
-                return False
-            o = m._owner
-            return (o.read_only and o.queue == default_queue and o.usm_type == "device"
-                    and single)
+            o = raw.data.mem._owner if single and _marked(raw) else None
+            return o is not None and o.queue == default_queue and o.usm_type == "device"
 
         self.row_broadcast = RowBroadcast(is_fast, single, readable)
         self._convert_run = self._convert_call()
@@ -479,10 +476,7 @@ class CudaBackend(BackendBase):
         except OverflowError:
             return None
         if not any(v.tobytes()):
-            out = _nd(shape, d)
-            if out.size:
-                out.data.memset_async(0, out.nbytes)
-            return out
+            return _zeroed(shape, d)
         if not self.elementwise_engine or d.kind not in "biufc":
             return None
         if d.kind == "c":
@@ -497,9 +491,8 @@ class CudaBackend(BackendBase):
         words = np.frombuffer(v.tobytes(), dtype=np.uint64)
         u = words.dtype
         if words.size == 1:
-            out = self.engine.run(("fill", u.char), FILL_BODY, [], [], [(words[0], u)], u,
-                                  plain_out, shape)
-            return out.view(v.dtype)
+            return self.engine.run(("fill", u.char), FILL_BODY, [], [], [(words[0], u)], u,
+                                   plain_out, shape).view(v.dtype)
         pair = cupy.asarray(words)  # a copy of 16 bytes to the device, no kernel
         out = self.convert(cupy.broadcast_to(pair, (*shape, 2)), u, c_order=True)
         return out.view(v.dtype).reshape(shape)
@@ -525,12 +518,9 @@ class CudaBackend(BackendBase):
 
     def _slow(self, fn: Any, args: tuple, kw: dict) -> Any:
         arrays = list(_flat_arrays(args, kw))
-        if not arrays:
-            with self.placement(self.default_queue(), "device"):
-                return fn(*args, **kw)
-        q = self.queue_of(arrays[0])
-        ut = self.coerced_usm_type([self.usm_type_of(x) for x in arrays])
-        with self.placement(q, ut):
+        q = self.queue_of(arrays[0]) if arrays else self.default_queue()
+        # no arrays: "device" (the coerced kind of none)
+        with self.placement(q, self.coerced_usm_type([self.usm_type_of(x) for x in arrays])):
             return fn(*args, **kw)
 
     @contextlib.contextmanager
@@ -547,38 +537,31 @@ class CudaBackend(BackendBase):
 
     def _allocator(self, q: CudaQueue, ut: str) -> Any:
         key = (q, ut)
-        try:
+        if key in self._allocators:
             return self._allocators[key]
-        except KeyError:
-            pass
-        dev = q.device_id
-        alloc: Any
+        source: Any  # size -> an object holding that many bytes at its ``ptr``
         if ut == "device":
-            if q.is_default:
-                alloc = None
-            else:
-                def alloc(size: int) -> Any:
-                    mp = cupy.get_default_memory_pool().malloc(size)
-                    return _mem.MemoryPointer(
-                        _Unowned(mp.ptr, size, _Placed(q, "device", mp), dev), 0)
+            def source(size: int) -> Any:
+                return cupy.get_default_memory_pool().malloc(size)
         elif ut == "shared":
             # managed memory comes from a pool, as CuPy pools device memory: a freed
             # block serves a later allocation on the same stream, whose pages stay where
             # the GPU last touched them, and nothing calls cudaFree (which waits for the
             # whole device) while the process runs
-            pool = self._managed
-
-            def alloc(size: int) -> Any:
-                mp = pool.malloc(size)
-                return _mem.MemoryPointer(_Unowned(mp.ptr, size, _Placed(q, "shared", mp), dev), 0)
+            source = self._managed.malloc
         elif ut == "host":
-            def alloc(size: int) -> Any:
-                h = _PinnedHost(size)
-                return _mem.MemoryPointer(_Unowned(h.ptr, size, _Placed(q, "host", h), dev), 0)
+            source = _PinnedHost
         else:  # pragma: no cover - the namespace validates usm_type
             raise ValueError(f"usm_type {ut!r}")
-        self._allocators[key] = alloc
-        return alloc
+        dev = q.device_id
+
+        def alloc(size: int) -> Any:
+            m = source(size)
+            return _mem.MemoryPointer(_Unowned(m.ptr, size, _Placed(q, ut, m), dev), 0)
+
+        # plain pool memory on the default queue: CuPy's own allocator
+        out = self._allocators[key] = None if ut == "device" and q.is_default else alloc
+        return out
 
     def total_memory(self, dev: int) -> int:
         t = self._total.get(dev)
@@ -661,9 +644,7 @@ class CudaBackend(BackendBase):
             return self._defaults[obj.id]
         if isinstance(obj, cupy.cuda.stream._BaseStream):
             dev = obj.device_id if obj.device_id >= 0 else _rt.getDevice()
-            if obj.ptr == 0:
-                return self._defaults[dev]
-            return CudaQueue(dev, obj)
+            return self._defaults[dev] if obj.ptr == 0 else CudaQueue(dev, obj)
         raise TypeError(
             f"cannot make a CUDA device from {type(obj).__name__}; pass 'cuda', 'cuda:N', "
             "a cupy.cuda.Device, a cupy.cuda.Stream or a usmarray.Device")
@@ -692,9 +673,8 @@ class CudaBackend(BackendBase):
         return list(self._defaults)
 
     def describe(self, q: CudaQueue) -> str:
-        if q.is_default:
-            return f"cuda:{q.device_id}"
-        return f"cuda:{q.device_id}, stream {q.stream.ptr:#x}"
+        s = "" if q.is_default else f", stream {q.stream.ptr:#x}"
+        return f"cuda:{q.device_id}{s}"
 
     def device_name(self, q: CudaQueue) -> str:
         p = self._props.get(q.device_id)
@@ -709,25 +689,19 @@ class CudaBackend(BackendBase):
     # ---- memory kinds and queues of raw arrays ----------------------------------------
     def queue_of(self, raw: Any) -> CudaQueue:
         m = raw.data.mem
-        if m.__class__ is _Unowned:
-            o = m._owner
-            if o.__class__ is _Placed:
-                return o.queue
+        if m.__class__ is _Unowned and m._owner.__class__ is _Placed:
+            return m._owner.queue
         return self._defaults[m.device_id]
 
     @staticmethod
     def usm_type_of(raw: Any) -> str:
         m = raw.data.mem
         t = m.__class__
-        if t in _DEVICE_MEMORY:
-            return "device"
         if t is _Managed:
             return "shared"
-        if t is _Unowned:
-            o = m._owner
-            if o.__class__ is _Placed:
-                return o.usm_type
-        return "device"
+        if t is _Unowned and m._owner.__class__ is _Placed:
+            return m._owner.usm_type
+        return "device"  # plain device memory (CuPy's allocators), and any other
 
     # ---- creation kernels ---------------------------------------------------------------
     def _create(self, fn: Any, args: tuple, kw: dict, count: int, dtype: Any, ut: Any,
@@ -756,14 +730,7 @@ class CudaBackend(BackendBase):
                     return generic(shape, value, d) if out is None else out
 
                 return full
-
-            def zeros(shape: tuple, d: np.dtype) -> Any:
-                out = _nd(shape, d)
-                if out.size:
-                    out.data.memset_async(0, out.nbytes)
-                return out
-
-            return zeros
+            return _zeroed
         return generic
 
     def empty(self, shape: Any, dtype: Any = None, order: Any = "C", usm_type: Any = None,
@@ -853,15 +820,14 @@ class CudaBackend(BackendBase):
         array's ``usm_data``."""
         root = raw
         while True:
+            m = root.data.mem
             if root.base.__class__ is _nd:
                 root = root.base
-                continue
-            m = root.data.mem
-            if m.__class__ is _Unowned and m._owner.__class__ is _Placed and \
-                    m._owner.keep.__class__ is _nd:
+            elif (m.__class__ is _Unowned and m._owner.__class__ is _Placed
+                  and m._owner.keep.__class__ is _nd):
                 root = m._owner.keep
-                continue
-            break
+            else:
+                break
         if root.size:
             lo, hi = _construct.span(root.shape, root.strides)
             ptr, nbytes = root.data.ptr + lo, hi - lo + root.itemsize
@@ -922,12 +888,11 @@ class CudaBackend(BackendBase):
         and keeps the extent's owner, so ``buffer_of`` of the view finds the whole
         extent again (CuPy's views made from a memory pointer have no ``base``)."""
         k = ext.keep
+        covers = False
         if (k.__class__ is _nd and k.data.mem.__class__ in _PLAIN
                 and self.queue_of(k) == ext.queue and math.prod(shape)):
             lo, hi = _construct.span(shape, strides)
             covers = byte0 + lo == 0 and byte0 + hi + d.itemsize == ext.nbytes
-        else:
-            covers = False
         if covers:
             mp = _mem.MemoryPointer(k.data.mem, ext.ptr + byte0 - k.data.mem.ptr)
         else:
@@ -984,9 +949,8 @@ class CudaBackend(BackendBase):
         with ``__cuda_array_interface__`` through :meth:`foreign` first.)"""
         if obj.__class__ is _nd:
             src_q = self.queue_of(obj)
-            src_ut = self.usm_type_of(obj)
             q = queue or src_q
-            ut = usm_type or src_ut
+            ut = usm_type or self.usm_type_of(obj)
             moved = self.to_queue(obj, q) if src_q != q else obj
             need = dtype is not None and np.dtype(dtype) != obj.dtype
             same_kind = self.usm_type_of(moved) == ut
@@ -1048,12 +1012,11 @@ class CudaBackend(BackendBase):
                                     nbytes, q.stream.ptr)
             return out
         staging = _PinnedHost(nbytes)
-        with cupy.cuda.Device(src.device_id):
-            _rt.memcpyAsync(staging.ptr, c.data.ptr, nbytes, _rt.memcpyDefault, src.stream.ptr)
-            src.stream.synchronize()
-        with cupy.cuda.Device(q.device_id):
-            _rt.memcpyAsync(out.data.ptr, staging.ptr, nbytes, _rt.memcpyDefault, q.stream.ptr)
-            q.stream.synchronize()
+        # to the staging buffer on the source queue, then from it on ``q``
+        for dst, from_ptr, on in ((staging.ptr, c.data.ptr, src), (out.data.ptr, staging.ptr, q)):
+            with cupy.cuda.Device(on.device_id):
+                _rt.memcpyAsync(dst, from_ptr, nbytes, _rt.memcpyDefault, on.stream.ptr)
+                on.stream.synchronize()
         return out
 
     @staticmethod
@@ -1244,9 +1207,7 @@ class CudaBackend(BackendBase):
                 raise BufferError("from_dlpack: copy=False, but the producer's data is on "
                                   f"cuda:{home.device_id}, not on {self.describe(q)}")
             raw = self.to_queue(raw, q)
-        if copy:
-            raw = self.copy(raw)
-        return raw
+        return self.copy(raw) if copy else raw
 
 
 class _HostView:

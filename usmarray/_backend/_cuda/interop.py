@@ -25,6 +25,7 @@ import ctypes as C
 import math
 import operator
 import struct
+from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
@@ -47,20 +48,10 @@ _DEVICE_OFFSET = {False: struct.calcsize("@P"), True: struct.calcsize("@IIPPQ") 
 _FLAGS_OFFSET = struct.calcsize("@IIPP")  # DLManagedTensorVersioned.flags (uint64)
 
 
-def _address_range() -> Any:
-    try:
-        from cuda.bindings import driver  # type: ignore[import-not-found]
-    except ImportError:
-        return None
-
-    def query(ptr: int) -> tuple[int, int] | None:
-        err, base, size = driver.cuMemGetAddressRange(ptr)
-        return (int(base), int(size)) if int(err) == 0 else None
-
-    return query
-
-
-_range: Any = _address_range()
+try:  # cuda-bindings tell an allocation's extent (cuMemGetAddressRange)
+    from cuda.bindings import driver as _driver  # type: ignore[import-not-found]
+except ImportError:
+    _driver = None
 
 
 def check_memory(first: int, last: int, usm_types: tuple[str, ...], device_id: int | None,
@@ -84,27 +75,25 @@ def check_memory(first: int, last: int, usm_types: tuple[str, ...], device_id: i
         )
     if usm != "host" and device_id is not None and d0 != device_id:
         raise BufferError(f"{what}: the memory is on CUDA device {d0}, not {device_id}")
-    if _range is not None and usm != "host":
-        r = _range(first)
-        if r is not None and not r[0] <= last < r[0] + r[1]:
+    if _driver is not None and usm != "host":
+        err, base, size = _driver.cuMemGetAddressRange(first)
+        if int(err) == 0 and not int(base) <= last < int(base) + int(size):
             raise BufferError(
                 f"{what}: bytes {first:#x}..{last:#x} run past their allocation "
-                f"({r[0]:#x}, {r[1]} bytes)")
+                f"({int(base):#x}, {int(size)} bytes)")
     return usm, d0
 
 
+@dataclass(slots=True, eq=False, repr=False)
 class Placed:
     """Owner of memory that is not plain device memory on the default stream: its
     queue, its usm_type, what keeps it alive (``keep``), and whether arrays over it are
     read-only."""
 
-    __slots__ = ("queue", "usm_type", "keep", "read_only")
-
-    def __init__(self, queue: Any, usm_type: str, keep: Any, read_only: bool = False) -> None:
-        self.queue = queue
-        self.usm_type = usm_type
-        self.keep = keep
-        self.read_only = read_only
+    queue: Any
+    usm_type: str
+    keep: Any
+    read_only: bool = False
 
 
 def view(ptr: int, shape: tuple, dtype: np.dtype, strides: tuple, owner: Placed,
@@ -191,8 +180,7 @@ def import_cai(obj: Any, iface: dict, wait_on: Any, queue_for: Any) -> tuple[Any
         raise ValueError(f"{what}: stream must be None or a positive handle, got {stream!r}")
     ptr = data[0]
     if math.prod(shape) == 0:
-        q = queue_for(cupy.cuda.runtime.getDevice())
-        return cupy.ndarray(shape, dtype), q
+        return cupy.ndarray(shape, dtype), queue_for(cupy.cuda.runtime.getDevice())
     st = strides or tuple(s * itemsize for s in contiguous_strides(shape, "C"))
     lo, hi = span(shape, st)
     hi += itemsize - 1  # the last byte

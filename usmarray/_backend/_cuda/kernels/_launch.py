@@ -18,6 +18,7 @@ import struct
 import tempfile
 import threading
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -47,19 +48,15 @@ def driver_launch(*args: Any) -> None:
         raw_launch(*args)
 
 
-_launch_address: list[int] = []
-
-
+@cache
 def launch_address() -> int:
     """The address of the driver's ``cuLaunchKernel`` (the library CuPy loaded), for
     compiled callers; 0 where it is not found."""
-    if not _launch_address:
-        try:
-            lib = ctypes.CDLL("nvcuda.dll" if os.name == "nt" else "libcuda.so.1")
-            _launch_address.append(ctypes.cast(lib.cuLaunchKernel, ctypes.c_void_p).value or 0)
-        except (OSError, AttributeError):
-            _launch_address.append(0)
-    return _launch_address[0]
+    try:
+        lib = ctypes.CDLL("nvcuda.dll" if os.name == "nt" else "libcuda.so.1")
+        return ctypes.cast(lib.cuLaunchKernel, ctypes.c_void_p).value or 0
+    except (OSError, AttributeError):
+        return 0
 
 
 _current_stream: Any = cupy.cuda.stream.get_current_stream
@@ -99,16 +96,14 @@ class _Slots(threading.local):
 SLOTS = _Slots()
 
 
-_sms: dict[int, int] = {}
+@cache
+def _sm_count(dev: int) -> int:
+    return int(cupy.cuda.runtime.getDeviceProperties(dev)["multiProcessorCount"])
 
 
 def sm_count() -> int:
     """The number of multiprocessors of the current device (asked once a device)."""
-    dev = cupy.cuda.runtime.getDevice()
-    n = _sms.get(dev)
-    if n is None:
-        n = _sms[dev] = int(cupy.cuda.runtime.getDeviceProperties(dev)["multiProcessorCount"])
-    return n
+    return _sm_count(cupy.cuda.runtime.getDevice())
 
 
 def cub_options() -> tuple[str, ...] | None:
@@ -124,11 +119,6 @@ def cub_options() -> tuple[str, ...] | None:
 
 class CompileError(Exception):
     """NVRTC refused a source: ``args[0]`` is its log."""
-
-
-def _cache_dir() -> str:
-    return os.environ.get("USMARRAY_CUDA_CACHE_DIR") or os.path.join(
-        os.path.expanduser("~"), ".cache", "usmarray", "cuda")
 
 
 def _cubin(source: str, options: tuple[str, ...]) -> bytes:
@@ -156,7 +146,9 @@ def module(source: str, extra: tuple[str, ...] = ()) -> Any:
     cc = cupy.cuda.Device().compute_capability
     options = (*OPTIONS, *extra, f"--gpu-architecture=sm_{cc}")
     key = repr((source, options, nvrtc.getVersion())).encode()
-    path = os.path.join(_cache_dir(), hashlib.sha256(key).hexdigest() + ".cubin")
+    cache_dir = os.environ.get("USMARRAY_CUDA_CACHE_DIR") or os.path.join(
+        os.path.expanduser("~"), ".cache", "usmarray", "cuda")
+    path = os.path.join(cache_dir, hashlib.sha256(key).hexdigest() + ".cubin")
     try:
         with open(path, "rb") as fh:
             cubin = fh.read()

@@ -75,19 +75,16 @@ class ElementStore(Family):
             if value.ndim or sd.kind not in "biuf" or not is_fast(value):
                 return False
             fk: Any = (d, sd)
-            f = None if self._multi else self._fns.get(fk)
-            if f is None:
-                f = self._cached(fk, lambda: header("element.cuh")
-                                 + _COPY % (CTYPES[d], CTYPES[sd]))
             arg = value.data.ptr
         elif vc in _SCALARS:
-            size = d.itemsize
-            f = None if self._multi else self._fns.get(size)
-            if f is None:
-                f = self._cached(size, lambda: header("element.cuh") + _STORE % WORDS[size])
+            fk = d.itemsize
             arg = int.from_bytes(np.asarray(value, dtype=d).tobytes(), "little")
         else:
             return False
+        f = None if self._multi else self._fns.get(fk)
+        if f is None:
+            f = self._cached(fk, lambda: header("element.cuh") + (
+                _COPY % (CTYPES[d], CTYPES[fk[1]]) if vc is _nd else _STORE % WORDS[fk]))
         slots, pp = SLOTS.t
         _PACK_QQ(slots, 0, off, arg)
         driver_launch(f.ptr, 1, 1, 1, 1, 1, 1, 0, stream_ptr(), pp, 0)

@@ -57,7 +57,6 @@ extern "C" __global__ void __launch_bounds__(256) k(T* __restrict__ x,
 """
 
 
-
 def take_source(t: str, i: str, along: bool) -> str:
     """``take`` of elements of C type ``t`` at indices of C type ``i`` (``along``:
     ``take_along_axis``)."""

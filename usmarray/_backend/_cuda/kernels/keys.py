@@ -17,8 +17,7 @@ def key_body(d: np.dtype) -> str:
     """The body of ``key_of(v)``: an unsigned key of ``d``'s width whose order is the
     namespace's (NaN last, -0.0 equal to 0.0, every bit of a subnormal counted)."""
     k = KEYS[d.itemsize]
-    bits = 8 * d.itemsize
-    top = f"(({k})1 << {bits - 1})"
+    top = f"(({k})1 << {8 * d.itemsize - 1})"
     if d.kind == "b":
         return f"  return ({k})(v ? 1 : 0);"
     if d.kind == "u":
@@ -49,18 +48,15 @@ def value_body(d: np.dtype) -> str:
     (:func:`key_body`'s inverse; the key of every zero gives +0.0, of every NaN the
     canonical NaN)."""
     k = KEYS[d.itemsize]
-    bits = 8 * d.itemsize
-    top = f"(({k})1 << {bits - 1})"
+    top = f"(({k})1 << {8 * d.itemsize - 1})"
     if d.kind == "b":
         return "  return k != 0;"
     if d.kind == "u":
         return "  return (T)k;"
     if d.kind == "i":
         return f"  return (T)(k ^ {top});"
-    if d.itemsize == 4:
-        as_float, nan = "__uint_as_float", "0x7fc00000u"
-    else:
-        as_float, nan = "__longlong_as_double", "0x7ff8000000000000ull"
+    as_float, nan = (("__uint_as_float", "0x7fc00000u") if d.itemsize == 4
+                     else ("__longlong_as_double", "0x7ff8000000000000ull"))
     return (f"  const {k} b = k == ({k})~({k})0 ? ({k}){nan} "
             f": (k & {top}) ? (k ^ {top}) : ({k})~k;\n"
             f"  return {as_float}(b);")

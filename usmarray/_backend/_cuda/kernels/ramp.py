@@ -24,7 +24,6 @@ from .ramp_source import arange_source, eye_source, linspace_arguments, linspace
 
 _nd = cupy.ndarray
 
-_FLOATS = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
 #: arange dtypes: the C type its formula runs in (CuPy's: the dtype itself) and the
 #: arguments' code.  Integers of every width run in unsigned 64-bit arithmetic on
 #: ``start`` and ``step`` taken modulo 2**64: exact modulo 2**64, so the cast to the dtype
@@ -56,13 +55,12 @@ class Ramps(Family):
     def arange(self, start: Any, stop: Any = None, step: Any = 1, dtype: Any = None) -> Any:
         d = np.dtype(dtype if dtype is not None else np.int64)
         lo, hi = (0, start) if stop is None else (start, stop)
-        work = _ARANGE_WORK.get(d)
-        if dtype is None or work is None or not step:
+        w, code = _ARANGE_WORK.get(d, ("", ""))
+        # integer dtypes: Python ints only, for the exact arithmetic
+        if (dtype is None or not code or not step
+                or code == "Q" and not all(type(v) is int for v in (lo, hi, step))):
             return cupy.arange(start, stop, step, dtype=dtype)
-        w, code = work
         if code == "Q":
-            if not all(type(v) is int for v in (lo, hi, step)):
-                return cupy.arange(start, stop, step, dtype=dtype)
             n = max(0, -((lo - hi) // step))  # exact: a float division misses it past 2**53
             p, args = "unsigned long long", (lo % 2**64, step % 2**64)
         else:
@@ -81,7 +79,7 @@ class Ramps(Family):
         diagonal: two launches and a view)."""
         d = np.dtype(dtype if dtype is not None else np.float64)
         m = n_rows if n_cols is None else n_cols
-        if d not in CTYPES or d.kind == "c" or n_rows * m == 0:
+        if d not in CTYPES or n_rows * m == 0:  # CTYPES: real and bool dtypes
             return cupy.eye(n_rows, n_cols, k=k, dtype=d)
         out = _nd((n_rows, m), d)
         f = self._cached(("eye", d), lambda: eye_source(CTYPES[d]))

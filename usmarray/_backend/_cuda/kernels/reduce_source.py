@@ -113,7 +113,7 @@ NAMESPACE_OPS = ("sum", "prod", "max", "min", "mean", "var", "std", "reduce_hypo
                  "all", "count_nonzero")
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
-_I64, _U64, _BOOL = np.dtype(np.int64), np.dtype(np.uint64), np.dtype(np.bool_)
+_I64, _BOOL = np.dtype(np.int64), np.dtype(np.bool_)
 _INTS: frozenset[np.dtype] = frozenset(np.dtype(c) for c in "bBhHiIqQ")
 _REAL: frozenset[np.dtype] = _INTS | {_F32, _F64}
 _ALL_TYPES: frozenset[np.dtype] = _REAL | {_BOOL}
@@ -130,8 +130,7 @@ _LIMITS = {
     _F64: ("__longlong_as_double(0xfff0000000000000ULL)",
            "__longlong_as_double(0x7ff0000000000000ULL)"),
 }
-_SIZES = {"int": 4, "long long": 8, "unsigned int": 4, "unsigned long long": 8, "float": 4,
-          "double": 8}
+_SIZES = {c: d.itemsize for d, c in CTYPES.items()}  # bytes of each C type
 
 
 def _wide(d: np.dtype) -> np.dtype:

@@ -33,9 +33,6 @@ class Searches(Family):
     int64 array: the result is a new int64 array of ``x2``'s shape.  Anything else
     goes to the fallback."""
 
-    def _function(self, d: np.dtype) -> Any:
-        return self._cached(d, lambda: source(d))
-
     def _takes(self, x1: Any, x2: Any, sorter: Any) -> bool:
         is_fast = self._is_fast
         return (x1.__class__ is _nd and x2.__class__ is _nd
@@ -49,7 +46,8 @@ class Searches(Family):
         out = _nd(x2.shape, _I64)
         m = out.size
         if m:
-            launch(self._function(x1.dtype), grid_1d(m), (256, 1, 1), "QQQQqqqq",
+            d = x1.dtype
+            launch(self._cached(d, lambda: source(d)), grid_1d(m), (256, 1, 1), "QQQQqqqq",
                    x1.data.ptr, 0 if sorter is None else sorter.data.ptr, x2.data.ptr,
                    out.data.ptr, x1.shape[0], m, x1.strides[0] // x1.itemsize, int(right),
                    stream=stream_ptr())

@@ -73,13 +73,6 @@ class Sorts(Family):
         #: CUB's include options (None: the radix kernel is not available)
         self.cub = cub_options()
 
-    def _function(self, d: np.dtype, arg: bool) -> Any:
-        return self._cached((d, arg), lambda: _source(d, arg, _BITONIC))
-
-    def _radix(self, d: np.dtype, arg: bool, bt: int, ipt: int) -> Any:
-        return self._cached(("radix", d, arg, bt, ipt), lambda: _CUB + _source(
-            d, arg, _RADIX, bt=bt, ipt=ipt), self.cub or ())
-
     def _takes(self, a: Any, axis: int) -> bool:
         if not (a.__class__ is _nd and a.ndim and a.size
                 and a.dtype in CTYPES and a._c_contiguous and self._is_fast(a)):
@@ -89,19 +82,22 @@ class Sorts(Family):
         return axis % a.ndim == a.ndim - 1 and 1 < R <= limit
 
     def run(self, a: Any, descending: bool, arg: bool) -> Any:
+        d = a.dtype
         R = a.shape[-1]
         rows = a.size // R
-        out = _nd(a.shape, _I64 if arg else a.dtype)
+        out = _nd(a.shape, _I64 if arg else d)
         if self.cub and R > BITONIC_MAX:
             bt, ipt = next(shape for top, shape in _RADIX_SHAPES if R <= top)
-            launch(self._radix(a.dtype, arg, bt, ipt), (min(rows, 1 << 20), 1, 1),
-                   (bt, 1, 1), "QQqqq", a.data.ptr, out.data.ptr, rows, R, int(descending),
-                   stream=stream_ptr())
+            radix = self._cached(("radix", d, arg, bt, ipt), lambda: _CUB + _source(
+                d, arg, _RADIX, bt=bt, ipt=ipt), self.cub)
+            launch(radix, (min(rows, 1 << 20), 1, 1), (bt, 1, 1), "QQqqq", a.data.ptr,
+                   out.data.ptr, rows, R, int(descending), stream=stream_ptr())
             return out
         P = 1 << (R - 1).bit_length()
-        shared = (P * a.dtype.itemsize + 7) // 8 * 8 + 4 * P
+        shared = (P * d.itemsize + 7) // 8 * 8 + 4 * P
         block = max(32, min(1024, P // 2))
-        launch(self._function(a.dtype, arg), (min(rows, 1 << 20), 1, 1), (block, 1, 1),
+        bitonic = self._cached((d, arg), lambda: _source(d, arg, _BITONIC))
+        launch(bitonic, (min(rows, 1 << 20), 1, 1), (block, 1, 1),
                "QQqqqq", a.data.ptr, out.data.ptr, rows, R, P, int(descending),
                shared=shared, stream=stream_ptr())
         return out

@@ -31,11 +31,9 @@ def triangle(src: Any, shape: tuple[int, ...], strides: tuple[int, int, int], k:
     out = _nd(shape, src.dtype)
     total = out.size
     if total:
-        rows, cols = shape[-2], shape[-1]
-        f = cached(_fns, src.dtype, multi_gpu,
-                   lambda: source(CTYPES[src.dtype]))
+        f = cached(_fns, src.dtype, multi_gpu, lambda: source(CTYPES[src.dtype]))
         launch(f, grid_1d(total), (256, 1, 1), "QQqqqqqqqq", src.data.ptr, out.data.ptr,
-               total, rows, cols, *strides, k, int(lower), stream=stream_ptr())
+               total, *shape[-2:], *strides, k, int(lower), stream=stream_ptr())
     return out
 
 

@@ -59,22 +59,18 @@ SORT_MAX = 1 << 32
 _SIGN = 1 << 63
 
 
-def key_range(d: np.dtype) -> tuple[int, int]:
-    """The lowest and the highest key of the integer dtype ``d`` (keys as ``key_of``
-    makes them: unsigned values as they are, signed ones plus 2**63)."""
-    info = np.iinfo(d)
-    shift = _SIGN if d.kind == "i" else 0
-    return int(info.min) + shift, int(info.max) + shift
-
-
 def _source(d: np.dtype, kind: str, want: tuple[bool, bool, bool] = (False,) * 3) -> str:
     """The window's kernel ``kind`` (``MARK``, ``COMPACT`` or ``RANK``) for the integer
     dtype ``d``; ``want``: what the rank writes (inverse, counts, first positions)."""
-    lokey, hikey = key_range(d)
+    # the lowest and the highest key of ``d``, keys as ``key_of`` makes them: unsigned
+    # values as they are, signed ones plus 2**63 (their sign bit flipped)
+    info = np.iinfo(d)
+    flip = _SIGN if d.kind == "i" else 0
+    lokey, hikey = int(info.min) + flip, int(info.max) + flip
     return (f"typedef {CTYPES[d]} T;\n#define WORDS {WINDOW // 32}\n"
             f"#define HALF {WINDOW // 2}ULL\n#define LOKEY {lokey}ULL\n"
             f"#define TOPBASE {max(lokey, hikey - (WINDOW - 1))}ULL\n"
-            f"#define FLIP {_SIGN if d.kind == 'i' else 0}ULL\n#define UNIQUE_{kind}\n"
+            f"#define FLIP {flip}ULL\n#define UNIQUE_{kind}\n"
             f"#define WANT_INV {want[0]:d}\n#define WANT_CNT {want[1]:d}\n"
             f"#define WANT_FIRST {want[2]:d}\n" + header("unique.cuh"))
 
@@ -108,9 +104,8 @@ class Uniques(Family):
         per = m if (counts or first) else 0
         # the bitmap, head (flag and count), each word's first position, counts, firsts
         scratch = _nd((words + 4 + words + 4 * per,), np.uint32)
-        cleared = (words + 4) * 4
-        cupy.cuda.runtime.memsetAsync(scratch.data.ptr, 0, cleared, s)
         bits = scratch.data.ptr
+        cupy.cuda.runtime.memsetAsync(bits, 0, (words + 4) * 4, s)  # the bitmap and head
         head = bits + 4 * words
         wpre = head + 16
         cnt = wpre + 4 * words
@@ -159,27 +154,39 @@ class Uniques(Family):
         d, n = a.dtype, a.size
         s = stream_ptr()
         grid, block = grid_1d(n), (256, 1, 1)
-        if not (inverse or first):
-            return self._by_keys(x, counts, s)
-        words: Any = None  # the last pass's sorted words, and the pass's before
-        prev: Any = None
-        for shift in shifts(d):
-            packed = _nd((n,), np.uint64)
-            launch(self._kernel("pack", d), grid, block, "QQQqq", x.data.ptr,
-                   0 if words is None else words.data.ptr, packed.data.ptr, n, shift,
-                   stream=s)
-            packed.sort()  # CuPy's radix sort: integers only
-            prev, words = words, packed
-        perm = _nd((n,), _I64)
         flags = _nd((n,), np.bool_)
-        launch(self._kernel("flags", d), grid, block, "QQQQQq", x.data.ptr,
-               words.data.ptr, 0 if prev is None else prev.data.ptr, perm.data.ptr,
-               flags.data.ptr, n, stream=s)
+        by_keys = not (inverse or first)
+        if by_keys:  # no positions asked for: one radix sort of the keys alone
+            keys = _nd((n,), KEY_DTYPES[d.itemsize])
+            launch(self._kernel("keys", d), grid, block, "QQq", x.data.ptr, keys.data.ptr, n,
+                   stream=s)
+            keys.sort()  # CuPy's radix sort: integers only
+            launch(self._kernel("key_flags", d), grid, block, "QQq", keys.data.ptr,
+                   flags.data.ptr, n, stream=s)
+        else:
+            words: Any = None  # the last pass's sorted words, and the pass's before
+            prev: Any = None
+            for shift in shifts(d):
+                packed = _nd((n,), np.uint64)
+                launch(self._kernel("pack", d), grid, block, "QQQqq", x.data.ptr,
+                       0 if words is None else words.data.ptr, packed.data.ptr, n, shift,
+                       stream=s)
+                packed.sort()  # CuPy's radix sort: integers only
+                prev, words = words, packed
+            perm = _nd((n,), _I64)
+            launch(self._kernel("flags", d), grid, block, "QQQQQq", x.data.ptr,
+                   words.data.ptr, 0 if prev is None else prev.data.ptr, perm.data.ptr,
+                   flags.data.ptr, n, stream=s)
         starts = self._compactions.positions(flags)
         m = starts.size
         values = _nd((m,), d)
         f = _nd((m,), _I64) if first else None
         c = _nd((m,), _I64) if counts else None
+        if by_keys:
+            launch(self._kernel("key_finish", d), grid_1d(m), block, "QQQQqq", keys.data.ptr,
+                   starts.data.ptr, values.data.ptr, 0 if c is None else c.data.ptr, m, n,
+                   stream=s)
+            return values, None, None, c
         launch(self._kernel("finish", d), grid_1d(m), block, "QQQQQQqq", x.data.ptr,
                perm.data.ptr, starts.data.ptr, values.data.ptr, 0 if f is None else f.data.ptr,
                0 if c is None else c.data.ptr, m, n, stream=s)
@@ -189,27 +196,6 @@ class Uniques(Family):
             launch(self._kernel("inverse", d), grid, block, "QQQqq", perm.data.ptr,
                    starts.data.ptr, inv.data.ptr, m, n, stream=s)
         return values, f, inv, c
-
-    def _by_keys(self, x: Any, counts: bool, s: int) -> tuple[Any, Any, Any, Any]:
-        """(values, None, None, counts or None) of the flat C-order ``x`` by a sort of
-        its keys alone (one radix sort of keys of the element's width)."""
-        d, n = x.dtype, x.size
-        grid, block = grid_1d(n), (256, 1, 1)
-        keys = _nd((n,), KEY_DTYPES[d.itemsize])
-        launch(self._kernel("keys", d), grid, block, "QQq", x.data.ptr, keys.data.ptr, n,
-               stream=s)
-        keys.sort()  # CuPy's radix sort: integers only
-        flags = _nd((n,), np.bool_)
-        launch(self._kernel("key_flags", d), grid, block, "QQq", keys.data.ptr,
-               flags.data.ptr, n, stream=s)
-        starts = self._compactions.positions(flags)
-        m = starts.size
-        values = _nd((m,), d)
-        c = _nd((m,), _I64) if counts else None
-        launch(self._kernel("key_finish", d), grid_1d(m), block, "QQQQqq", keys.data.ptr,
-               starts.data.ptr, values.data.ptr, 0 if c is None else c.data.ptr, m, n,
-               stream=s)
-        return values, None, None, c
 
     @staticmethod
     def sorts(a: Any) -> bool:
@@ -223,11 +209,8 @@ class Uniques(Family):
         neither takes it."""
         if not self.sorts(a):
             return None
-        if self._takes(a):
-            r = self.dense(a, inverse, counts, first)
-            if r is not None:
-                return r
-        return self.by_sort(a, inverse, counts, first)
+        r = self.dense(a, inverse, counts, first) if self._takes(a) else None
+        return self.by_sort(a, inverse, counts, first) if r is None else r
 
     def wrap(self, kind: str, fallback: Any) -> Any:
         """``unique_values``/``unique_all``/``unique_counts``/``unique_inverse`` (``kind``)
@@ -252,4 +235,4 @@ class Uniques(Family):
         return fn
 
 
-__all__ = ["DENSE_MIN", "SORT_MAX", "WINDOW", "Uniques", "key_range"]
+__all__ = ["DENSE_MIN", "SORT_MAX", "WINDOW", "Uniques"]
