@@ -52,7 +52,8 @@ UNROLL = 4
 VECTOR_BYTES = 16
 #: vectors of the widest operand a thread moves where an operand has one-byte elements
 #: and another wider ones (so that the one-byte side moves 8 bytes or more: float32 ->
-#: bool takes eight elements; bool -> bool moves one 16-byte vector, measured faster)
+#: bool takes eight elements; bool -> bool moves one 16-byte vector, measured faster;
+#: a mix of 4- and 8-byte elements keeps one vector, measured faster than two)
 BYTE_VECTORS = 2
 #: calls in a body heavy enough that a thread of the vector loop moves two vectors (more
 #: independent work in flight: measured faster for these, slower for ``sin`` and for
