@@ -154,39 +154,27 @@ class Uniques(Family):
         d, n = a.dtype, a.size
         s = stream_ptr()
         grid, block = grid_1d(n), (256, 1, 1)
-        flags = _nd((n,), np.bool_)
-        by_keys = not (inverse or first)
-        if by_keys:  # no positions asked for: one radix sort of the keys alone
-            keys = _nd((n,), KEY_DTYPES[d.itemsize])
-            launch(self._kernel("keys", d), grid, block, "QQq", x.data.ptr, keys.data.ptr, n,
+        if not (inverse or first):
+            return self._by_keys(x, counts, s)
+        words: Any = None  # the last pass's sorted words, and the pass's before
+        prev: Any = None
+        for shift in shifts(d):
+            packed = _nd((n,), np.uint64)
+            launch(self._kernel("pack", d), grid, block, "QQQqq", x.data.ptr,
+                   0 if words is None else words.data.ptr, packed.data.ptr, n, shift,
                    stream=s)
-            keys.sort()  # CuPy's radix sort: integers only
-            launch(self._kernel("key_flags", d), grid, block, "QQq", keys.data.ptr,
-                   flags.data.ptr, n, stream=s)
-        else:
-            words: Any = None  # the last pass's sorted words, and the pass's before
-            prev: Any = None
-            for shift in shifts(d):
-                packed = _nd((n,), np.uint64)
-                launch(self._kernel("pack", d), grid, block, "QQQqq", x.data.ptr,
-                       0 if words is None else words.data.ptr, packed.data.ptr, n, shift,
-                       stream=s)
-                packed.sort()  # CuPy's radix sort: integers only
-                prev, words = words, packed
-            perm = _nd((n,), _I64)
-            launch(self._kernel("flags", d), grid, block, "QQQQQq", x.data.ptr,
-                   words.data.ptr, 0 if prev is None else prev.data.ptr, perm.data.ptr,
-                   flags.data.ptr, n, stream=s)
+            packed.sort()  # CuPy's radix sort: integers only
+            prev, words = words, packed
+        perm = _nd((n,), _I64)
+        flags = _nd((n,), np.bool_)
+        launch(self._kernel("flags", d), grid, block, "QQQQQq", x.data.ptr,
+               words.data.ptr, 0 if prev is None else prev.data.ptr, perm.data.ptr,
+               flags.data.ptr, n, stream=s)
         starts = self._compactions.positions(flags)
         m = starts.size
         values = _nd((m,), d)
         f = _nd((m,), _I64) if first else None
         c = _nd((m,), _I64) if counts else None
-        if by_keys:
-            launch(self._kernel("key_finish", d), grid_1d(m), block, "QQQQqq", keys.data.ptr,
-                   starts.data.ptr, values.data.ptr, 0 if c is None else c.data.ptr, m, n,
-                   stream=s)
-            return values, None, None, c
         launch(self._kernel("finish", d), grid_1d(m), block, "QQQQQQqq", x.data.ptr,
                perm.data.ptr, starts.data.ptr, values.data.ptr, 0 if f is None else f.data.ptr,
                0 if c is None else c.data.ptr, m, n, stream=s)
@@ -196,6 +184,27 @@ class Uniques(Family):
             launch(self._kernel("inverse", d), grid, block, "QQQqq", perm.data.ptr,
                    starts.data.ptr, inv.data.ptr, m, n, stream=s)
         return values, f, inv, c
+
+    def _by_keys(self, x: Any, counts: bool, s: int) -> tuple[Any, Any, Any, Any]:
+        """(values, None, None, counts or None) of the flat C-order ``x`` by a sort of
+        its keys alone (one radix sort of keys of the element's width)."""
+        d, n = x.dtype, x.size
+        grid, block = grid_1d(n), (256, 1, 1)
+        keys = _nd((n,), KEY_DTYPES[d.itemsize])
+        launch(self._kernel("keys", d), grid, block, "QQq", x.data.ptr, keys.data.ptr, n,
+               stream=s)
+        keys.sort()  # CuPy's radix sort: integers only
+        flags = _nd((n,), np.bool_)
+        launch(self._kernel("key_flags", d), grid, block, "QQq", keys.data.ptr,
+               flags.data.ptr, n, stream=s)
+        starts = self._compactions.positions(flags)
+        m = starts.size
+        values = _nd((m,), d)
+        c = _nd((m,), _I64) if counts else None
+        launch(self._kernel("key_finish", d), grid_1d(m), block, "QQQQqq", keys.data.ptr,
+               starts.data.ptr, values.data.ptr, 0 if c is None else c.data.ptr, m, n,
+               stream=s)
+        return values, None, None, c
 
     @staticmethod
     def sorts(a: Any) -> bool:
