@@ -1,7 +1,9 @@
 """Compile CUDA sources without a GPU, for the tests that check generated kernels: with
-nvcc where it is installed (four at a time), else with NVRTC through cuda-bindings, with
-the options of the CUDA backend's one compile path; the test is skipped where neither
-exists.  :func:`run_host` runs generated device logic as host C++."""
+NVRTC through cuda-bindings where it installs (the compiler the backend uses, which
+includes no header of the CUDA runtime and lacks some of nvcc's built-ins), else with
+nvcc (four at a time), with the options of the CUDA backend's one compile path; the test
+is skipped where neither exists.  :func:`run_host` runs generated device logic as host
+C++."""
 
 from __future__ import annotations
 
@@ -63,8 +65,12 @@ def _nvrtc_log(src: str) -> str | None:
 def assert_sources_compile(sources: list[str], tmp_path: Path) -> None:
     """Every source of ``sources`` compiles (the compiler's log and the source where one
     does not)."""
-    nvcc = shutil.which("nvcc")
-    if nvcc is not None:
+    try:
+        import cuda.bindings.nvrtc  # type: ignore[import-not-found]  # noqa: F401
+    except Exception:
+        nvcc = shutil.which("nvcc")
+        if nvcc is None:
+            pytest.skip("no CUDA compiler here (cuda-bindings' NVRTC or nvcc)")
         procs: list[tuple[str, subprocess.Popen]] = []
         for i, src in enumerate(sources):
             f = tmp_path / f"k{i}.cu"
@@ -78,10 +84,6 @@ def assert_sources_compile(sources: list[str], tmp_path: Path) -> None:
                     assert proc.returncode == 0, err + src_
                 procs = []
         return
-    try:
-        import cuda.bindings.nvrtc  # type: ignore[import-not-found]  # noqa: F401
-    except Exception:
-        pytest.skip("no CUDA compiler here (nvcc or cuda-bindings' NVRTC)")
     for src in sources:
         log = _nvrtc_log(src)
         assert log is None, log

@@ -31,6 +31,9 @@ static unsigned long long atomicMax(unsigned long long* p, unsigned long long v)
   unsigned long long o = *p; if (v > o) *p = v; return o; }
 static long long atomicMin(long long* p, long long v) {
   long long o = *p; if (v < o) *p = v; return o; }
+struct uint4 { unsigned int x, y, z, w; };
+template <typename W> static W __ldcs(const W* p) { return *p; }
+template <typename W> static void __stcs(W* p, W w) { *p = w; }
 """
 
 _DRIVER = """

@@ -27,10 +27,43 @@ struct alignas(4 * sizeof(I)) usm_quad {
   I v[4];
 };
 
+// An unsigned type of B bytes that the streaming loads and stores take.
+template <int B> struct usm_word;
+template <> struct usm_word<1> { typedef unsigned char t; };
+template <> struct usm_word<2> { typedef unsigned short t; };
+template <> struct usm_word<4> { typedef unsigned int t; };
+template <> struct usm_word<8> { typedef unsigned long long t; };
+template <> struct usm_word<16> { typedef uint4 t; };
+
+// A load of data the kernel reads once (indices, values to scatter), marked evict-first,
+// so that the L2 keeps the lines that the random reads and writes reuse; X is a scalar
+// or a usm_quad, aligned to its size.
+template <typename X>
+__device__ __forceinline__ X usm_ld_once(const X* p) {
+  constexpr int B = sizeof(X) < 16 ? (int)sizeof(X) : 16;
+  typedef typename usm_word<B>::t W;
+  X r;
+  W* w = reinterpret_cast<W*>(&r);
+#pragma unroll
+  for (int k = 0; k < (int)(sizeof(X) / B); ++k) w[k] = __ldcs(reinterpret_cast<const W*>(p) + k);
+  return r;
+}
+
+// A store of data no later read of the call needs (a gather's result), evict-first.
+template <typename X>
+__device__ __forceinline__ void usm_st_once(X* p, const X& x) {
+  constexpr int B = sizeof(X) < 16 ? (int)sizeof(X) : 16;
+  typedef typename usm_word<B>::t W;
+  const W* w = reinterpret_cast<const W*>(&x);
+#pragma unroll
+  for (int k = 0; k < (int)(sizeof(X) / B); ++k) __stcs(reinterpret_cast<W*>(p) + k, w[k]);
+}
+
 // Elements b to b + 3 of a take of one axis (outer and inner 1): the four indices are
 // read first (one aligned load where Aligned), then the four gathers issue together,
 // and the four elements go out as one store (out is a new array, aligned to a quad).
-// An index outside [-n, n) writes zero, as usm_take.
+// The indices and the result stream past the L2 (usm_ld_once, usm_st_once), which keeps
+// src's lines.  An index outside [-n, n) writes zero, as usm_take.
 template <bool Aligned, typename T, typename I>
 __device__ __forceinline__ void usm_take4(const T* __restrict__ src, const I* __restrict__ idx,
                                           T* __restrict__ out, const long long b,
@@ -38,10 +71,10 @@ __device__ __forceinline__ void usm_take4(const T* __restrict__ src, const I* __
   if (b + 4 <= total) {
     usm_quad<I> q;
     if (Aligned) {
-      q = *reinterpret_cast<const usm_quad<I>*>(idx + b);
+      q = usm_ld_once(reinterpret_cast<const usm_quad<I>*>(idx + b));
     } else {
 #pragma unroll
-      for (int k = 0; k < 4; ++k) q.v[k] = idx[b + k];
+      for (int k = 0; k < 4; ++k) q.v[k] = usm_ld_once(idx + b + k);
     }
     usm_quad<T> w;
 #pragma unroll
@@ -50,7 +83,7 @@ __device__ __forceinline__ void usm_take4(const T* __restrict__ src, const I* __
       const long long t = t0 < 0 ? t0 + n : t0;
       w.v[k] = (t < 0 || t >= n) ? (T)0 : src[t];
     }
-    *reinterpret_cast<usm_quad<T>*>(out + b) = w;
+    usm_st_once(reinterpret_cast<usm_quad<T>*>(out + b), w);
   } else {
     for (long long e = b; e < total; ++e) usm_take<false>(src, idx, out, e, 1, n, total, 1);
   }
@@ -112,6 +145,7 @@ __device__ __forceinline__ void usm_out_of_range(const I* __restrict__ idx,
 // Element e of x[..., idx, ...] = v: the target viewed as (outer, n, inner), the value
 // as (outer, kk, inner) with element strides (vo, vj, vi), 0 where it broadcasts, or the
 // scalar s (Scalar).  The entry point writes nothing where the range pass reported.
+// Where outer and inner are 1, each index and each value is read once (usm_ld_once).
 template <bool Scalar, typename T, typename V, typename I>
 __device__ __forceinline__ void usm_put(T* __restrict__ x, const I* __restrict__ idx,
                                         const V* __restrict__ v, const T s,
@@ -123,7 +157,13 @@ __device__ __forceinline__ void usm_put(T* __restrict__ x, const I* __restrict__
   if (inner != 1) { r = e / inner; i = e - r * inner; }
   long long o = 0, j = r;
   if (outer != 1) { o = r / kk; j = r - o * kk; }
-  long long t = (long long)idx[j];
+  const bool once = outer == 1 && inner == 1;
+  long long t = (long long)(once ? usm_ld_once(idx + j) : idx[j]);
   if (t < 0) t += n;
-  x[(o * n + t) * inner + i] = Scalar ? s : (T)v[o * vo + j * vj + i * vi];
+  if (Scalar) {
+    x[(o * n + t) * inner + i] = s;
+  } else {
+    const V* pv = v + (o * vo + j * vj + i * vi);
+    x[(o * n + t) * inner + i] = (T)(once && vj ? usm_ld_once(pv) : *pv);
+  }
 }
