@@ -12,7 +12,11 @@ of one block walking the whole grid-stride loop) give NumPy's answers.
   so does the take of one axis four elements a thread, at an aligned start of the
   indices and an unaligned one, for every length of the tail.
 - The scatter writes NumPy's elements, and nothing where the device word holds its
-  call's number."""
+  call's number.
+- The take of one axis and the scatter of one axis with their range check in the same
+  launch give the same elements, report an index out of range in the host word, and
+  write the call's number into the done word last (the scatter: nothing written where
+  an index is out of range)."""
 
 from __future__ import annotations
 
@@ -31,6 +35,10 @@ static unsigned long long atomicMax(unsigned long long* p, unsigned long long v)
   unsigned long long o = *p; if (v > o) *p = v; return o; }
 static long long atomicMin(long long* p, long long v) {
   long long o = *p; if (v < o) *p = v; return o; }
+static void __syncthreads() {}
+static void __threadfence_system() {}
+static unsigned int atomicAdd(unsigned int* p, unsigned int v) {
+  unsigned int o = *p; *p += v; return o; }
 struct uint4 { unsigned int x, y, z, w; };
 template <typename W> static W __ldcs(const W* p) { return *p; }
 template <typename W> static void __stcs(W* p, W w) { *p = w; }
@@ -78,6 +86,12 @@ def test_a_sample_of_the_gather_sources_compiles(tmp_path: Path) -> None:
     sources += [G.take4_source(CTYPES[np.dtype(t)], CTYPES[np.dtype(i)], a)
                 for t, i, a in (("float32", "int64", True), ("float64", "int32", False),
                                 ("bool", "int8", True), ("int16", "int16", False))]
+    sources += [G.take4_checked_source(CTYPES[np.dtype(t)], CTYPES[np.dtype(i)], a)
+                for t, i, a in (("float32", "int64", True), ("bool", "int8", False))]
+    sources += [G.put_checked_source(s, CTYPES[np.dtype(t)], CTYPES[np.dtype(v)],
+                                     CTYPES[np.dtype(i)])
+                for s, t, v, i in ((True, "float32", "float32", "int64"),
+                                   (False, "int16", "bool", "int32"))]
     sources += [G.in_range_source(CTYPES[i], a) for i in _SAMPLE[::3] for a in (False, True)]
     sources += [G.range_source(CTYPES[np.dtype("int64")])]
     sources += [G.put_source(s, CTYPES[np.dtype(t)], CTYPES[np.dtype(v)], CTYPES[np.dtype(i)])
@@ -262,3 +276,89 @@ def test_the_scatter_writes_numpys_elements_unless_its_call_was_flagged(
     out = np.frombuffer(run_host(prog, stdin, tmp_path), t).reshape(3, 20)
     for got, (_, expect) in zip(out, cases, strict=True):
         np.testing.assert_array_equal(got, expect)
+
+
+_CHECKED_DRIVER = """
+#include <cstdlib>
+int main() {
+  long long head[4];  // a case: the number of indices m, the axis length n, their offset, gen
+  while (fread(head, 8, 4, stdin) == 4) {
+    const long long m = head[0], n = head[1], off = head[2], gen = head[3];
+    T* src = (T*)aligned_alloc(64, 64 * (n / 8 + 1) * sizeof(T));
+    I* idx = (I*)aligned_alloc(64, 64 * ((m + off) / 8 + 1) * sizeof(I));
+    T* out = (T*)aligned_alloc(64, 64 * (m / 8 + 1) * sizeof(T));
+    if (fread(src, sizeof(T), n, stdin) != (size_t)n) return 1;
+    if (fread(idx, sizeof(I), m + off, stdin) != (size_t)(m + off)) return 1;
+    long long host[2] = {0, 0};
+    unsigned int counter = 0;
+    take::k(src, idx + off, out, m, n, gen, host, &counter);
+    fwrite(host, 8, 2, stdout);
+    fwrite(&counter, 4, 1, stdout);
+    fwrite(out, sizeof(T), m, stdout);
+    // the scatter of the same indices, values src[0 .. m) into a copy of src
+    T* x = (T*)aligned_alloc(64, 64 * (n / 8 + 1) * sizeof(T));
+    memcpy(x, src, n * sizeof(T));
+    long long h2[2] = {0, 0};
+    counter = 0;
+    put::k(x, idx + off, src, (T)0, m, n, 1, gen, h2, &counter);
+    fwrite(h2, 8, 2, stdout);
+    fwrite(x, sizeof(T), n, stdout);
+    free(src); free(idx); free(out); free(x);
+  }
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize(("t", "i"), [("float32", "int64"), ("uint8", "int16")])
+def test_the_takes_and_scatters_checked_in_their_own_launch_match_numpy(
+        t: str, i: str, tmp_path: Path) -> None:
+    td, id_ = np.dtype(t), np.dtype(i)
+    rng = np.random.default_rng(6)
+    n = 40
+    src = (rng.standard_normal(n) * 50).astype(td)
+    for aligned in (True, False):
+        prog = (_HOST + "namespace take {\n"
+                + G.take4_checked_source(CTYPES[td], CTYPES[id_], aligned)
+                .replace('extern "C" ', "")
+                + "\n}\nnamespace put {\n"
+                + G.put_checked_source(False, CTYPES[td], CTYPES[td], CTYPES[id_])
+                .replace('extern "C" ', "")
+                + f"\n}}\ntypedef {CTYPES[td]} T; typedef {CTYPES[id_]} I;\n"
+                + _CHECKED_DRIVER)
+        stdin, cases = b"", []
+        for m in range(0, 14):
+            for bad in (False, True):
+                if bad and not m:
+                    continue
+                for off in ((0, 4) if aligned else (1, 3)):
+                    idx = rng.permutation(2 * n)[:m] - n  # distinct, in [-n, n)
+                    if bad:
+                        idx[rng.integers(0, m)] = rng.choice([n, n + 3, -n - 1])
+                    idx = idx.astype(id_)
+                    cases.append((m, idx))
+                    stdin += (np.array([m, n, off, 9], np.int64).tobytes() + src.tobytes()
+                              + np.concatenate([np.zeros(off, id_), idx]).tobytes())
+        out = run_host(prog, stdin, tmp_path)
+        at = 0
+        for m, idx in cases:
+            host = np.frombuffer(out, np.int64, 2, at)
+            counter = np.frombuffer(out, np.uint32, 1, at + 16)[0]
+            at += 20
+            got = np.frombuffer(out, td, m, at)
+            at += m * td.itemsize
+            h2 = np.frombuffer(out, np.int64, 2, at)
+            at += 16
+            x = np.frombuffer(out, td, n, at)
+            at += n * td.itemsize
+            ok = (idx >= -n) & (idx < n)
+            bad = not ok.all()
+            assert list(host) == [int(bad), 9] and counter == 0, (idx, aligned)
+            np.testing.assert_array_equal(
+                got, np.where(ok, src[np.where(ok, idx, 0)], np.zeros((), td)))
+            assert list(h2) == [int(bad), 9]
+            want = src.copy()
+            if not bad:
+                want[idx.astype(np.int64)] = src[:m]
+            np.testing.assert_array_equal(x, want)
+        assert at == len(out)

@@ -371,6 +371,47 @@ def test_a_large_take_checks_the_range_of_the_indices_a_kernel_just_wrote():
     np.testing.assert_array_equal(xp.asnumpy(xp.take(x, i)), a[idx])
 
 
+def test_short_takes_and_scatters_of_one_axis_checked_in_their_own_launch():
+    """A take or a scatter of a 1-D array at or below the limits of the calls checked in
+    their own launch, and just above them (a range pass, then the gather or scatter):
+    NumPy's values, an IndexError naming the index, nothing written by a refused scatter,
+    and a clean report for the next call on the stream."""
+    from usmarray._backend._cuda.kernels.gather import CHECKED_PUT_MAX, CHECKED_TAKE_MAX
+
+    rng = np.random.default_rng(11)
+    for n, k in ((10, 1), (10, 7), (5000, CHECKED_PUT_MAX), (5000, CHECKED_PUT_MAX + 1),
+                 (1 << 19, CHECKED_TAKE_MAX), (1 << 19, CHECKED_TAKE_MAX + 1)):
+        a = rng.standard_normal(n).astype(np.float32)
+        x = xp.asarray(a, device="cuda:0")
+        idx = rng.integers(-n, n, k)
+        np.testing.assert_array_equal(xp.asnumpy(xp.take(x, xp.asarray(idx, device="cuda:0"))),
+                                      a[idx])
+        for bad in (n, -n - 1):
+            j = idx.copy()
+            j[k // 2] = bad
+            with pytest.raises(IndexError, match=rf"take: index {bad} is out of bounds"):
+                xp.take(x, xp.asarray(j, device="cuda:0"))
+        # distinct indices: with repeats the order of the writes is unspecified
+        m = min(k, n)
+        u = rng.permutation(n)[:m] - n * rng.integers(0, 2, m)
+        vals = rng.standard_normal(m).astype(np.float32)
+        y, ui = xp.asarray(a, device="cuda:0"), xp.asarray(u, device="cuda:0")
+        want = a.copy()
+        y[ui] = xp.asarray(vals, device="cuda:0")
+        want[u] = vals
+        np.testing.assert_array_equal(xp.asnumpy(y), want)
+        y[ui] = 2.5
+        want[u] = 2.5
+        np.testing.assert_array_equal(xp.asnumpy(y), want)
+        for bad in (n + 3, -n - 2):
+            ub = u.copy()
+            ub[m // 2] = bad
+            with pytest.raises(IndexError, match=rf"index {bad} is out of bounds"):
+                y[xp.asarray(ub, device="cuda:0")] = 9.0
+            np.testing.assert_array_equal(xp.asnumpy(y), want)
+        np.testing.assert_array_equal(xp.asnumpy(xp.take(y, ui)), want[u])
+
+
 @settings(max_examples=40, deadline=None)
 @given(dtype=st.sampled_from(["bool", "int8", "int32", "uint64", "float32", "float64"]),
        shape=st.sampled_from([(7,), (5, 6), (3, 4, 5), (1000,), (2, 300, 3)]), data=st.data(),

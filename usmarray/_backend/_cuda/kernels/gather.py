@@ -14,8 +14,13 @@ scatter is queued before that wait, so the GPU stays busy across back-to-back ca
 scatter reads the device word and writes nothing where an index is out of range (the
 target is left as it was); a gather writes zero for such an index.  Only after a pass
 has found one does an exact pass find the index to name (the largest ``>= n``, else the
-smallest ``< -n``).  The device code is ``include/usmarray/gather.cuh``, its entry points
-:mod:`.gather_source`.
+smallest ``< -n``).
+
+A call short enough that its host time exceeds its GPU time (a take of one axis of at
+most :data:`CHECKED_TAKE_MAX` indices, a scatter of one axis of at most
+:data:`CHECKED_PUT_MAX`) checks its indices in its own launch instead, and the caller
+polls a mapped word that the launch's last block writes: one launch, and no event.  The
+device code is ``include/usmarray/gather.cuh``, its entry points :mod:`.gather_source`.
 """
 
 from __future__ import annotations
@@ -33,8 +38,10 @@ from ._launch import Family, grid_1d, launch, stream_ptr
 from .c_types import CTYPES
 from .gather_source import (
     in_range_source,
+    put_checked_source,
     put_source,
     range_source,
+    take4_checked_source,
     take4_source,
     take_source,
 )
@@ -46,17 +53,30 @@ _SIGNED: frozenset[np.dtype] = frozenset(np.dtype(c) for c in "bhiq")
 _SCALARS = (bool, int, float)
 _ALL = slice(None)
 _MAPPED = 3  # cudaHostAllocPortable | cudaHostAllocMapped
+#: the most indices a take of one axis checks in its own launch: on an H200, 2^18
+#: indices took 24 us a call so, 2^18 + 4 took 38 as a range pass and a gather; at 2^22
+#: the wait for the whole gather costs as much as the pass (84-90 us against 83-88)
+CHECKED_TAKE_MAX = 1 << 18
+#: the most indices a scatter of one axis checks and writes in one block (a block reads
+#: them all before it writes: at this size a few microseconds)
+CHECKED_PUT_MAX = 1 << 12
+#: polls of the done word before the caller blocks on the stream instead (about a
+#: millisecond: a call queued behind longer work stops spinning)
+SPIN_POLLS = 10_000
 
 
 class _Report:
-    """One thread's range report on one stream: the mapped host word the range pass
-    flags (``host``), the device word it writes the call's number into (``flag``), the
+    """One thread's range report on one stream: two mapped host words (``host``), the
+    one the range pass flags and the one a call checked in its own launch writes its
+    number into when done, the device word the pass writes the call's number into
+    (``flag``), the block counter of a call checked in its own launch (``counter``), the
     number of the last call (``gen``) and the event after the pass."""
 
     def __init__(self) -> None:
-        self.mem = cupy.cuda.PinnedMemoryPointer(cupy.cuda.PinnedMemory(8, _MAPPED), 0)
-        self.host = np.frombuffer(self.mem, np.int64, 1)
+        self.mem = cupy.cuda.PinnedMemoryPointer(cupy.cuda.PinnedMemory(16, _MAPPED), 0)
+        self.host = np.frombuffer(self.mem, np.int64, 2)
         self.flag = cupy.zeros((1,), np.int64)
+        self.counter = cupy.zeros((1,), np.uint32)
         self.gen = 0
         self.event = cupy.cuda.Event(disable_timing=True)
 
@@ -77,10 +97,9 @@ class Gathers(Family):
         #: per thread: (device, stream) -> its _Report
         self._reports = threading.local()
 
-    def _range(self, i: Any, n: int) -> tuple[_Report, int]:
-        """Queue the range pass of ``i`` against ``[-n, n)`` on the current stream, and
-        the event after it: this thread's report for ``i``'s device and that stream, and
-        the stream."""
+    def _report(self, i: Any) -> tuple[_Report, int]:
+        """This thread's report for ``i``'s device and the current stream, ready for a
+        new call (the flag word zeroed, the call's number advanced), and the stream."""
         s = stream_ptr()
         key = (i.data.device_id if self._multi else 0, s)
         reports = vars(self._reports).setdefault("reports", {})
@@ -90,6 +109,13 @@ class Gathers(Family):
                 rep = reports[key] = _Report()
         rep.host[0] = 0
         rep.gen += 1
+        return rep, s
+
+    def _range(self, i: Any, n: int) -> tuple[_Report, int]:
+        """Queue the range pass of ``i`` against ``[-n, n)`` on the current stream, and
+        the event after it: this thread's report for ``i``'s device and that stream, and
+        the stream."""
+        rep, s = self._report(i)
         aligned = i.data.ptr % (4 * i.itemsize) == 0
         f = self._cached(("in range", i.dtype, aligned),
                          lambda: in_range_source(CTYPES[i.dtype], aligned))
@@ -104,8 +130,26 @@ class Gathers(Family):
         largest index ``>= n``, else the smallest below ``-n`` (an exact pass on stream
         ``s`` finds it)."""
         _rt.eventSynchronize(rep.event.ptr)
-        if not rep.host[0]:
-            return None
+        return self._name_bad(i, n, s) if rep.host[0] else None
+
+    def _done(self, rep: _Report, s: int) -> bool:
+        """After a call checked in its own launch on stream ``s``: wait until its last
+        block has written its number (polling, then blocking on the stream), and say
+        whether an index was out of range."""
+        h, g = rep.host, rep.gen
+        for _ in range(SPIN_POLLS):
+            if h[1] == g:
+                break
+        else:
+            _rt.streamSynchronize(s)
+            if h[1] != g:
+                raise RuntimeError("the range check of an indexing call did not report "
+                                   "its end; the device may be in an error state")
+        return bool(h[0])
+
+    def _name_bad(self, i: Any, n: int, s: int) -> int | None:
+        """The largest index of ``i`` ``>= n``, else the smallest below ``-n`` (an
+        exact pass on stream ``s``); None where every index is in range."""
         report = cupy.zeros((3,), np.int64)
         f = self._cached(("range", i.dtype),
                          lambda: range_source(CTYPES[i.dtype]))
@@ -137,6 +181,16 @@ class Gathers(Family):
         if not out.size:
             return out, None
         total = out.size
+        if outer == 1 and inner == 1 and not along and total <= CHECKED_TAKE_MAX:
+            rep, s = self._report(i)
+            aligned = i.data.ptr % (4 * i.itemsize) == 0
+            f = self._cached(("take4 checked", a.dtype, i.dtype, aligned),
+                             lambda: take4_checked_source(CTYPES[a.dtype], CTYPES[i.dtype],
+                                                          aligned))
+            launch(f, grid_1d(-(-total // 4)), (256, 1, 1), "QQQqqqQQ",
+                   a.data.ptr, i.data.ptr, out.data.ptr, total, n, rep.gen, rep.mem.ptr,
+                   rep.counter.data.ptr, stream=s)
+            return out, self._name_bad(i, n, s) if self._done(rep, s) else None
         rep, s = self._range(i, n)
         if outer == 1 and inner == 1 and not along:  # four elements a thread
             aligned = i.data.ptr % (4 * i.itemsize) == 0
@@ -204,8 +258,16 @@ class Gathers(Family):
             vs = (vo, st[axis], vi)
         else:
             return None
-        rep, s = self._range(i, n)
         scalar = vptr == 0
+        if outer == 1 and inner == 1 and k <= CHECKED_PUT_MAX:
+            rep, s = self._report(i)
+            f = self._cached(("put checked", scalar, d, vd, i.dtype),
+                             lambda: put_checked_source(scalar, CTYPES[d], CTYPES[vd],
+                                                        CTYPES[i.dtype]))
+            launch(f, (1, 1, 1), (256, 1, 1), "QQQQqqqqQQ", x.data.ptr, i.data.ptr, vptr,
+                   bits, k, n, vs[1], rep.gen, rep.mem.ptr, rep.counter.data.ptr, stream=s)
+            return not self._done(rep, s)
+        rep, s = self._range(i, n)
         f = self._cached(("put", scalar, d, vd, i.dtype),
                          lambda: put_source(scalar, CTYPES[d], CTYPES[vd], CTYPES[i.dtype]))
         launch(f, grid_1d(total), (256, 1, 1), "QQQQQqqqqqqqqq",

@@ -63,11 +63,13 @@ __device__ __forceinline__ void usm_st_once(X* p, const X& x) {
 // read first (one aligned load where Aligned), then the four gathers issue together,
 // and the four elements go out as one store (out is a new array, aligned to a quad).
 // The indices and the result stream past the L2 (usm_ld_once, usm_st_once), which keeps
-// src's lines.  An index outside [-n, n) writes zero, as usm_take.
+// src's lines.  An index outside [-n, n) writes zero, as usm_take; the result says
+// whether one of the four was.
 template <bool Aligned, typename T, typename I>
-__device__ __forceinline__ void usm_take4(const T* __restrict__ src, const I* __restrict__ idx,
+__device__ __forceinline__ bool usm_take4(const T* __restrict__ src, const I* __restrict__ idx,
                                           T* __restrict__ out, const long long b,
                                           const long long total, const long long n) {
+  bool bad = false;
   if (b + 4 <= total) {
     usm_quad<I> q;
     if (Aligned) {
@@ -81,12 +83,56 @@ __device__ __forceinline__ void usm_take4(const T* __restrict__ src, const I* __
     for (int k = 0; k < 4; ++k) {
       const long long t0 = (long long)q.v[k];
       const long long t = t0 < 0 ? t0 + n : t0;
-      w.v[k] = (t < 0 || t >= n) ? (T)0 : src[t];
+      const bool out_of_range = t < 0 || t >= n;
+      bad |= out_of_range;
+      w.v[k] = out_of_range ? (T)0 : src[t];
     }
     usm_st_once(reinterpret_cast<usm_quad<T>*>(out + b), w);
   } else {
-    for (long long e = b; e < total; ++e) usm_take<false>(src, idx, out, e, 1, n, total, 1);
+    for (long long e = b; e < total; ++e) {
+      const long long t = (long long)idx[e];
+      bad |= t < -n || t >= n;
+      usm_take<false>(src, idx, out, e, 1, n, total, 1);
+    }
   }
+  return bad;
+}
+
+// The end of a call checked in its own launch: a block that saw an index outside
+// [-n, n) writes 1 into host[0], and the last block to get here writes the call's number
+// gen into host[1] and zeroes counter for the next call (host: mapped host memory the
+// caller polls).  The writes of the call are then all issued; the stream orders every
+// later use of them.
+__device__ __forceinline__ void usm_report_end(const bool bad, const long long gen,
+                                               long long* __restrict__ host,
+                                               unsigned int* __restrict__ counter) {
+  if (__syncthreads_or(bad) && threadIdx.x == 0) *(volatile long long*)host = 1;
+  if (threadIdx.x == 0) {
+    __threadfence_system();
+    if (atomicAdd(counter, 1u) == gridDim.x - 1) {
+      *counter = 0;
+      __threadfence_system();
+      *(volatile long long*)(host + 1) = gen;
+    }
+  }
+}
+
+// take of one axis with its range check in the same launch (usm_take4, then
+// usm_report_end), for calls short enough that the host's wait for the whole gather
+// costs less than a second launch.
+template <bool Aligned, typename T, typename I>
+__device__ __forceinline__ void usm_take4_checked(const T* __restrict__ src,
+                                                  const I* __restrict__ idx,
+                                                  T* __restrict__ out, const long long total,
+                                                  const long long n, const long long gen,
+                                                  long long* __restrict__ host,
+                                                  unsigned int* __restrict__ counter) {
+  bool bad = false;
+  const long long step = 4LL * gridDim.x * blockDim.x;
+  for (long long b = 4LL * ((long long)blockIdx.x * blockDim.x + threadIdx.x); b < total;
+       b += step)
+    bad |= usm_take4<Aligned>(src, idx, out, b, total, n);
+  usm_report_end(bad, gen, host, counter);
 }
 
 // The range pass of a call: whether an index of idx lies outside [-n, n).  Each thread
@@ -166,4 +212,26 @@ __device__ __forceinline__ void usm_put(T* __restrict__ x, const I* __restrict__
     const V* pv = v + (o * vo + j * vj + i * vi);
     x[(o * n + t) * inner + i] = (T)(once && vj ? usm_ld_once(pv) : *pv);
   }
+}
+
+// x[idx] = v of one axis (outer and inner 1, kk indices) by one block, its range check
+// in the same launch: every index is checked first, and nothing is written where one
+// lies outside [-n, n); then usm_report_end (one block: it is the last).
+template <bool Scalar, typename T, typename V, typename I>
+__device__ __forceinline__ void usm_put_checked(T* __restrict__ x, const I* __restrict__ idx,
+                                                const V* __restrict__ v, const T s,
+                                                const long long kk, const long long n,
+                                                const long long vj, const long long gen,
+                                                long long* __restrict__ host,
+                                                unsigned int* __restrict__ counter) {
+  bool bad = false;
+  for (long long e = threadIdx.x; e < kk; e += blockDim.x) {
+    const long long t = (long long)idx[e];
+    bad |= t < -n || t >= n;
+  }
+  bad = __syncthreads_or(bad);
+  if (!bad)
+    for (long long e = threadIdx.x; e < kk; e += blockDim.x)
+      usm_put<Scalar>(x, idx, v, s, e, 1, n, kk, 1, 0, vj, 0);
+  usm_report_end(bad, gen, host, counter);
 }
