@@ -86,10 +86,10 @@ def test_a_sample_of_the_gather_sources_compiles(tmp_path: Path) -> None:
     sources += [G.take4_source(CTYPES[np.dtype(t)], CTYPES[np.dtype(i)], a)
                 for t, i, a in (("float32", "int64", True), ("float64", "int32", False),
                                 ("bool", "int8", True), ("int16", "int16", False))]
-    sources += [G.take4_checked_source(CTYPES[np.dtype(t)], CTYPES[np.dtype(i)], a)
+    sources += [G.take4_source(CTYPES[np.dtype(t)], CTYPES[np.dtype(i)], a, checked=True)
                 for t, i, a in (("float32", "int64", True), ("bool", "int8", False))]
-    sources += [G.put_checked_source(s, CTYPES[np.dtype(t)], CTYPES[np.dtype(v)],
-                                     CTYPES[np.dtype(i)])
+    sources += [G.put_source(s, CTYPES[np.dtype(t)], CTYPES[np.dtype(v)],
+                             CTYPES[np.dtype(i)], checked=True)
                 for s, t, v, i in ((True, "float32", "float32", "int64"),
                                    (False, "int16", "bool", "int32"))]
     sources += [G.in_range_source(CTYPES[i], a) for i in _SAMPLE[::3] for a in (False, True)]
@@ -319,10 +319,10 @@ def test_the_takes_and_scatters_checked_in_their_own_launch_match_numpy(
     src = (rng.standard_normal(n) * 50).astype(td)
     for aligned in (True, False):
         prog = (_HOST + "namespace take {\n"
-                + G.take4_checked_source(CTYPES[td], CTYPES[id_], aligned)
+                + G.take4_source(CTYPES[td], CTYPES[id_], aligned, checked=True)
                 .replace('extern "C" ', "")
                 + "\n}\nnamespace put {\n"
-                + G.put_checked_source(False, CTYPES[td], CTYPES[td], CTYPES[id_])
+                + G.put_source(False, CTYPES[td], CTYPES[td], CTYPES[id_], checked=True)
                 .replace('extern "C" ', "")
                 + f"\n}}\ntypedef {CTYPES[td]} T; typedef {CTYPES[id_]} I;\n"
                 + _CHECKED_DRIVER)

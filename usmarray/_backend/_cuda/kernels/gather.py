@@ -36,15 +36,7 @@ import numpy as np
 from ..layout import Operand, broadcast_strides, merge_axes
 from ._launch import Family, grid_1d, launch, stream_ptr
 from .c_types import CTYPES
-from .gather_source import (
-    in_range_source,
-    put_checked_source,
-    put_source,
-    range_source,
-    take4_checked_source,
-    take4_source,
-    take_source,
-)
+from .gather_source import in_range_source, put_source, range_source, take4_source, take_source
 
 _nd = cupy.ndarray
 _rt: Any = cupy.cuda.runtime
@@ -185,8 +177,8 @@ class Gathers(Family):
             rep, s = self._report(i)
             aligned = i.data.ptr % (4 * i.itemsize) == 0
             f = self._cached(("take4 checked", a.dtype, i.dtype, aligned),
-                             lambda: take4_checked_source(CTYPES[a.dtype], CTYPES[i.dtype],
-                                                          aligned))
+                             lambda: take4_source(CTYPES[a.dtype], CTYPES[i.dtype], aligned,
+                                                  checked=True))
             launch(f, grid_1d(-(-total // 4)), (256, 1, 1), "QQQqqqQQ",
                    a.data.ptr, i.data.ptr, out.data.ptr, total, n, rep.gen, rep.mem.ptr,
                    rep.counter.data.ptr, stream=s)
@@ -262,8 +254,8 @@ class Gathers(Family):
         if outer == 1 and inner == 1 and k <= CHECKED_PUT_MAX:
             rep, s = self._report(i)
             f = self._cached(("put checked", scalar, d, vd, i.dtype),
-                             lambda: put_checked_source(scalar, CTYPES[d], CTYPES[vd],
-                                                        CTYPES[i.dtype]))
+                             lambda: put_source(scalar, CTYPES[d], CTYPES[vd],
+                                                CTYPES[i.dtype], checked=True))
             launch(f, (1, 1, 1), (256, 1, 1), "QQQQqqqqQQ", x.data.ptr, i.data.ptr, vptr,
                    bits, k, n, vs[1], rep.gen, rep.mem.ptr, rep.counter.data.ptr, stream=s)
             return not self._done(rep, s)

@@ -1,6 +1,6 @@
-// concat and stack's copy (join.py).  Templates over T, the word that moves an
-// element (or several), and K, the most inputs a launch takes; the includer defines
-// nothing.
+// concat and stack's copy (join.py), and its entry point k.  Templates over T, the
+// word that moves an element (or several), and K, the most inputs a launch takes; the
+// includer defines T and USM_JOIN_INPUTS (K of the entry point).
 
 // The inputs, passed by value: input i's pointer, its run of `inner` words in each of
 // the output's rows, and the column where that run starts.
@@ -36,4 +36,9 @@ __device__ __forceinline__ void usm_join(const usm_join_tab<T, K>& tab, T* __res
       for (long long j = threadIdx.x; j < inner; j += blockDim.x) d[j] = s[j];
     }
   }
+}
+
+extern "C" __global__ void __launch_bounds__(256) k(const usm_join_tab<T, USM_JOIN_INPUTS> tab,
+    T* __restrict__ out, const long long outer, const long long total) {
+  usm_join(tab, out, outer, total);
 }

@@ -1,5 +1,5 @@
-// searchsorted's binary search (search.py): each value of v looked up in the
-// ascending x, compared by their order keys.
+// searchsorted's binary search (search.py), and its entry point k: each value of v
+// looked up in the ascending x, compared by their order keys.
 //
 // The includer defines T (the elements' type) and key_of(v) (keys.py's key_source)
 // before this header.
@@ -32,3 +32,10 @@ __device__ __forceinline__ void usm_search(const T* __restrict__ x,
 }
 
 #endif  // USMARRAY_SEARCH_CUH
+
+extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ x,
+    const long long* __restrict__ sorter, const T* __restrict__ v,
+    long long* __restrict__ out, const long long n, const long long m,
+    const long long xs, const long long right) {
+  usm_search(x, sorter, v, out, n, m, xs, right);
+}

@@ -1,5 +1,5 @@
-// tril and triu, and the direct solvers' triangles (triangle.py).  A template over the
-// element type T; the includer defines nothing.
+// tril and triu, and the direct solvers' triangles (triangle.py), and its entry point k:
+// the includer defines T, the element type.
 
 // Element (b, i, j) of the C-contiguous (batch, rows, cols) dst is src[b*sb + i*si + j*sj]
 // (strides in elements, any sign) where j - i <= diag (lower) or >= diag (upper), else 0.
@@ -16,4 +16,11 @@ __device__ __forceinline__ void usm_triangle(const T* __restrict__ src, T* __res
     const long long d = j - i;
     dst[e] = (lower ? d <= diag : d >= diag) ? src[b * sb + i * si + j * sj] : (T)0;
   }
+}
+
+extern "C" __global__ void __launch_bounds__(256) k(const T* __restrict__ src,
+    T* __restrict__ dst, const long long total, const long long rows, const long long cols,
+    const long long sb, const long long si, const long long sj, const long long diag,
+    const long long lower) {
+  usm_triangle(src, dst, total, rows, cols, sb, si, sj, diag, lower);
 }
