@@ -3,9 +3,10 @@ tests compile generated sources without a GPU).
 
 A kernel's source is the header's text with what varies per kernel (typedefs and
 ``#define``s, before the header where its code reads them) and the ``extern "C"``
-entry point ``k``: at the end of a header with one kernel, a section of a
-``*_entries.cuh`` file for a family of several, or generated (the elementwise engine's,
-the reductions'); NVRTC then sees one translation unit and needs no include path.
+entry point ``k``: in the header (join, search, triangle, unique, the reductions),
+a section of ``gather_entries.cuh`` (the gathers), or a string of the family's module
+(the others, and the elementwise engine's generated ones); NVRTC then sees one
+translation unit and needs no include path.
 """
 
 from __future__ import annotations
