@@ -6,22 +6,12 @@ are the C spellings of :data:`.c_types.CTYPES`."""
 
 from __future__ import annotations
 
-from functools import cache
-
-from .headers import header
+from .headers import entry, header
 
 
-@cache
-def _entries() -> dict[str, str]:
-    """The sections of ``gather_entries.cuh`` by name (each after its ``// entry:``
-    line)."""
-    sections = header("gather_entries.cuh").split("\n// entry: ")[1:]
-    return {s.split(":", 1)[0]: s[s.index("\nextern"):].lstrip("\n") for s in sections}
-
-
-def _source(entry: str, b: bool, t: str = "char", v: str = "char", i: str = "int") -> str:
+def _source(name: str, b: bool, t: str = "char", v: str = "char", i: str = "int") -> str:
     return (header("gather.cuh") + f"typedef {t} T; typedef {v} V; typedef {i} I; "
-            f"enum : bool {{ B = {str(b).lower()} }};\n" + _entries()[entry])
+            f"enum : bool {{ B = {str(b).lower()} }};\n" + entry("gather_entries.cuh", name))
 
 
 def take_source(t: str, i: str, along: bool) -> str:

@@ -4,8 +4,9 @@ tests compile generated sources without a GPU).
 A kernel's source is the header's text with what varies per kernel (typedefs and
 ``#define``s, before the header where its code reads them) and the ``extern "C"``
 entry point ``k``: in the header (join, search, triangle, unique, the reductions),
-a section of ``gather_entries.cuh`` (the gathers), or a string of the family's module
-(the others, and the elementwise engine's generated ones); NVRTC then sees one
+a section of a ``*_entries.cuh`` file (:func:`entry`: the gathers, the copies, the
+ramps), or a string of the family's module (the others, and the elementwise engine's
+generated ones); NVRTC then sees one
 translation unit and needs no include path.
 """
 
@@ -24,4 +25,18 @@ def header(name: str) -> str:
     return (INCLUDE / name).read_text()
 
 
-__all__ = ["INCLUDE", "header"]
+@cache
+def _sections(name: str) -> dict[str, str]:
+    parts = header(name).split("\n// entry: ")[1:]
+    return {p.split("\n", 1)[0].split(":", 1)[0].strip(): p[p.index("\nextern"):].lstrip("\n")
+            for p in parts}
+
+
+def entry(name: str, section: str) -> str:
+    """The ``extern "C"`` entry point ``section`` of ``include/usmarray/<name>``: after
+    the line ``// entry: <section>: ...``, from its first ``extern`` line to the next
+    section."""
+    return _sections(name)[section]
+
+
+__all__ = ["INCLUDE", "entry", "header"]

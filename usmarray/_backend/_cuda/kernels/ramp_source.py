@@ -1,6 +1,6 @@
 """The source and scalar arguments of ``linspace``'s CUDA kernel, and the sources of
 ``arange``'s and ``eye``'s (``include/usmarray/ramp.cuh``), without CuPy (tests compile
-and run them without a GPU).
+and run them without a GPU); the entry points are ``include/usmarray/ramp_entries.cuh``'s.
 
 The kernel (``include/usmarray/linspace.cuh``) computes each value as NumPy does: in
 the computation dtype the namespace passes (NumPy's for the bounds, NEP 50), real or
@@ -14,47 +14,19 @@ from typing import Any
 import numpy as np
 
 from .c_types import CTYPES
-from .headers import header
-
-#: the entry point of ``include/usmarray/linspace.cuh``'s kernel: each value in the
-#: computation type C, real or complex, rounded once to P, one part of a result element of
-#: W parts
-_LINSPACE = """typedef %s P; typedef %s C;
-extern "C" __global__ void __launch_bounds__(256) k(P* __restrict__ out, const long long n,
-    const double start_r, const double start_i, const double stop_r, const double stop_i,
-    const double scale, const double m_r, const double m_i, const long long by_div,
-    const long long last_is_stop) {
-  usm_linspace<C, %s, %d>(out, n, start_r, start_i, stop_r, stop_i, scale, m_r, m_i, by_div,
-                          last_is_stop);
-}
-"""
-
-
-#: the entry points of ``include/usmarray/ramp.cuh``'s arange (T computed in W from
-#: arguments of type P) and eye
-ARANGE = """typedef %s T; typedef %s W; typedef %s P;
-extern "C" __global__ void __launch_bounds__(256) k(T* __restrict__ out, const long long n,
-    const P start_p, const P step_p) {
-  usm_arange<W>(out, n, start_p, step_p);
-}
-"""
-EYE = """typedef %s T;
-extern "C" __global__ void __launch_bounds__(256) k(T* __restrict__ out, const long long rows,
-    const long long cols, const long long diag) {
-  usm_eye(out, rows, cols, diag);
-}
-"""
+from .headers import entry, header
 
 
 def arange_source(t: str, w: str, p: str) -> str:
     """``arange`` into elements of C type ``t``, computed in ``w`` from arguments of
     ``p``."""
-    return header("ramp.cuh") + ARANGE % (t, w, p)
+    return (header("ramp.cuh") + f"typedef {t} T; typedef {w} W; typedef {p} P;\n"
+            + entry("ramp_entries.cuh", "arange"))
 
 
 def eye_source(t: str) -> str:
     """``eye`` into elements of C type ``t``."""
-    return header("ramp.cuh") + EYE % t
+    return header("ramp.cuh") + f"typedef {t} T;\n" + entry("ramp_entries.cuh", "eye")
 
 
 def _part(d: np.dtype) -> np.dtype:
@@ -64,9 +36,10 @@ def _part(d: np.dtype) -> np.dtype:
 
 def linspace_source(d: np.dtype, c: np.dtype) -> str:
     """The kernel writing ``linspace`` in ``d`` computed in ``c`` (floating dtypes)."""
-    return header("linspace.cuh") + _LINSPACE % (
-        CTYPES[_part(d)], CTYPES[_part(c)], "true" if c.kind == "c" else "false",
-        2 if d.kind == "c" else 1)
+    return (header("linspace.cuh") + f"typedef {CTYPES[_part(d)]} P; typedef "
+            f"{CTYPES[_part(c)]} C; enum : bool {{ CX = {str(c.kind == 'c').lower()} }}; "
+            f"enum {{ W = {2 if d.kind == 'c' else 1} }};\n"
+            + entry("ramp_entries.cuh", "linspace"))
 
 
 def linspace_arguments(start: Any, stop: Any, num: int, endpoint: bool,
@@ -89,5 +62,4 @@ def linspace_arguments(start: Any, stop: Any, num: int, endpoint: bool,
             float(m.real), float(m.imag), int(by_div), int(endpoint and num > 1))
 
 
-__all__ = ["ARANGE", "EYE", "arange_source", "eye_source", "linspace_arguments",
-           "linspace_source"]
+__all__ = ["arange_source", "eye_source", "linspace_arguments", "linspace_source"]
