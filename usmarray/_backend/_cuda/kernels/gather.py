@@ -45,9 +45,8 @@ _SIGNED: frozenset[np.dtype] = frozenset(np.dtype(c) for c in "bhiq")
 _SCALARS = (bool, int, float)
 _ALL = slice(None)
 _MAPPED = 3  # cudaHostAllocPortable | cudaHostAllocMapped
-#: the most indices a take of one axis checks in its own launch: on an H200, 2^18
-#: indices took 24 us a call so, 2^18 + 4 took 38 as a range pass and a gather; at 2^22
-#: the wait for the whole gather costs as much as the pass (84-90 us against 83-88)
+#: the most indices a take of one axis checks in its own launch: up to here the call's
+#: host time exceeds the gather's GPU time (docs/performance.md, "Measured choices")
 CHECKED_TAKE_MAX = 1 << 18
 #: the most indices a scatter of one axis checks and writes in one block (a block reads
 #: them all before it writes: at this size a few microseconds)
@@ -173,9 +172,10 @@ class Gathers(Family):
         if not out.size:
             return out, None
         total = out.size
-        if outer == 1 and inner == 1 and not along and total <= CHECKED_TAKE_MAX:
+        one_axis = outer == 1 and inner == 1 and not along  # four elements a thread
+        aligned = i.data.ptr % (4 * i.itemsize) == 0
+        if one_axis and total <= CHECKED_TAKE_MAX:
             rep, s = self._report(i)
-            aligned = i.data.ptr % (4 * i.itemsize) == 0
             f = self._cached(("take4 checked", a.dtype, i.dtype, aligned),
                              lambda: take4_source(CTYPES[a.dtype], CTYPES[i.dtype], aligned,
                                                   checked=True))
@@ -184,8 +184,7 @@ class Gathers(Family):
                    rep.counter.data.ptr, stream=s)
             return out, self._name_bad(i, n, s) if self._done(rep, s) else None
         rep, s = self._range(i, n)
-        if outer == 1 and inner == 1 and not along:  # four elements a thread
-            aligned = i.data.ptr % (4 * i.itemsize) == 0
+        if one_axis:
             f = self._cached(("take4", a.dtype, i.dtype, aligned),
                              lambda: take4_source(CTYPES[a.dtype], CTYPES[i.dtype], aligned))
             launch(f, grid_1d(-(-total // 4)), (256, 1, 1), "QQQqq",
