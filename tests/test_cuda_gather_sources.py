@@ -191,6 +191,14 @@ def test_take_reads_numpys_elements_and_zero_out_of_range(along: bool, tmp_path:
     np.testing.assert_array_equal(out, np.concatenate([w.reshape(-1) for w in wants]))
 
 
+def _program(td: np.dtype, id_: np.dtype, driver: str, **kernels: str) -> str:
+    """A host program: each kernel's source in a namespace of its name, the element
+    and index types as T and I, then ``driver``."""
+    return (_HOST + "".join(f"namespace {name} {{\n" + src.replace('extern "C" ', "")
+                            + "\n}\n" for name, src in kernels.items())
+            + f"typedef {CTYPES[td]} T; typedef {CTYPES[id_]} I;\n" + driver)
+
+
 _TAKE4_DRIVER = """
 #include <cstdlib>
 int main() {
@@ -222,10 +230,8 @@ def test_the_take_of_one_axis_four_a_thread_reads_numpys_elements(
     n = 40
     src = (rng.standard_normal(n) * 50).astype(td)
     for aligned in (True, False):
-        prog = (_HOST + "namespace take4 {\n"
-                + G.take4_source(CTYPES[td], CTYPES[id_], aligned).replace('extern "C" ', "")
-                + f"\n}}\ntypedef {CTYPES[td]} T; typedef {CTYPES[id_]} I;\n"
-                + _TAKE4_DRIVER)
+        prog = _program(td, id_, _TAKE4_DRIVER,
+                        take4=G.take4_source(CTYPES[td], CTYPES[id_], aligned))
         stdin, wants = b"", []
         for m in range(0, 14):  # every tail length after whole quads
             for off in ((0, 4) if aligned else (1, 2, 3)):
@@ -318,14 +324,10 @@ def test_the_takes_and_scatters_checked_in_their_own_launch_match_numpy(
     n = 40
     src = (rng.standard_normal(n) * 50).astype(td)
     for aligned in (True, False):
-        prog = (_HOST + "namespace take {\n"
-                + G.take4_source(CTYPES[td], CTYPES[id_], aligned, checked=True)
-                .replace('extern "C" ', "")
-                + "\n}\nnamespace put {\n"
-                + G.put_source(False, CTYPES[td], CTYPES[td], CTYPES[id_], checked=True)
-                .replace('extern "C" ', "")
-                + f"\n}}\ntypedef {CTYPES[td]} T; typedef {CTYPES[id_]} I;\n"
-                + _CHECKED_DRIVER)
+        prog = _program(
+            td, id_, _CHECKED_DRIVER,
+            take=G.take4_source(CTYPES[td], CTYPES[id_], aligned, checked=True),
+            put=G.put_source(False, CTYPES[td], CTYPES[td], CTYPES[id_], checked=True))
         stdin, cases = b"", []
         for m in range(0, 14):
             for bad in (False, True):
